@@ -1,0 +1,28 @@
+# Two entry points for a new user: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/coriolis info robots/panda.urdf
+	$(BIN)/coriolis compute robots/panda.urdf --random --seed 1 --what M,C
+	$(BIN)/coriolis verify robots/panda.urdf --trials 20
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/coriolis bench --table1 --peers
+	$(BIN)/coriolis bench robots/panda.urdf robots/quadruped.urdf robots/humanoid.urdf --floating-base --peers
+
+clean:
+	rm -rf $(VENV) build *.egg-info

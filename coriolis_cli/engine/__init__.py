@@ -1,0 +1,18 @@
+"""The dynamics engine: spatial algebra and one algorithm per module, compiled with numba."""
+
+from .api import (
+    QuaternionWarning,
+    Workspace,
+    check_gamma_size,
+    christoffel,
+    coriolis_matrix,
+    gamma_bytes,
+    gravity_vector,
+    inverse_dynamics,
+    mass_matrix,
+)
+
+__all__ = [
+    "QuaternionWarning", "Workspace", "check_gamma_size", "christoffel", "coriolis_matrix", "gamma_bytes",
+    "gravity_vector", "inverse_dynamics", "mass_matrix",
+]

@@ -1,0 +1,56 @@
+"""Batched evaluation: stacked states, evaluated in parallel over K (one workspace per chunk)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+from .christoffel import christoffel_kernel
+from .coriolis import coriolis_kernel
+from .crba import mass_matrix_kernel
+from .rnea import rnea_kernel
+
+
+@njit(cache=True)
+def _chunks(K):
+    return min(K, 4 * get_num_threads())
+
+
+@njit(cache=True, parallel=True)
+def coriolis_batch(ints, cols, geom, Q, QD, kind, wsize, M, Mdot, C):
+    K = Q.shape[0]
+    nc = _chunks(K)
+    for t in prange(nc):
+        ws = np.zeros(wsize)
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            coriolis_kernel(ints, cols, geom, Q[s], QD[s], kind, ws, M[s], Mdot[s], C[s])
+
+
+@njit(cache=True, parallel=True)
+def christoffel_batch(ints, cols, geom, Q, wsize, Gamma):
+    K = Q.shape[0]
+    nc = _chunks(K)
+    for t in prange(nc):
+        ws = np.zeros(wsize)
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            christoffel_kernel(ints, cols, geom, Q[s], ws, Gamma[s])
+
+
+@njit(cache=True, parallel=True)
+def mass_matrix_batch(ints, cols, geom, Q, wsize, M):
+    K = Q.shape[0]
+    nc = _chunks(K)
+    for t in prange(nc):
+        ws = np.zeros(wsize)
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            mass_matrix_kernel(ints, cols, geom, Q[s], ws, M[s])
+
+
+@njit(cache=True, parallel=True)
+def rnea_batch(ints, cols, geom, Q, QD, QDD, gravity, wsize, tau):
+    K = Q.shape[0]
+    nc = _chunks(K)
+    for t in prange(nc):
+        ws = np.zeros(wsize)
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            rnea_kernel(ints, cols, geom, Q[s], QD[s], QDD[s], gravity, ws, tau[s])

@@ -1,0 +1,99 @@
+"""Algorithm 2 of Echeandia & Wensing: Christoffel symbols of the first kind in O(Nd²).
+
+Γ_ijk = ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i), so that C_ij = Σ_k Γ_ijk q̇_k.
+
+World-frame form: composite inertias are plain sums, and B̃, D need no transforms down the tree.
+For a free joint (generalized speeds ν) Γ[:, :, k] = C(q, e_k): the entries whose last two indices
+are two columns of the same multi-DoF joint are not symmetric; they are Γ_abc = S_aᵀ B(S_b, IC) S_c
+with IC the composite of the deeper of a's body and the joint's body, and are set after the sweep.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .kinematics import forward_kinematics, views
+from .spatial import CHRISTOFFEL, bar_crf_minus, body_factorization, dot6, matTvec6, matvec6
+
+
+@njit(cache=True)
+def _composite_inertias(ints, IC):
+    for i in range(ints.shape[0] - 1, -1, -1):
+        p = ints[i, 0]
+        if p >= 0:
+            for r in range(6):
+                for c in range(6):
+                    IC[p, r, c] += IC[i, r, c]
+
+
+@njit(cache=True)
+def _is_ancestor(ints, a, b):
+    """a ⪯ b: body a lies on the path from b to the root."""
+    while b >= 0:
+        if b == a:
+            return True
+        b = ints[b, 0]
+    return False
+
+
+@njit(cache=True)
+def christoffel_kernel(ints, cols, geom, q, ws, Gamma):
+    N = ints.shape[0]
+    n = cols.shape[0]
+    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
+    forward_kinematics(ints, cols, geom, q, R, pos, S, IC, T)
+    _composite_inertias(ints, IC)  # lines 1-3 and 22: IC_k = Σ_{l ⪰ k} I_l
+    for x in range(n):
+        for y in range(n):
+            for z in range(n):
+                Gamma[x, y, z] = 0.0
+    Bt, D = T[2], T[3]
+    F1, F2, F3, h = F[0], F[1], F[2], F[3]
+    for k in range(n - 1, -1, -1):
+        K = cols[k, 0]
+        body_factorization(S[k], IC[K], CHRISTOFFEL, T, Bt)  # line 5: B̃ = B(S_k, IC_k)
+        matvec6(IC[K], S[k], h)
+        bar_crf_minus(h, Bt, D)  # line 6: D = (IC_k S_k) ×̄* − B̃
+        j = k
+        while j >= 0:  # lines 8-21
+            matvec6(Bt, S[j], F1)  # line 9
+            matTvec6(Bt, S[j], F2)
+            matvec6(D, S[j], F3)
+            i = j
+            while i >= 0:
+                g1 = dot6(S[i], F1)  # line 12
+                g2 = dot6(S[i], F2)  # line 13
+                g3 = dot6(S[i], F3)  # line 14
+                Gamma[i, j, k] = g1
+                Gamma[i, k, j] = g1
+                Gamma[j, i, k] = g2
+                Gamma[j, k, i] = g2
+                Gamma[k, i, j] = g3
+                Gamma[k, j, i] = g3
+                i = cols[i, 1]
+            j = cols[j, 1]
+    # generalized speeds of multi-DoF joints: Γ_abc for b, c columns of one joint
+    Bb, u = T[2], F[4]
+    c0 = 0
+    while c0 < n:
+        J = cols[c0, 0]
+        c1 = c0
+        while c1 < n and cols[c1, 0] == J:
+            c1 += 1
+        if c1 - c0 > 1:
+            for A in range(N):
+                if _is_ancestor(ints, J, A):
+                    deep = A
+                elif _is_ancestor(ints, A, J):
+                    deep = J
+                else:
+                    continue
+                for b in range(c0, c1):
+                    body_factorization(S[b], IC[deep], CHRISTOFFEL, T[0:2], Bb)
+                    for x in range(n):
+                        if cols[x, 0] != A:
+                            continue
+                        matTvec6(Bb, S[x], u)  # u = Bᵀ S_a
+                        for c in range(c0, c1):
+                            Gamma[x, b, c] = dot6(u, S[c])
+        c0 = c1

@@ -1,0 +1,64 @@
+"""Algorithm 1 of Echeandia & Wensing: M, Ṁ and C in O(Nd), world-frame form.
+
+Variable names follow the listing: F1, F2, F3, IC (composite inertia), BC (composite body-level
+factorization). In the world frame the composites are plain sums and the inner while-loop is dot
+products only. Multi-DoF joints (the free joint) are handled column by column: the columns of a
+joint form a chain, and every column of a body shares the body's IC and BC, which is exactly eq. (18).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .kinematics import body_velocities, forward_kinematics, views
+from .spatial import body_factorization, dot6, matTvec6, matvec6
+
+
+@njit(cache=True)
+def coriolis_kernel(ints, cols, geom, q, qd, kind, ws, M, Mdot, C):
+    N = ints.shape[0]
+    n = cols.shape[0]
+    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
+    # lines 1-7: forward sweep. v_i, Ṡ_i = v_i × S_i, IC_i = I_i, BC_i = B(v_i, I_i)
+    forward_kinematics(ints, cols, geom, q, R, pos, S, IC, T)
+    body_velocities(ints, cols, S, qd, v, Sd)
+    for i in range(N):
+        body_factorization(v[i], IC[i], kind, T, BC[i])
+    for r in range(n):
+        for c in range(n):
+            M[r, c] = 0.0
+            Mdot[r, c] = 0.0
+            C[r, c] = 0.0
+    F1, F2, F3, tmp = F[0], F[1], F[2], F[3]
+    # lines 8-26: backward sweep
+    for j in range(n - 1, -1, -1):
+        b = cols[j, 0]
+        matvec6(IC[b], Sd[j], F1)  # line 9: F1 = IC_j Ṡ_j + BC_j S_j
+        matvec6(BC[b], S[j], tmp)
+        for r in range(6):
+            F1[r] += tmp[r]
+        matvec6(IC[b], S[j], F2)  # line 10: F2 = IC_j S_j
+        matTvec6(BC[b], S[j], F3)  # line 11: F3 = BC_jᵀ S_j
+        C[j, j] = dot6(S[j], F1)  # line 12
+        M[j, j] = dot6(S[j], F2)  # line 13
+        Mdot[j, j] = dot6(Sd[j], F2) + dot6(S[j], F1) + dot6(S[j], F3)  # line 14
+        i = cols[j, 1]
+        while i >= 0:  # lines 16-23, no transforms in the world frame
+            cij = dot6(S[i], F1)  # line 19
+            cji = dot6(Sd[i], F2) + dot6(S[i], F3)  # line 20
+            C[i, j] = cij
+            C[j, i] = cji
+            mij = dot6(S[i], F2)  # line 21
+            M[i, j] = mij
+            M[j, i] = mij
+            Mdot[i, j] = cij + cji  # line 22: Ṁ_ij = C_ij + C_jiᵀ
+            Mdot[j, i] = cij + cji
+            i = cols[i, 1]
+        # lines 24-25, once the body's first column is done: plain sums in the world frame
+        if cols[j, 1] < 0 or cols[cols[j, 1], 0] != b:
+            p = ints[b, 0]
+            if p >= 0:
+                for r in range(6):
+                    for c in range(6):
+                        IC[p, r, c] += IC[b, r, c]
+                        BC[p, r, c] += BC[b, r, c]

@@ -1,0 +1,67 @@
+"""Recursive Newton-Euler inverse dynamics (Featherstone ch. 5), world-frame form.
+
+a_0 = −g, a_i = a_p(i) + S_i q̈_i + Ṡ_i q̇_i, f_i = I_i a_i + v_i ×* I_i v_i, τ_i = S_iᵀ f_i,
+f_p(i) += f_i. With a floating base the computation frame is the base frame, so gravity is
+rotated into it with the base quaternion.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..model.tree import FREE
+from .kinematics import body_velocities, forward_kinematics, views
+from .spatial import crf_vec, dot6, matvec6
+
+
+@njit(cache=True)
+def rnea_kernel(ints, cols, geom, q, qd, qdd, gravity, ws, tau):
+    N = ints.shape[0]
+    n = cols.shape[0]
+    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
+    forward_kinematics(ints, cols, geom, q, R, pos, S, IC, T)
+    body_velocities(ints, cols, S, qd, v, Sd)
+    a0 = F[0]
+    for r in range(6):
+        a0[r] = 0.0
+    gx, gy, gz = gravity[0], gravity[1], gravity[2]
+    if N > 0 and ints[0, 1] == FREE:
+        qs = ints[0, 2]
+        x, y, z, w = q[qs + 3], q[qs + 4], q[qs + 5], q[qs + 6]
+        nrm = math.sqrt(x * x + y * y + z * z + w * w)
+        x, y, z, w = x / nrm, y / nrm, z / nrm, w / nrm
+        # g_base = Rᵀ g_world
+        r00, r01, r02 = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)
+        r10, r11, r12 = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)
+        r20, r21, r22 = 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)
+        gx, gy, gz = (
+            r00 * gravity[0] + r10 * gravity[1] + r20 * gravity[2],
+            r01 * gravity[0] + r11 * gravity[1] + r21 * gravity[2],
+            r02 * gravity[0] + r12 * gravity[1] + r22 * gravity[2],
+        )
+    a0[3], a0[4], a0[5] = -gx, -gy, -gz
+    for c in range(n):
+        b = cols[c, 0]
+        if c == 0 or cols[c - 1, 0] != b:
+            p = ints[b, 0]
+            for r in range(6):
+                a[b, r] = a[p, r] if p >= 0 else a0[r]
+        for r in range(6):
+            a[b, r] += S[c, r] * qdd[c] + Sd[c, r] * qd[c]
+    h, g = F[1], F[2]
+    for i in range(N):
+        matvec6(IC[i], a[i], f[i])
+        matvec6(IC[i], v[i], h)
+        crf_vec(v[i], h, g)
+        for r in range(6):
+            f[i, r] += g[r]
+    for j in range(n - 1, -1, -1):
+        b = cols[j, 0]
+        tau[j] = dot6(S[j], f[b])
+        if cols[j, 1] < 0 or cols[cols[j, 1], 0] != b:
+            p = ints[b, 0]
+            if p >= 0:
+                for r in range(6):
+                    f[p, r] += f[b, r]

@@ -1,0 +1,191 @@
+"""Spatial algebra on flat arrays, angular-first (Featherstone): v = [ω; v_O], f = [n_O; f].
+
+crm(v) = [[ω×, 0], [v×, ω×]]   (motion cross)
+crf(v) = -crm(v)ᵀ = [[ω×, v×], [0, ω×]]   (force cross, v×*)
+(f ×̄*) = [[-n×, -f×], [-f×, 0]]   so that (f ×̄*) w = w ×* f
+B(v, I) = ½ [crf(v) I + (I v) ×̄* - I crm(v)]   (core paper eq. 10, Christoffel-consistent)
+B(v, I) = crf(v) I                              (eq. 9, admissible only)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+CHRISTOFFEL, FEATHERSTONE = 0, 1
+FACTORIZATIONS = {"christoffel": CHRISTOFFEL, "featherstone": FEATHERSTONE}
+
+
+@njit(cache=True)
+def cross3(a, b, out):
+    x = a[1] * b[2] - a[2] * b[1]
+    y = a[2] * b[0] - a[0] * b[2]
+    z = a[0] * b[1] - a[1] * b[0]
+    out[0] = x
+    out[1] = y
+    out[2] = z
+
+
+@njit(cache=True)
+def crm_mat(v, out):
+    """out (6x6) = crm(v)."""
+    for r in range(6):
+        for c in range(6):
+            out[r, c] = 0.0
+    w0, w1, w2, l0, l1, l2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    for o in (0, 3):
+        out[o + 0, o + 1] = -w2
+        out[o + 0, o + 2] = w1
+        out[o + 1, o + 0] = w2
+        out[o + 1, o + 2] = -w0
+        out[o + 2, o + 0] = -w1
+        out[o + 2, o + 1] = w0
+    out[3, 1] = -l2
+    out[3, 2] = l1
+    out[4, 0] = l2
+    out[4, 2] = -l0
+    out[5, 0] = -l1
+    out[5, 1] = l0
+
+
+@njit(cache=True)
+def crm_vec(v, w, out):
+    """out = v × w (motion cross product)."""
+    w0, w1, w2, l0, l1, l2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    a0, a1, a2, b0, b1, b2 = w[0], w[1], w[2], w[3], w[4], w[5]
+    out[0] = w1 * a2 - w2 * a1
+    out[1] = w2 * a0 - w0 * a2
+    out[2] = w0 * a1 - w1 * a0
+    out[3] = w1 * b2 - w2 * b1 + l1 * a2 - l2 * a1
+    out[4] = w2 * b0 - w0 * b2 + l2 * a0 - l0 * a2
+    out[5] = w0 * b1 - w1 * b0 + l0 * a1 - l1 * a0
+
+
+@njit(cache=True)
+def crf_vec(v, f, out):
+    """out = v ×* f (force cross product)."""
+    w0, w1, w2, l0, l1, l2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    n0, n1, n2, f0, f1, f2 = f[0], f[1], f[2], f[3], f[4], f[5]
+    out[0] = w1 * n2 - w2 * n1 + l1 * f2 - l2 * f1
+    out[1] = w2 * n0 - w0 * n2 + l2 * f0 - l0 * f2
+    out[2] = w0 * n1 - w1 * n0 + l0 * f1 - l1 * f0
+    out[3] = w1 * f2 - w2 * f1
+    out[4] = w2 * f0 - w0 * f2
+    out[5] = w0 * f1 - w1 * f0
+
+
+@njit(cache=True)
+def matvec6(A, x, out):
+    for r in range(6):
+        s = 0.0
+        for c in range(6):
+            s += A[r, c] * x[c]
+        out[r] = s
+
+
+@njit(cache=True)
+def matTvec6(A, x, out):
+    for r in range(6):
+        s = 0.0
+        for c in range(6):
+            s += A[c, r] * x[c]
+        out[r] = s
+
+
+@njit(cache=True)
+def dot6(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
+
+
+@njit(cache=True)
+def spatial_inertia(m, c, Ic, out):
+    """6x6 inertia about the frame origin from mass, COM c and rotational inertia Ic about the COM."""
+    # [[Ic + m cx cxᵀ, m cx], [m cxᵀ, m 1]]
+    cx, cy, cz = c[0], c[1], c[2]
+    # m * cx cxᵀ = m (|c|² 1 - c cᵀ)
+    cc = cx * cx + cy * cy + cz * cz
+    for r in range(3):
+        for s in range(3):
+            out[r, s] = Ic[r, s] - m * c[r] * c[s]
+        out[r, r] += m * cc
+    # m * skew(c)
+    out[0, 3] = 0.0
+    out[0, 4] = -m * cz
+    out[0, 5] = m * cy
+    out[1, 3] = m * cz
+    out[1, 4] = 0.0
+    out[1, 5] = -m * cx
+    out[2, 3] = -m * cy
+    out[2, 4] = m * cx
+    out[2, 5] = 0.0
+    for r in range(3):
+        for s in range(3):
+            out[3 + r, s] = out[s, 3 + r]
+            out[3 + r, 3 + s] = 0.0
+        out[3 + r, 3 + r] = m
+
+
+@njit(cache=True)
+def body_factorization(v, I, kind, work, out):
+    """out = B(v, I); ``work`` is 6x6x2 scratch (no allocation)."""
+    X = work[0]
+    crm_mat(v, X)
+    # crf(v) I = -crm(v)ᵀ I
+    for r in range(6):
+        for c in range(6):
+            s = 0.0
+            for k in range(6):
+                s -= X[k, r] * I[k, c]
+            out[r, c] = s
+    if kind == FEATHERSTONE:
+        return
+    # - I crm(v)
+    for r in range(6):
+        for c in range(6):
+            s = 0.0
+            for k in range(6):
+                s += I[r, k] * X[k, c]
+            out[r, c] -= s
+    # + (I v) ×̄*
+    h = work[1, 0]
+    matvec6(I, v, h)
+    n0, n1, n2, f0, f1, f2 = h[0], h[1], h[2], h[3], h[4], h[5]
+    # [[-n×, -f×], [-f×, 0]]
+    out[0, 1] += n2
+    out[0, 2] -= n1
+    out[1, 0] -= n2
+    out[1, 2] += n0
+    out[2, 0] += n1
+    out[2, 1] -= n0
+    for o1, o2 in ((0, 3), (3, 0)):
+        out[o1 + 0, o2 + 1] += f2
+        out[o1 + 0, o2 + 2] -= f1
+        out[o1 + 1, o2 + 0] -= f2
+        out[o1 + 1, o2 + 2] += f0
+        out[o1 + 2, o2 + 0] += f1
+        out[o1 + 2, o2 + 1] -= f0
+    for r in range(6):
+        for c in range(6):
+            out[r, c] *= 0.5
+
+
+@njit(cache=True)
+def bar_crf_minus(h, B, out):
+    """out = (h ×̄*) - B  (the D of Algorithm 2, line 6)."""
+    for r in range(6):
+        for c in range(6):
+            out[r, c] = -B[r, c]
+    n0, n1, n2, f0, f1, f2 = h[0], h[1], h[2], h[3], h[4], h[5]
+    out[0, 1] += n2
+    out[0, 2] -= n1
+    out[1, 0] -= n2
+    out[1, 2] += n0
+    out[2, 0] += n1
+    out[2, 1] -= n0
+    for o1, o2 in ((0, 3), (3, 0)):
+        out[o1 + 0, o2 + 1] += f2
+        out[o1 + 0, o2 + 2] -= f1
+        out[o1 + 1, o2 + 0] -= f2
+        out[o1 + 1, o2 + 2] += f0
+        out[o1 + 2, o2 + 0] += f1
+        out[o1 + 2, o2 + 1] -= f0

@@ -1,0 +1,40 @@
+"""Typed exceptions: the library raises these, the CLI maps them to one-line messages.
+
+Exit codes used by the CLI: 2 for bad input (any ``InputError``), 1 for a failed check.
+"""
+
+
+class CoriolisError(Exception):
+    """Base class of every error the library raises on purpose."""
+
+    exit_code = 2
+
+
+class InputError(CoriolisError):
+    """The user gave something we cannot use (exit code 2)."""
+
+
+class ModelError(InputError):
+    """A robot description is missing, malformed or physically inconsistent."""
+
+
+class SpecError(ModelError):
+    """A generated-topology spec such as ``quadruped:20`` is not valid."""
+
+
+class StateError(InputError):
+    """A configuration or velocity vector is malformed (length, NaN, unknown DoF name...)."""
+
+
+class OutputError(InputError):
+    """An output file cannot be written (exists without --force, unwritable directory...)."""
+
+
+class SizeError(InputError):
+    """A requested result would be too large to hold in memory (Γ holds nv³ doubles)."""
+
+
+class CheckFailed(CoriolisError):
+    """A verification check did not meet its tolerance (exit code 1)."""
+
+    exit_code = 1

@@ -1,0 +1,66 @@
+"""Rotation helpers used by the model layer (rpy, axis-angle, quaternions)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def rpy_to_matrix(rpy) -> np.ndarray:
+    """URDF convention: R = Rz(yaw) @ Ry(pitch) @ Rx(roll)."""
+    r, p, y = (float(a) for a in rpy)
+    cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
+    return np.array(
+        [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ]
+    )
+
+
+def matrix_to_rpy(R: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`rpy_to_matrix` (pitch in [-pi/2, pi/2])."""
+    sp = -R[2, 0]
+    if abs(sp) >= 1.0 - 1e-12:
+        pitch = np.copysign(np.pi / 2, sp)
+        roll = 0.0
+        yaw = np.arctan2(-R[0, 1], R[1, 1])
+    else:
+        pitch = np.arcsin(sp)
+        roll = np.arctan2(R[2, 1], R[2, 2])
+        yaw = np.arctan2(R[1, 0], R[0, 0])
+    return np.array([roll, pitch, yaw])
+
+
+def axis_angle(axis, angle: float) -> np.ndarray:
+    """Rodrigues' formula for a unit axis."""
+    x, y, z = axis
+    c, s = np.cos(angle), np.sin(angle)
+    t = 1.0 - c
+    return np.array(
+        [
+            [t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+            [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+            [t * x * z - s * y, t * y * z + s * x, t * z * z + c],
+        ]
+    )
+
+
+def quat_to_matrix(quat) -> np.ndarray:
+    """Unit quaternion (x, y, z, w), scalar last as in Pinocchio's free-flyer, to a rotation."""
+    x, y, z, w = quat
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def skew(v) -> np.ndarray:
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def inertia_from_6(ixx, ixy, ixz, iyy, iyz, izz) -> np.ndarray:
+    return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)

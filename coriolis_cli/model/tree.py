@@ -1,0 +1,382 @@
+"""The kinematic tree: immutable, bodies numbered so that parent(i) < i.
+
+Fixed joints are merged into the parent body's inertia (as Pinocchio and RBDL do). With a fixed
+base the root link is the world; with ``floating_base=True`` it becomes body 0 behind a free joint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import ModelError
+from .description import MASS_EPS, Limits, Mimic, RobotDescription, validate
+from .geometry import rpy_to_matrix
+
+# Joint type codes shared with the engine's flat arrays.
+REVOLUTE, PRISMATIC, FREE = 0, 1, 2
+JOINT_CODE = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC, "free": FREE}
+
+FREE_Q_SUFFIXES = ("x", "y", "z", "qx", "qy", "qz", "qw")
+FREE_V_SUFFIXES = ("vx", "vy", "vz", "wx", "wy", "wz")
+
+
+def _frozen(a) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Joint:
+    """The joint between a body and its parent.
+
+    ``rotation``/``translation`` place the joint frame (= the body frame at q = 0) in the parent
+    body's frame; ``axis`` is a unit vector in the joint frame.
+    """
+
+    name: str
+    type: str  # revolute | continuous | prismatic | free
+    axis: np.ndarray
+    rotation: np.ndarray
+    translation: np.ndarray
+    limits: Limits | None = None
+    mimic: Mimic | None = None
+
+    @property
+    def nq(self) -> int:
+        return 7 if self.type == "free" else 1
+
+    @property
+    def nv(self) -> int:
+        return 6 if self.type == "free" else 1
+
+
+@dataclass(frozen=True, eq=False)
+class Body:
+    name: str
+    parent: int  # -1: the world
+    joint: Joint
+    mass: float
+    com: np.ndarray  # in the body frame
+    inertia: np.ndarray  # 3x3 about the COM, body-frame axes
+    merged_links: tuple[str, ...] = ()
+
+
+class FlatModel(NamedTuple):
+    """The model as flat arrays, the layout the compiled kernels read."""
+
+    parent: np.ndarray  # (N,) int64, -1 for the world
+    jtype: np.ndarray  # (N,) int64: REVOLUTE, PRISMATIC, FREE
+    axis: np.ndarray  # (N, 3)
+    rot: np.ndarray  # (N, 3, 3) joint frame in parent frame
+    trans: np.ndarray  # (N, 3)
+    mass: np.ndarray  # (N,)
+    com: np.ndarray  # (N, 3)
+    inertia: np.ndarray  # (N, 3, 3) about the COM
+    q_start: np.ndarray  # (N,) int64
+    v_start: np.ndarray  # (N,) int64
+    col_body: np.ndarray  # (nv,) body of each velocity column
+    col_parent: np.ndarray  # (nv,) previous column toward the root (-1 at the root)
+
+
+@dataclass(frozen=True, eq=False)
+class RobotModel:
+    name: str
+    bodies: tuple[Body, ...]
+    floating_base: bool
+    base_link: str
+    description: RobotDescription
+
+    # ---- sizes -------------------------------------------------------------------------
+    @property
+    def n_bodies(self) -> int:
+        return len(self.bodies)
+
+    @cached_property
+    def nq(self) -> int:
+        return sum(b.joint.nq for b in self.bodies)
+
+    @cached_property
+    def nv(self) -> int:
+        return sum(b.joint.nv for b in self.bodies)
+
+    @cached_property
+    def depth(self) -> int:
+        """Largest number of bodies on a root-to-leaf path (d in O(Nd))."""
+        level = []
+        for b in self.bodies:
+            level.append(1 if b.parent < 0 else level[b.parent] + 1)
+        return max(level, default=0)
+
+    @cached_property
+    def total_mass(self) -> float:
+        return float(sum(b.mass for b in self.bodies))
+
+    # ---- names -------------------------------------------------------------------------
+    @cached_property
+    def dof_names(self) -> tuple[str, ...]:
+        """Names of the velocity coordinates (length nv), in order."""
+        names: list[str] = []
+        for b in self.bodies:
+            if b.joint.type == "free":
+                names += [f"{b.joint.name}_{s}" for s in FREE_V_SUFFIXES]
+            else:
+                names.append(b.joint.name)
+        return tuple(names)
+
+    @cached_property
+    def config_names(self) -> tuple[str, ...]:
+        """Names of the configuration coordinates (length nq), in order."""
+        names: list[str] = []
+        for b in self.bodies:
+            if b.joint.type == "free":
+                names += [f"{b.joint.name}_{s}" for s in FREE_Q_SUFFIXES]
+            else:
+                names.append(b.joint.name)
+        return tuple(names)
+
+    @cached_property
+    def joint_names(self) -> tuple[str, ...]:
+        return tuple(b.joint.name for b in self.bodies)
+
+    # ---- structure ---------------------------------------------------------------------
+    def ancestors(self, i: int) -> list[int]:
+        """Bodies from i to the root, i included."""
+        out = []
+        while i >= 0:
+            out.append(i)
+            i = self.bodies[i].parent
+        return out
+
+    @cached_property
+    def dof_related(self) -> np.ndarray:
+        """Boolean nv x nv: DoF i and j lie on one root-to-leaf path (else M_ij = C_ij = 0)."""
+        f = self.flat
+        n = self.nv
+        anc = [set(self.ancestors(int(b))) for b in range(self.n_bodies)]
+        rel = np.zeros((n, n), dtype=bool)
+        for a in range(n):
+            for c in range(n):
+                ba, bc = int(f.col_body[a]), int(f.col_body[c])
+                rel[a, c] = ba in anc[bc] or bc in anc[ba]
+        return rel
+
+    @cached_property
+    def flat(self) -> FlatModel:
+        N = self.n_bodies
+        parent = np.array([b.parent for b in self.bodies], dtype=np.int64)
+        jtype = np.array([JOINT_CODE[b.joint.type] for b in self.bodies], dtype=np.int64)
+        q_start = np.zeros(N, dtype=np.int64)
+        v_start = np.zeros(N, dtype=np.int64)
+        col_body, col_parent = [], []
+        last_col = {-1: -1}
+        qi = vi = 0
+        for i, b in enumerate(self.bodies):
+            q_start[i], v_start[i] = qi, vi
+            prev = last_col[b.parent]
+            for _ in range(b.joint.nv):
+                col_body.append(i)
+                col_parent.append(prev)
+                prev = len(col_body) - 1
+            last_col[i] = prev
+            qi += b.joint.nq
+            vi += b.joint.nv
+
+        def stack(attr, shape):
+            if N == 0:
+                return np.zeros((0,) + shape)
+            return np.ascontiguousarray(np.array([attr(b) for b in self.bodies], dtype=float).reshape((N,) + shape))
+
+        return FlatModel(
+            parent=parent,
+            jtype=jtype,
+            axis=stack(lambda b: b.joint.axis, (3,)),
+            rot=stack(lambda b: b.joint.rotation, (3, 3)),
+            trans=stack(lambda b: b.joint.translation, (3,)),
+            mass=np.array([b.mass for b in self.bodies], dtype=float),
+            com=stack(lambda b: b.com, (3,)),
+            inertia=stack(lambda b: b.inertia, (3, 3)),
+            q_start=q_start,
+            v_start=v_start,
+            col_body=np.array(col_body, dtype=np.int64),
+            col_parent=np.array(col_parent, dtype=np.int64),
+        )
+
+    # ---- configurations ----------------------------------------------------------------
+    def neutral_configuration(self) -> np.ndarray:
+        """Zero joint angles (clipped into the limits), identity base orientation."""
+        q = np.zeros(self.nq)
+        for b, qs in zip(self.bodies, self.flat.q_start):
+            if b.joint.type == "free":
+                q[qs + 6] = 1.0
+            elif b.joint.limits is not None and b.joint.limits.lower is not None and b.joint.limits.upper is not None:
+                q[qs] = min(max(0.0, b.joint.limits.lower), b.joint.limits.upper)
+        return q
+
+    def random_configuration(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
+        """q uniform within the joint limits where both are given, else in [0, 2π];
+        free joints: position in [-1, 1]³ and a uniformly random unit quaternion."""
+        rng = np.random.default_rng(rng)
+        q = np.zeros(self.nq)
+        for b, qs in zip(self.bodies, self.flat.q_start):
+            lim = b.joint.limits
+            if b.joint.type == "free":
+                q[qs : qs + 3] = rng.uniform(-1.0, 1.0, 3)
+                quat = rng.normal(size=4)
+                q[qs + 3 : qs + 7] = quat / np.linalg.norm(quat)
+            elif (
+                b.joint.type != "continuous"
+                and lim is not None
+                and lim.lower is not None
+                and lim.upper is not None
+                and lim.upper > lim.lower
+            ):
+                q[qs] = rng.uniform(lim.lower, lim.upper)
+            else:
+                q[qs] = rng.uniform(0.0, 2.0 * np.pi)
+        return q
+
+
+# ---------------------------------------------------------------------------------------
+def _add_inertia(m1, c1, I1, m2, c2, I2):
+    """Combine two rigid bodies given in one frame (COM positions, inertias about own COM)."""
+    m = m1 + m2
+    if m <= 0.0:
+        return 0.0, np.zeros(3), I1 + I2
+    c = (m1 * c1 + m2 * c2) / m
+    out = I1 + I2
+    for mi, ci in ((m1, c1), (m2, c2)):
+        d = ci - c
+        out = out + mi * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+    return m, c, out
+
+
+def build_model(desc: RobotDescription, floating_base: bool = False) -> RobotModel:
+    """Turn a description into the tree the engine runs on."""
+    desc = validate(desc)
+    parent_of = {j.child for j in desc.joints}
+    root = next(link.name for link in desc.links if link.name not in parent_of)
+    children: dict[str, list] = {}
+    for j in desc.joints:
+        children.setdefault(j.parent, []).append(j)
+    links = {link.name: link for link in desc.links}
+
+    bodies: list[dict] = []
+
+    def link_inertia(name):
+        inertial = links[name].inertial
+        if inertial is None:
+            return 0.0, np.zeros(3), np.zeros((3, 3))
+        com, Ic = inertial.com_and_inertia()
+        return float(inertial.mass), com, Ic
+
+    def merge_into(b: int, name: str, R: np.ndarray, p: np.ndarray):
+        m2, c2, I2 = link_inertia(name)
+        if m2 == 0.0 and not np.any(I2):
+            return
+        body = bodies[b]
+        body["mass"], body["com"], body["inertia"] = _add_inertia(
+            body["mass"], body["com"], body["inertia"], m2, R @ c2 + p, R @ I2 @ R.T
+        )
+        body["merged"].append(name)
+
+    def new_body(name, parent, joint):
+        m, c, Ic = link_inertia(name)
+        bodies.append(dict(name=name, parent=parent, joint=joint, mass=m, com=c, inertia=Ic, merged=[]))
+        return len(bodies) - 1
+
+    if floating_base:
+        free = Joint(
+            name="base",
+            type="free",
+            axis=_frozen(np.zeros(3)),
+            rotation=_frozen(np.eye(3)),
+            translation=_frozen(np.zeros(3)),
+        )
+        owner = new_body(root, -1, free)
+    else:
+        owner = -1
+    # Depth-first preorder, so parent(i) < i and every subtree is contiguous.
+    # Stack entries: (link, joint that reaches it, owning body, link frame in that body's frame)
+    stack = [(root, None, owner, np.eye(3), np.zeros(3))]
+    while stack:
+        name, j, b, R, p = stack.pop()
+        if j is not None:
+            if j.type == "fixed":
+                if b >= 0:
+                    merge_into(b, name, R, p)
+            else:
+                joint = Joint(
+                    name=j.name,
+                    type=j.type,
+                    axis=_frozen(j.axis),
+                    rotation=_frozen(R),
+                    translation=_frozen(p),
+                    limits=j.limits,
+                    mimic=j.mimic,
+                )
+                b, R, p = new_body(name, b, joint), np.eye(3), np.zeros(3)
+        for cj in reversed(children.get(name, [])):
+            stack.append((cj.child, cj, b, R @ rpy_to_matrix(cj.rpy), R @ np.array(cj.xyz, dtype=float) + p))
+
+    model = RobotModel(
+        name=desc.name,
+        bodies=tuple(
+            Body(
+                name=b["name"],
+                parent=b["parent"],
+                joint=b["joint"],
+                mass=float(b["mass"]),
+                com=_frozen(b["com"]),
+                inertia=_frozen(0.5 * (b["inertia"] + b["inertia"].T)),
+                merged_links=tuple(b["merged"]),
+            )
+            for b in bodies
+        ),
+        floating_base=floating_base,
+        base_link=root,
+        description=desc,
+    )
+    if model.nv == 0:
+        raise ModelError("the robot has no movable joints (all joints are fixed)")
+    _check_moves_mass(model)
+    return model
+
+
+def _check_moves_mass(model: RobotModel) -> None:
+    """Every joint must move some mass, else M is singular. Checked at q = 0."""
+    N = model.n_bodies
+    # world placement of each body at q = 0
+    Rw = [np.eye(3)] * N
+    pw = [np.zeros(3)] * N
+    for i, b in enumerate(model.bodies):
+        Rp = np.eye(3) if b.parent < 0 else Rw[b.parent]
+        pp = np.zeros(3) if b.parent < 0 else pw[b.parent]
+        Rw[i] = Rp @ b.joint.rotation
+        pw[i] = pp + Rp @ b.joint.translation
+    # subtree composite (mass, COM, inertia about COM) in world coordinates
+    comp = [(b.mass, pw[i] + Rw[i] @ b.com, Rw[i] @ b.inertia @ Rw[i].T) for i, b in enumerate(model.bodies)]
+    for i in range(N - 1, -1, -1):
+        p = model.bodies[i].parent
+        if p >= 0:
+            comp[p] = _add_inertia(*comp[p], *comp[i])
+    for i, b in enumerate(model.bodies):
+        m, c, Ic = comp[i]
+        a = Rw[i] @ b.joint.axis
+        if b.joint.type == "prismatic":
+            moved = m
+        elif b.joint.type == "free":
+            moved = min(m, float(np.linalg.eigvalsh(Ic)[0]))
+        else:
+            d = c - pw[i]
+            r2 = np.dot(d, d) - np.dot(d, a) ** 2
+            moved = float(a @ Ic @ a) + m * r2
+        if not moved > MASS_EPS:
+            raise ModelError(
+                f"joint '{b.joint.name}' moves no mass: the links it carries have no mass or inertia "
+                "about its axis, so the mass matrix would be singular (add <inertial> to them)"
+            )

@@ -1,0 +1,141 @@
+"""URDF reading (through yourdfpy, meshes never loaded) and writing.
+
+yourdfpy is used rather than urdfpy: urdfpy's last release (0.0.22, 2020) pins networkx==2.2,
+which fails to import on Python 3.10+, and calls ``np.float``, removed in NumPy 1.24.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ..errors import ModelError
+from .description import Inertial, JointSpec, Limits, LinkSpec, Mimic, RobotDescription
+from .geometry import matrix_to_rpy
+
+_log = logging.getLogger("yourdfpy")
+
+
+def _origin(T) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    if T is None:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    T = np.asarray(T, dtype=float)
+    return tuple(float(x) for x in T[:3, 3]), tuple(float(x) for x in matrix_to_rpy(T[:3, :3]))
+
+
+def _opt(x):
+    return None if x is None else float(x)
+
+
+def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
+    """Parse URDF text into a description. Mesh references are never resolved."""
+    import yourdfpy  # imported lazily: it pulls in trimesh
+
+    if not text.strip():
+        raise ModelError(f"{source}: the file is empty")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        raise ModelError(f"{source}: malformed XML ({e})") from None
+    if root.tag != "robot":
+        raise ModelError(f"{source}: not a URDF file (root element is <{root.tag}>, expected <robot>)")
+    # yourdfpy resolves includes of nothing; it only needs the XML. Silence its mesh warnings.
+    previous = _log.level
+    _log.setLevel(logging.ERROR)
+    try:
+        urdf = yourdfpy.URDF.load(
+            io.BytesIO(text.encode("utf-8")),
+            build_scene_graph=False,
+            build_collision_scene_graph=False,
+            load_meshes=False,
+            load_collision_meshes=False,
+        )
+    except Exception as e:  # yourdfpy raises many kinds; all mean the file is not usable
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ModelError(f"{source}: cannot read URDF ({msg})") from None
+    finally:
+        _log.setLevel(previous)
+    robot = urdf.robot
+    links = []
+    for link in robot.links:
+        inertial = None
+        if link.inertial is not None:
+            xyz, rpy = _origin(link.inertial.origin)
+            I = np.zeros((3, 3)) if link.inertial.inertia is None else np.asarray(link.inertial.inertia, float)
+            mass = 0.0 if link.inertial.mass is None else float(link.inertial.mass)
+            inertial = Inertial(
+                mass=mass,
+                xyz=xyz,
+                rpy=rpy,
+                inertia=(I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2]),
+            )
+        links.append(LinkSpec(name=link.name, inertial=inertial))
+    joints = []
+    for j in robot.joints:
+        xyz, rpy = _origin(j.origin)
+        axis = (1.0, 0.0, 0.0) if j.axis is None else tuple(float(a) for a in np.asarray(j.axis).ravel()[:3])
+        limits = None
+        if j.limit is not None:
+            limits = Limits(_opt(j.limit.lower), _opt(j.limit.upper), _opt(j.limit.effort), _opt(j.limit.velocity))
+        mimic = None
+        if j.mimic is not None:
+            mimic = Mimic(
+                joint=j.mimic.joint,
+                multiplier=1.0 if j.mimic.multiplier is None else float(j.mimic.multiplier),
+                offset=0.0 if j.mimic.offset is None else float(j.mimic.offset),
+            )
+        if j.type is None:
+            raise ModelError(f"{source}: joint '{j.name}' has no type")
+        joints.append(
+            JointSpec(
+                name=j.name,
+                type=j.type,
+                parent=j.parent,
+                child=j.child,
+                xyz=xyz,
+                rpy=rpy,
+                axis=axis,
+                limits=limits,
+                mimic=mimic,
+            )
+        )
+    name = robot.name or os.path.splitext(os.path.basename(source))[0]
+    return RobotDescription(name=name, links=tuple(links), joints=tuple(joints), source=source)
+
+
+def _fmt(values) -> str:
+    return " ".join(repr(float(v)) for v in values)
+
+
+def to_urdf(desc: RobotDescription) -> str:
+    """Serialize a description to URDF text (full float precision, no geometry)."""
+    robot = ET.Element("robot", name=desc.name)
+    for link in desc.links:
+        el = ET.SubElement(robot, "link", name=link.name)
+        if link.inertial is not None:
+            inn = link.inertial
+            ie = ET.SubElement(el, "inertial")
+            ET.SubElement(ie, "origin", xyz=_fmt(inn.xyz), rpy=_fmt(inn.rpy))
+            ET.SubElement(ie, "mass", value=repr(float(inn.mass)))
+            ixx, ixy, ixz, iyy, iyz, izz = (repr(float(v)) for v in inn.inertia)
+            ET.SubElement(ie, "inertia", ixx=ixx, ixy=ixy, ixz=ixz, iyy=iyy, iyz=iyz, izz=izz)
+    for j in desc.joints:
+        el = ET.SubElement(robot, "joint", name=j.name, type=j.type)
+        ET.SubElement(el, "parent", link=j.parent)
+        ET.SubElement(el, "child", link=j.child)
+        ET.SubElement(el, "origin", xyz=_fmt(j.xyz), rpy=_fmt(j.rpy))
+        if j.type != "fixed":
+            ET.SubElement(el, "axis", xyz=_fmt(j.axis))
+        if j.limits is not None:
+            attrs = {k: repr(float(v)) for k, v in vars(j.limits).items() if v is not None}
+            ET.SubElement(el, "limit", **attrs)
+        if j.mimic is not None:
+            ET.SubElement(
+                el, "mimic", joint=j.mimic.joint, multiplier=repr(j.mimic.multiplier), offset=repr(j.mimic.offset)
+            )
+    ET.indent(robot, space="  ")
+    return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"

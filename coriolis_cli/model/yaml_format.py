@@ -1,0 +1,153 @@
+"""The YAML robot format: the same links and joints as URDF, in a form people can write by hand.
+
+    name: planar_2link
+    links:
+      - name: base                      # no mass: a link without inertia
+      - name: upper_arm
+        mass: 1.0                       # kg
+        com: [0.5, 0.0, 0.0]            # COM in the link frame (m)
+        com_rpy: [0.0, 0.0, 0.0]        # optional: orientation of the inertia axes
+        inertia: [0.01, 0, 0, 0.09, 0, 0.09]   # ixx ixy ixz iyy iyz izz about the COM (kg m^2)
+    joints:
+      - name: shoulder
+        type: revolute                  # revolute | continuous | prismatic | fixed
+        parent: base
+        child: upper_arm
+        xyz: [0, 0, 0]                  # joint frame in the parent link frame
+        rpy: [0, 0, 0]
+        axis: [0, 0, 1]
+        limits: {lower: -3.1416, upper: 3.1416, effort: 50, velocity: 3}
+        mimic: {joint: other_joint, multiplier: 1.0, offset: 0.0}   # optional
+"""
+
+from __future__ import annotations
+
+import math
+
+import yaml
+
+from ..errors import ModelError
+from .description import Inertial, JointSpec, Limits, LinkSpec, Mimic, RobotDescription
+
+
+def _num(value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ModelError(f"{where} must be a number, got {value!r}")
+    return float(value)
+
+
+def _vec(value, n: int, where: str) -> tuple[float, ...]:
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise ModelError(f"{where} must be a list of {n} numbers, got {value!r}")
+    return tuple(_num(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+
+def _str(value, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ModelError(f"{where} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _mapping(value, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise ModelError(f"{where} must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
+    if not text.strip():
+        raise ModelError(f"{source}: the file is empty")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        first = str(e).splitlines()[0] if str(e) else "syntax error"
+        raise ModelError(f"{source}: malformed YAML ({first})") from None
+    data = _mapping(data, f"{source}: the document")
+    for key in ("links", "joints"):
+        if key not in data:
+            raise ModelError(f"{source}: missing key '{key}'")
+    links_in = data["links"]
+    joints_in = data["joints"] or []
+    if not isinstance(links_in, list) or not isinstance(joints_in, list):
+        raise ModelError(f"{source}: 'links' and 'joints' must be lists")
+    links = []
+    for i, raw in enumerate(links_in):
+        where = f"{source}: links[{i}]"
+        raw = _mapping(raw, where)
+        name = _str(raw.get("name"), f"{where}.name")
+        inertial = None
+        if "mass" in raw:
+            inertial = Inertial(
+                mass=_num(raw["mass"], f"{where}.mass"),
+                xyz=_vec(raw.get("com", [0, 0, 0]), 3, f"{where}.com"),
+                rpy=_vec(raw.get("com_rpy", [0, 0, 0]), 3, f"{where}.com_rpy"),
+                inertia=_vec(raw.get("inertia", [0] * 6), 6, f"{where}.inertia"),
+            )
+        elif any(k in raw for k in ("com", "inertia", "com_rpy")):
+            raise ModelError(f"{where}: has com/inertia but no mass")
+        links.append(LinkSpec(name=name, inertial=inertial))
+    joints = []
+    for i, raw in enumerate(joints_in):
+        where = f"{source}: joints[{i}]"
+        raw = _mapping(raw, where)
+        limits = None
+        if raw.get("limits") is not None:
+            lim = _mapping(raw["limits"], f"{where}.limits")
+            limits = Limits(
+                **{
+                    k: (None if lim.get(k) is None else _num(lim[k], f"{where}.limits.{k}"))
+                    for k in ("lower", "upper", "effort", "velocity")
+                }
+            )
+        mimic = None
+        if raw.get("mimic") is not None:
+            mm = _mapping(raw["mimic"], f"{where}.mimic")
+            mimic = Mimic(
+                joint=_str(mm.get("joint"), f"{where}.mimic.joint"),
+                multiplier=_num(mm.get("multiplier", 1.0), f"{where}.mimic.multiplier"),
+                offset=_num(mm.get("offset", 0.0), f"{where}.mimic.offset"),
+            )
+        joints.append(
+            JointSpec(
+                name=_str(raw.get("name"), f"{where}.name"),
+                type=_str(raw.get("type"), f"{where}.type"),
+                parent=_str(raw.get("parent"), f"{where}.parent"),
+                child=_str(raw.get("child"), f"{where}.child"),
+                xyz=_vec(raw.get("xyz", [0, 0, 0]), 3, f"{where}.xyz"),
+                rpy=_vec(raw.get("rpy", [0, 0, 0]), 3, f"{where}.rpy"),
+                axis=_vec(raw.get("axis", [1, 0, 0]), 3, f"{where}.axis"),
+                limits=limits,
+                mimic=mimic,
+            )
+        )
+    name = data.get("name", "robot")
+    return RobotDescription(name=str(name), links=tuple(links), joints=tuple(joints), source=source)
+
+
+def _clean(values):
+    return [float(v) if math.isfinite(v) else v for v in values]
+
+
+def to_yaml(desc: RobotDescription) -> str:
+    links = []
+    for link in desc.links:
+        d: dict = {"name": link.name}
+        if link.inertial is not None:
+            d["mass"] = float(link.inertial.mass)
+            d["com"] = _clean(link.inertial.xyz)
+            if any(link.inertial.rpy):
+                d["com_rpy"] = _clean(link.inertial.rpy)
+            d["inertia"] = _clean(link.inertial.inertia)
+        links.append(d)
+    joints = []
+    for j in desc.joints:
+        d = {"name": j.name, "type": j.type, "parent": j.parent, "child": j.child,
+             "xyz": _clean(j.xyz), "rpy": _clean(j.rpy)}
+        if j.type != "fixed":
+            d["axis"] = _clean(j.axis)
+        if j.limits is not None:
+            d["limits"] = {k: v for k, v in vars(j.limits).items() if v is not None}
+        if j.mimic is not None:
+            d["mimic"] = {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset}
+        joints.append(d)
+    return yaml.safe_dump({"name": desc.name, "links": links, "joints": joints}, sort_keys=False, default_flow_style=None)
