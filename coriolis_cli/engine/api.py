@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import SizeError, StateError
 from ..model.tree import FREE, RobotModel
-from .batch import christoffel_batch, coriolis_batch, mass_matrix_batch, rnea_batch
+from .batch import chunks, christoffel_batch, coriolis_batch, mass_matrix_batch, rnea_batch
 from .christoffel import christoffel_kernel
 from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
@@ -98,7 +98,7 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"
     K, n = Q.shape[0], robot.nv
     M, Mdot, C = (np.empty((K, n, n)) for _ in range(3))
     if batch:
-        coriolis_batch(p.ints, p.cols, p.geom, Q, QD, kind, workspace_size(p.n_bodies, n), M, Mdot, C)
+        coriolis_batch(p.ints, p.cols, p.geom, Q, QD, kind, workspace_size(p.n_bodies, n), chunks(K), M, Mdot, C)
         return M, Mdot, C
     ws = np.zeros(workspace_size(p.n_bodies, n))
     coriolis_kernel(p.ints, p.cols, p.geom, Q[0], QD[0], kind, ws, M[0], Mdot[0], C[0])
@@ -128,7 +128,7 @@ def christoffel(robot: RobotModel, q, force: bool = False):
     K, n = Q.shape[0], robot.nv
     G = np.empty((K, n, n, n))
     if batch:
-        christoffel_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), G)
+        christoffel_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), chunks(K), G)
         return G
     ws = np.zeros(workspace_size(p.n_bodies, n))
     christoffel_kernel(p.ints, p.cols, p.geom, Q[0], ws, G[0])
@@ -142,7 +142,7 @@ def mass_matrix(robot: RobotModel, q):
     K, n = Q.shape[0], robot.nv
     M = np.empty((K, n, n))
     if batch:
-        mass_matrix_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), M)
+        mass_matrix_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), chunks(K), M)
         return M
     mass_matrix_kernel(p.ints, p.cols, p.geom, Q[0], np.zeros(workspace_size(p.n_bodies, n)), M[0])
     return M[0]
@@ -169,7 +169,7 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True):
     p = pack(robot)
     tau = np.empty((K, robot.nv))
     if batch:
-        rnea_batch(p.ints, p.cols, p.geom, Q, QD, QDD, g, workspace_size(p.n_bodies, robot.nv), tau)
+        rnea_batch(p.ints, p.cols, p.geom, Q, QD, QDD, g, workspace_size(p.n_bodies, robot.nv), chunks(K), tau)
         return tau
     rnea_kernel(p.ints, p.cols, p.geom, Q[0], QD[0], QDD[0], g, np.zeros(workspace_size(p.n_bodies, robot.nv)), tau[0])
     return tau[0]

@@ -11,15 +11,14 @@ from .crba import mass_matrix_kernel
 from .rnea import rnea_kernel
 
 
-@njit(cache=True)
-def _chunks(K):
-    return min(K, 4 * get_num_threads())
+def chunks(K: int) -> int:
+    """Work items for prange: a few per thread so uneven states still balance."""
+    return max(1, min(K, 4 * get_num_threads()))
 
 
 @njit(cache=True, parallel=True)
-def coriolis_batch(ints, cols, geom, Q, QD, kind, wsize, M, Mdot, C):
+def coriolis_batch(ints, cols, geom, Q, QD, kind, wsize, nc, M, Mdot, C):
     K = Q.shape[0]
-    nc = _chunks(K)
     for t in prange(nc):
         ws = np.zeros(wsize)
         for s in range(t * K // nc, (t + 1) * K // nc):
@@ -27,9 +26,8 @@ def coriolis_batch(ints, cols, geom, Q, QD, kind, wsize, M, Mdot, C):
 
 
 @njit(cache=True, parallel=True)
-def christoffel_batch(ints, cols, geom, Q, wsize, Gamma):
+def christoffel_batch(ints, cols, geom, Q, wsize, nc, Gamma):
     K = Q.shape[0]
-    nc = _chunks(K)
     for t in prange(nc):
         ws = np.zeros(wsize)
         for s in range(t * K // nc, (t + 1) * K // nc):
@@ -37,9 +35,8 @@ def christoffel_batch(ints, cols, geom, Q, wsize, Gamma):
 
 
 @njit(cache=True, parallel=True)
-def mass_matrix_batch(ints, cols, geom, Q, wsize, M):
+def mass_matrix_batch(ints, cols, geom, Q, wsize, nc, M):
     K = Q.shape[0]
-    nc = _chunks(K)
     for t in prange(nc):
         ws = np.zeros(wsize)
         for s in range(t * K // nc, (t + 1) * K // nc):
@@ -47,9 +44,8 @@ def mass_matrix_batch(ints, cols, geom, Q, wsize, M):
 
 
 @njit(cache=True, parallel=True)
-def rnea_batch(ints, cols, geom, Q, QD, QDD, gravity, wsize, tau):
+def rnea_batch(ints, cols, geom, Q, QD, QDD, gravity, wsize, nc, tau):
     K = Q.shape[0]
-    nc = _chunks(K)
     for t in prange(nc):
         ws = np.zeros(wsize)
         for s in range(t * K // nc, (t + 1) * K // nc):

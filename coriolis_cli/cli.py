@@ -1,0 +1,303 @@
+"""Command-line interface: thin click commands that parse, call the layers, and render."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import click
+import numpy as np
+from rich.console import Console
+
+from . import __version__
+from .errors import CoriolisError, StateError
+
+# Piped output is not squeezed to 80 columns: wide matrices stay readable in files and logs.
+_width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "160"))
+out = Console(highlight=False, width=_width)
+err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+
+WHAT_CHOICES = ("M", "Mdot", "C", "Gamma", "g", "tau")
+FORMATS = ("table", "json", "npz", "csv")
+EXT_FORMAT = {".json": "json", ".npz": "npz", ".csv": "csv", ".txt": "table"}
+# Above this condition number we warn that M is nearly singular.
+COND_WARN = 1e10
+
+
+def _load(robot: str, floating_base: bool):
+    from .model import load_robot
+
+    return load_robot(robot, floating_base=floating_base)
+
+
+def _warn_compile_once():
+    from .engine.cache import kernels_cached
+
+    if not kernels_cached():
+        err.print("[dim]compiling the numba kernels (first run only, about a minute; later runs load the cache)...[/dim]")
+
+
+def _resolve_format(fmt: str | None, output: str | None) -> str:
+    if fmt:
+        return fmt
+    if output:
+        return EXT_FORMAT.get(os.path.splitext(output)[1].lower(), "table")
+    return "table"
+
+
+def _emit_text(text: str, output: str | None, force: bool):
+    from .report.output import write_atomic
+
+    if output:
+        write_atomic(output, text, force)
+    else:
+        sys.stdout.write(text)
+
+
+def _render_to_text(renderable) -> str:
+    console = Console(record=True, width=160, file=open(os.devnull, "w"), highlight=False)
+    console.print(renderable)
+    return console.export_text()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="coriolis")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks for unexpected errors.")
+def cli(debug):
+    """Mass matrix M, Ṁ, Coriolis matrix C and Christoffel symbols Γ of robots (URDF, YAML or
+    generated TOPOLOGY:DOF specs such as quadruped:20) with the recursive algorithms of
+    Echeandia & Wensing."""
+
+
+robot_argument = click.argument("robot", metavar="ROBOT")
+floating_option = click.option("--floating-base", is_flag=True, help="Put a free joint between the world and the root link.")
+
+
+# ---------------------------------------------------------------------------------------- info
+@cli.command()
+@robot_argument
+@floating_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def info(robot, floating_base, fmt):
+    """The kinematic tree, DoF, depth, mass and joints of ROBOT."""
+    from .report.formats import to_json
+    from .report.tables import info_record, info_renderable
+
+    model = _load(robot, floating_base)
+    if fmt == "json":
+        sys.stdout.write(to_json(info_record(model)))
+    else:
+        out.print(info_renderable(model))
+
+
+# ------------------------------------------------------------------------------------- convert
+def _write_description(desc, output: str, force: bool):
+    from .model import to_urdf, to_yaml
+    from .model.loader import URDF_EXT, YAML_EXT
+    from .report.output import write_atomic
+
+    ext = os.path.splitext(output)[1].lower()
+    if ext in YAML_EXT:
+        text = to_yaml(desc)
+    elif ext in URDF_EXT:
+        text = to_urdf(desc)
+    else:
+        raise StateError(f"{output}: unknown extension '{ext}' (use .urdf or .yaml)")
+    write_atomic(output, text, force)
+
+
+@cli.command()
+@robot_argument
+@click.option("-o", "--output", required=True, help="Target file: .urdf or .yaml.")
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def convert(robot, output, force):
+    """Convert ROBOT between URDF and YAML (the format follows the extension of -o)."""
+    from .model import build_model, load_description
+    from .report.output import check_writable
+
+    check_writable(output, force)
+    desc = load_description(robot)
+    build_model(desc)  # refuse to convert what we could not compute with
+    _write_description(desc, output, force)
+    err.print(f"wrote {output}")
+
+
+@cli.command()
+@click.argument("spec", metavar="TOPOLOGY:DOF")
+@click.option("-o", "--output", required=True, help="Target file: .urdf or .yaml.")
+@click.option("--seed", type=int, default=None, help="Seed of the random inertias and axes (default 0).")
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def generate(spec, output, seed, force):
+    """Write a generated topology (serial, binary, biped, quadruped) such as quadruped:20."""
+    from .model.topologies import generate as make, parse_spec
+    from .report.output import check_writable
+
+    check_writable(output, force)
+    topo, dof, spec_seed = parse_spec(spec)
+    desc = make(topo, dof, spec_seed if seed is None else seed)
+    _write_description(desc, output, force)
+    err.print(f"wrote {output}")
+
+
+# ------------------------------------------------------------------------------------- compute
+def _state(model, q, qd, qdd, state, random, seed):
+    from .model.state import parse_vector, random_state, read_state_file
+
+    given = sum(x is not None and x is not False for x in (q, state, random or None))
+    if given > 1:
+        raise StateError("give the state one way: --q/--qd, --state FILE or --random")
+    if random:
+        qv, qdv = random_state(model, seed)
+        if qd is not None:
+            qdv = parse_vector(qd, model.nv, "--qd", model.dof_names)
+    elif state is not None:
+        qv, qdv = read_state_file(state, model)
+    elif q is not None or qd is not None:
+        qv = model.neutral_configuration() if q is None else parse_vector(q, model.nq, "--q", model.config_names)
+        qdv = np.zeros(model.nv) if qd is None else parse_vector(qd, model.nv, "--qd", model.dof_names)
+    else:
+        raise StateError("no state given: use --q/--qd (comma lists), --state FILE or --random [--seed S]")
+    qddv = np.zeros(model.nv) if qdd is None else parse_vector(qdd, model.nv, "--qdd", model.dof_names)
+    return qv, qdv, qddv
+
+
+def _parse_what(what: str):
+    keys = [w.strip() for w in what.split(",") if w.strip()]
+    lookup = {w.lower(): w for w in WHAT_CHOICES}
+    out_keys = []
+    for k in keys:
+        if k.lower() not in lookup:
+            raise StateError(f"--what: unknown quantity '{k}' (choose from {', '.join(WHAT_CHOICES)})")
+        if lookup[k.lower()] not in out_keys:
+            out_keys.append(lookup[k.lower()])
+    if not out_keys:
+        raise StateError("--what: nothing to compute")
+    return out_keys
+
+
+@cli.command()
+@robot_argument
+@floating_option
+@click.option("--q", help="Configuration, comma separated (nq values; free joint: x,y,z,qx,qy,qz,qw).")
+@click.option("--qd", help="Velocity, comma separated (nv values).")
+@click.option("--qdd", help="Acceleration for tau, comma separated (default zero).")
+@click.option("--state", type=click.Path(dir_okay=False), help="YAML/JSON file {q: {dof: value}, qd: {dof: value}}.")
+@click.option("--random", is_flag=True, help="Random q within the joint limits (else [0, 2π]) and q̇ in [-10, 10].")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random.")
+@click.option("--what", default="M,C", show_default=True, help=f"Comma list of {', '.join(WHAT_CHOICES)}.")
+@click.option("--factorization", type=click.Choice(["christoffel", "featherstone"]), default="christoffel", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: from the -o extension, else table.")
+@click.option("--top", type=int, default=20, show_default=True, help="Γ entries listed in tables (largest first).")
+@click.option("-o", "--output", help="Write to this file instead of standard output.")
+@click.option("--force", is_flag=True, help="Overwrite an existing file; compute Γ above the memory guard.")
+def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factorization, fmt, top, output, force):
+    """Compute M, Ṁ, C, Γ, g or τ of ROBOT at one state."""
+    from . import engine
+    from .report.formats import compute_to_csv, to_json, to_npz
+    from .report.output import check_writable, write_atomic
+    from .report.tables import gamma_entries, gamma_table, matrix_table, vector_table
+
+    fmt = _resolve_format(fmt, output)
+    if fmt == "npz" and not output:
+        raise StateError("--format npz needs -o FILE")
+    if top < 1:
+        raise StateError("--top must be at least 1")
+    if output:
+        check_writable(output, force)
+    keys = _parse_what(what)
+    model = _load(robot, floating_base)
+    qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)
+    if "Gamma" in keys:
+        engine.check_gamma_size(model, 1, force)
+    _warn_compile_once()
+    record: dict = {
+        "robot": model.name,
+        "dof_names": list(model.dof_names),
+        "q": qv,
+        "qd": qdv,
+        "factorization": factorization,
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        if {"M", "Mdot", "C"} & set(keys):
+            M, Mdot, C = engine.coriolis_matrix(model, qv, qdv, factorization)
+            record.update(M=M, Mdot=Mdot, C=C)
+            cond = np.linalg.cond(M)
+            if not cond < COND_WARN:
+                warnings.warn(f"M is nearly singular (condition number {cond:.3g}); results may be inaccurate")
+        if "Gamma" in keys:
+            record["Gamma"] = engine.christoffel(model, qv, force=True)
+        if "g" in keys:
+            record["g"] = engine.gravity_vector(model, qv)
+        if "tau" in keys:
+            record["qdd"] = qddv
+            record["tau"] = engine.inverse_dynamics(model, qv, qdv, qddv)
+    for k in ("M", "Mdot", "C"):
+        if k not in keys:
+            record.pop(k, None)
+    if fmt == "json":
+        _emit_text(to_json(record), output, force)
+    elif fmt == "csv":
+        _emit_text(compute_to_csv(record, keys), output, force)
+    elif fmt == "npz":
+        write_atomic(output, to_npz(record), force)
+    else:
+        titles = {"M": "M (mass matrix)", "Mdot": "Ṁ", "C": f"C ({factorization} factorization)", "g": "g (generalized gravity)", "tau": "τ (inverse dynamics)"}
+        parts = []
+        related = model.dof_related
+        for k in keys:
+            if k == "Gamma":
+                G = record["Gamma"]
+                entries, total = gamma_entries(G, top, tiny=1e-12 * float(np.abs(G).max(initial=0.0)))
+                parts.append(gamma_table(entries, total, model.dof_names, model.nv**3))
+            elif k in ("g", "tau"):
+                parts.append(vector_table(titles[k], record[k], model.dof_names))
+            else:
+                parts.append(matrix_table(titles[k], record[k], model.dof_names, related))
+        from rich.console import Group
+
+        group = Group(*parts)
+        if output:
+            write_atomic(output, _render_to_text(group), force)
+        else:
+            out.print(group)
+    if output:
+        err.print(f"wrote {output}")
+
+
+# -------------------------------------------------------------------------------------- main
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    err.print(f"[yellow]warning:[/yellow] {message}")
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    warnings.showwarning = _show_warning
+    try:
+        rv = cli.main(args=argv, prog_name="coriolis", standalone_mode=False)
+    except click.exceptions.Abort:
+        err.print("aborted")
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except CoriolisError as e:
+        err.print(f"[red]error:[/red] {e}", markup=True, soft_wrap=True)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    except Exception as e:  # noqa: BLE001 - the one place unexpected errors are turned into a message
+        if debug:
+            raise
+        msg = str(e).splitlines()[0] if str(e) else ""
+        err.print(f"[red]error:[/red] unexpected {type(e).__name__}: {msg} (run with --debug for the traceback)", soft_wrap=True)
+        sys.exit(3)
+    if isinstance(rv, int) and rv != 0:
+        sys.exit(rv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""Rich renderings of result records: the robot tree, joint tables, matrices, Γ entries."""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from ..model.tree import RobotModel
+
+MAX_TABLE_COLUMNS = 12
+
+
+def _fmt_limit(x):
+    return "" if x is None else f"{x:g}"
+
+
+def info_record(robot: RobotModel) -> dict:
+    joints = []
+    for b in robot.bodies:
+        j = b.joint
+        lim = j.limits
+        joints.append(
+            {
+                "name": j.name,
+                "type": j.type,
+                "axis": [round(float(a), 12) for a in j.axis] if j.type != "free" else None,
+                "parent": robot.bodies[b.parent].name if b.parent >= 0 else robot.base_link if j.type != "free" else "world",
+                "child": b.name,
+                "lower": None if lim is None else lim.lower,
+                "upper": None if lim is None else lim.upper,
+                "effort": None if lim is None else lim.effort,
+                "velocity": None if lim is None else lim.velocity,
+                "mimic": None if j.mimic is None else {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset},
+            }
+        )
+    desc = robot.description
+    return {
+        "robot": robot.name,
+        "source": desc.source,
+        "floating_base": robot.floating_base,
+        "base_link": robot.base_link,
+        "n_links": len(desc.links),
+        "n_bodies": robot.n_bodies,
+        "nq": robot.nq,
+        "nv": robot.nv,
+        "depth": robot.depth,
+        "total_mass": robot.total_mass,
+        "dof_names": list(robot.dof_names),
+        "config_names": list(robot.config_names),
+        "bodies": [
+            {"name": b.name, "parent": b.parent, "mass": b.mass, "merged_links": list(b.merged_links)} for b in robot.bodies
+        ],
+        "joints": joints,
+        "fixed_joints_merged": sum(1 for j in desc.joints if j.type == "fixed"),
+    }
+
+
+def link_tree(robot: RobotModel) -> Tree:
+    """The description's link tree, drawn like check_urdf."""
+    desc = robot.description
+    children: dict[str, list] = {}
+    for j in desc.joints:
+        children.setdefault(j.parent, []).append(j)
+    inertial = {link.name: link.inertial for link in desc.links}
+
+    def label(name, joint=None):
+        m = inertial[name]
+        mass = "no inertia" if m is None else f"{m.mass:g} kg"
+        t = Text(name, style="bold")
+        t.append(f"  ({mass})", style="dim")
+        if joint is not None:
+            style = "dim" if joint.type == "fixed" else "cyan"
+            head = Text(f"{joint.name} [{joint.type}] → ", style=style)
+            return head + t
+        return t
+
+    root_name = robot.base_link
+    head = label(root_name)
+    if robot.floating_base:
+        head = Text("world ", style="dim") + Text("─ base [free] → ", style="cyan") + head
+    tree = Tree(head)
+    stack = [(root_name, tree)]
+    while stack:
+        name, node = stack.pop()
+        for j in children.get(name, []):
+            sub = node.add(label(j.child, j))
+            stack.append((j.child, sub))
+    return tree
+
+
+def info_renderable(robot: RobotModel):
+    rec = info_record(robot)
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="bold")
+    summary.add_column()
+    for k, v in (
+        ("robot", rec["robot"]),
+        ("source", rec["source"]),
+        ("base", f"{rec['base_link']} ({'floating: free joint' if rec['floating_base'] else 'fixed to the world'})"),
+        ("links", f"{rec['n_links']} ({rec['fixed_joints_merged']} fixed joints merged into {rec['n_bodies']} bodies)"),
+        ("DoF", f"nq = {rec['nq']}, nv = {rec['nv']}"),
+        ("depth d", str(rec["depth"])),
+        ("total mass", f"{rec['total_mass']:.6g} kg"),
+    ):
+        summary.add_row(k, str(v))
+    joints = Table(title="joints", title_justify="left")
+    for col in ("#", "joint", "type", "axis", "parent", "child", "lower", "upper", "effort", "velocity"):
+        joints.add_column(col, justify="right" if col in ("#", "lower", "upper", "effort", "velocity") else "left")
+    for i, j in enumerate(rec["joints"]):
+        axis = "—" if j["axis"] is None else "(" + ", ".join(f"{a:.3g}" for a in j["axis"]) + ")"
+        kind = j["type"] + (f" (mimics {j['mimic']['joint']})" if j["mimic"] else "")
+        joints.add_row(str(i), j["name"], kind, axis, j["parent"], j["child"], _fmt_limit(j["lower"]),
+                       _fmt_limit(j["upper"]), _fmt_limit(j["effort"]), _fmt_limit(j["velocity"]))
+    return Group(link_tree(robot), Text(""), summary, Text(""), joints)
+
+
+def matrix_table(title: str, A: np.ndarray, names, related: np.ndarray | None = None) -> Table:
+    """A labelled matrix; entries that vanish by branch sparsity are shown as '·'."""
+    n = A.shape[0]
+    shown = min(n, MAX_TABLE_COLUMNS)
+    caption = None
+    if shown < n:
+        caption = f"first {shown} of {n} rows and columns; use --format json, csv or npz for all of it"
+    t = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    t.add_column("", style="bold")
+    for j in range(shown):
+        t.add_column(str(names[j]), justify="right")
+    for i in range(shown):
+        cells = []
+        for j in range(shown):
+            if related is not None and not related[i, j]:
+                cells.append(Text("·", style="dim"))
+            else:
+                cells.append(f"{A[i, j]: .5g}")
+        t.add_row(str(names[i]), *cells)
+    return t
+
+
+def vector_table(title: str, x: np.ndarray, names) -> Table:
+    t = Table(title=title, title_justify="left")
+    t.add_column("DoF", style="bold")
+    t.add_column("value", justify="right")
+    for name, v in zip(names, x):
+        t.add_row(str(name), f"{v: .6g}")
+    return t
+
+
+def gamma_entries(G: np.ndarray, top: int, tiny: float = 0.0):
+    idx = np.argwhere(np.abs(G) > tiny)
+    vals = G[tuple(idx.T)] if len(idx) else np.zeros(0)
+    order = np.argsort(-np.abs(vals), kind="stable")[:top]
+    return [(int(idx[o][0]), int(idx[o][1]), int(idx[o][2]), float(vals[o])) for o in order], len(idx)
+
+
+def gamma_table(entries, total: int, names, size: int) -> Table:
+    t = Table(
+        title=f"Γ (i, j, k): {total} nonzero of {size} entries, largest first",
+        title_justify="left",
+        caption="C[i, j] = Σ_k Γ[i, j, k] q̇_k",
+        caption_justify="left",
+    )
+    for col in ("i", "j", "k", "Γ_ijk"):
+        t.add_column(col, justify="right" if col == "Γ_ijk" else "left")
+    for i, j, k, v in entries:
+        t.add_row(str(names[i]), str(names[j]), str(names[k]), f"{v: .6g}")
+    return t
