@@ -27,6 +27,22 @@ def _origin(T) -> tuple[tuple[float, ...], tuple[float, ...]]:
     return tuple(float(x) for x in T[:3, 3]), tuple(float(x) for x in matrix_to_rpy(T[:3, :3]))
 
 
+def _xml_origin(el, source: str):
+    if el is None:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    out = []
+    for key in ("xyz", "rpy"):
+        text = el.get(key, "0 0 0")
+        try:
+            values = tuple(float(v) for v in text.split())
+        except ValueError:
+            raise ModelError(f"{source}: origin {key}=\"{text}\" is not three numbers") from None
+        if len(values) != 3:
+            raise ModelError(f"{source}: origin {key}=\"{text}\" is not three numbers")
+        out.append(values)
+    return out[0], out[1]
+
+
 def _opt(x):
     return None if x is None else float(x)
 
@@ -60,11 +76,18 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
     finally:
         _log.setLevel(previous)
     robot = urdf.robot
+    # Origins as written (yourdfpy turns rpy into a matrix; reading the text keeps round trips exact)
+    joint_origin = {el.get("name"): _xml_origin(el.find("origin"), source) for el in root.findall("joint")}
+    inertial_origin = {}
+    for el in root.findall("link"):
+        inertial_el = el.find("inertial")
+        if inertial_el is not None:
+            inertial_origin[el.get("name")] = _xml_origin(inertial_el.find("origin"), source)
     links = []
     for link in robot.links:
         inertial = None
         if link.inertial is not None:
-            xyz, rpy = _origin(link.inertial.origin)
+            xyz, rpy = inertial_origin.get(link.name) or _origin(link.inertial.origin)
             I = np.zeros((3, 3)) if link.inertial.inertia is None else np.asarray(link.inertial.inertia, float)
             mass = 0.0 if link.inertial.mass is None else float(link.inertial.mass)
             inertial = Inertial(
@@ -76,7 +99,7 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
         links.append(LinkSpec(name=link.name, inertial=inertial))
     joints = []
     for j in robot.joints:
-        xyz, rpy = _origin(j.origin)
+        xyz, rpy = joint_origin.get(j.name) or _origin(j.origin)
         axis = (1.0, 0.0, 0.0) if j.axis is None else tuple(float(a) for a in np.asarray(j.axis).ravel()[:3])
         limits = None
         if j.limit is not None:

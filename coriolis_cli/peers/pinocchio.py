@@ -1,0 +1,88 @@
+"""Pinocchio (the ``pin`` package) as an external oracle: the same robot, states mapped by joint name.
+
+Pinocchio is linear-first and parametrizes continuous joints by (cos θ, sin θ); its free-flyer uses
+the same q = [x, y, z, qx, qy, qz, qw] and ν = [v; ω] in the base frame as we do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.tree import RobotModel
+from ..model.urdf import to_urdf
+
+
+def available() -> bool:
+    try:
+        import pinocchio  # noqa: F401
+    except Exception:  # noqa: BLE001 - any import failure means the peer is absent
+        return False
+    return True
+
+
+class PinocchioPeer:
+    """Pinocchio's model and data for one of our robots, with the index maps between the two."""
+
+    def __init__(self, robot: RobotModel):
+        import pinocchio as pin
+
+        self.pin = pin
+        self.robot = robot
+        xml = to_urdf(robot.description)
+        if robot.floating_base:
+            self.model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
+        else:
+            self.model = pin.buildModelFromXML(xml)
+        self.data = self.model.createData()
+        if self.model.nv != robot.nv:
+            raise RuntimeError(f"Pinocchio sees nv = {self.model.nv}, we see {robot.nv}")
+        f = robot.flat
+        perm = np.zeros(robot.nv, dtype=int)  # perm[pinocchio v index] = our v index
+        self._q_map = []  # (pin idx_q, pin nq, our q index)
+        for jid in range(1, self.model.njoints):
+            j = self.model.joints[jid]
+            if robot.floating_base and jid == 1:
+                b = 0
+            else:
+                b = robot.joint_names.index(self.model.names[jid])
+            qs, vs = int(f.q_start[b]), int(f.v_start[b])
+            for k in range(j.nv):
+                perm[j.idx_v + k] = vs + k
+            self._q_map.append((j.idx_q, j.nq, qs))
+        self.perm = perm
+
+    def q(self, q: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.model.nq)
+        for iq, nq, qs in self._q_map:
+            if nq == 2:  # continuous joint
+                out[iq : iq + 2] = np.cos(q[qs]), np.sin(q[qs])
+            else:
+                out[iq : iq + nq] = q[qs : qs + nq]
+        return out
+
+    def v(self, v: np.ndarray) -> np.ndarray:
+        return np.asarray(v)[self.perm]
+
+    def to_ours_matrix(self, A: np.ndarray) -> np.ndarray:
+        out = np.empty_like(A)
+        out[np.ix_(self.perm, self.perm)] = A
+        return out
+
+    def to_ours_vector(self, x: np.ndarray) -> np.ndarray:
+        out = np.empty_like(x)
+        out[self.perm] = x
+        return out
+
+    # results in our DoF order
+    def mass_matrix(self, q):
+        M = self.pin.crba(self.model, self.data, self.q(q))
+        M = np.triu(M) + np.triu(M, 1).T
+        return self.to_ours_matrix(M)
+
+    def coriolis_matrix(self, q, v):
+        return self.to_ours_matrix(self.pin.computeCoriolisMatrix(self.model, self.data, self.q(q), self.v(v)).copy())
+
+    def rnea(self, q, v, a, gravity=True):
+        self.model.gravity.linear = np.array([0, 0, -9.81]) if gravity else np.zeros(3)
+        tau = self.pin.rnea(self.model, self.data, self.q(q), self.v(v), self.v(a))
+        return self.to_ours_vector(tau.copy())
