@@ -266,6 +266,82 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
         err.print(f"wrote {output}")
 
 
+# -------------------------------------------------------------------------------------- verify
+@cli.command()
+@click.argument("robots", nargs=-1, metavar="[ROBOT ...]")
+@floating_option
+@click.option("--trials", type=click.IntRange(1), default=100, show_default=True, help="Random states per robot.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--ref-trials", type=click.IntRange(0), default=10, show_default=True,
+              help="States on which the finite-difference, Safeea and Pinocchio references run.")
+@click.option("--no-pinocchio", is_flag=True, help="Skip check (j) even when pin is installed.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
+    """Check M, Ṁ, C and Γ of ROBOT(s) against identities and independent references.
+
+    Without ROBOT: every bundled robot and the paper's generated topologies, fixed and floating.
+    Exits with 1 if any check fails."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .checks.verify import default_suite, load_suite_robot, verify_robot
+    from .report.checks import verification_table
+    from .report.formats import to_json
+
+    if robots:
+        suite = [(r + (" +floating" if floating_base else ""), r, floating_base) for r in robots]
+    else:
+        suite = default_suite()
+    models = [(label, load_suite_robot(src, fb)) for label, src, fb in suite]
+    _warn_compile_once()
+    records = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as progress:
+        task = progress.add_task("verifying", total=len(models) * trials)
+        for label, model in models:
+            progress.update(task, description=f"verifying {label}")
+            records.append(verify_robot(model, label, trials, seed, ref_trials, not no_pinocchio,
+                                        progress=lambda: progress.advance(task)))
+    failed = [(r.label, c.key) for r in records for c in r.checks if c.passed is False]
+    if fmt == "json":
+        sys.stdout.write(to_json({"passed": not failed, "robots": [r.as_dict() for r in records]}))
+    else:
+        for r in records:
+            out.print(verification_table(r))
+        n_checks = sum(1 for r in records for c in r.checks if c.passed is not None)
+        if failed:
+            out.print(f"[bold red]{len(failed)} of {n_checks} checks failed[/bold red]: "
+                      + ", ".join(f"{label} ({key})" for label, key in failed))
+        else:
+            out.print(f"[green]all {n_checks} applicable checks passed[/green] on {len(records)} robot(s)")
+    if failed:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------- skew
+@cli.command()
+@robot_argument
+@floating_option
+@click.option("--trials", type=click.IntRange(1), default=20, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def skew(robot, floating_base, trials, seed, fmt):
+    """Skew-symmetry of Ṁ − 2C for each factorization, beside a valid but non-admissible one."""
+    from .checks.skew import skew_report
+    from .report.checks import skew_table
+    from .report.formats import to_json
+
+    model = _load(robot, floating_base)
+    _warn_compile_once()
+    rows = skew_report(model, trials, seed)
+    ok = all(r.as_expected for r in rows)
+    if fmt == "json":
+        sys.stdout.write(to_json({"robot": model.name, "trials": trials, "as_expected": ok, "rows": [r.as_dict() for r in rows]}))
+    else:
+        out.print(skew_table(model.name + (" +floating" if floating_base else ""), rows, trials))
+    if not ok:
+        sys.exit(1)
+
+
 # -------------------------------------------------------------------------------------- main
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     err.print(f"[yellow]warning:[/yellow] {message}")

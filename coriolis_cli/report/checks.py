@@ -1,0 +1,55 @@
+"""Rich tables for verification and skew-symmetry records."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+
+def _num(x):
+    return "—" if x is None else f"{x:.2e}"
+
+
+def _status(passed):
+    if passed is None:
+        return Text("n/a", style="dim")
+    return Text("pass", style="green") if passed else Text("FAIL", style="bold red")
+
+
+def verification_table(rec) -> Table:
+    t = Table(
+        title=f"{rec.label}  (nv = {rec.nv}, {rec.trials} trials)",
+        title_justify="left",
+        caption="relative error = max |error| / max |reference| over the trials",
+        caption_justify="left",
+    )
+    for col, just in (("", "left"), ("check", "left"), ("max abs error", "right"), ("max rel error", "right"),
+                      ("tolerance", "right"), ("trials", "right"), ("result", "left"), ("note", "left")):
+        t.add_column(col, justify=just)
+    for c in rec.checks:
+        t.add_row(c.key, c.name, _num(c.max_abs), _num(c.max_rel), f"{c.tolerance:.0e}" if c.tolerance else "exact",
+                  str(c.trials), _status(c.passed), Text(c.note, style="dim"))
+    return t
+
+
+def skew_table(robot_label: str, rows, trials: int) -> Table:
+    t = Table(
+        title=f"skew-symmetry of N = Ṁ − 2C: {robot_label} ({trials} random states, random η)",
+        title_justify="left",
+        caption=(
+            "admissible: N skew-symmetric, what passivity-based control needs; Christoffel-consistent: C = Σ_k Γ q̇_k. "
+            "All three give the same C q̇, so only this test tells them apart."
+        ),
+        caption_justify="left",
+    )
+    for col in ("factorization", "B(v, I)", "C q̇ vs RNEA", "max |ηᵀNη|/|η|²", "max |N + Nᵀ|", "C vs Σ Γ q̇", "valid", "admissible", "Christoffel"):
+        t.add_column(col, justify="left" if col in ("factorization", "B(v, I)") else "right")
+
+    def yes(b, good=True):
+        return Text("yes", style="green" if good else "yellow") if b else Text("no", style="red" if good else "yellow")
+
+    for r in rows:
+        t.add_row(Text(r.factorization), Text(r.description), f"{r.valid_error:.1e}", f"{r.eta_max:.1e}", f"{r.symmetric_part:.1e}",
+                  f"{r.christoffel_error:.1e}", yes(r.valid), yes(r.admissible, r.expected_admissible),
+                  yes(r.christoffel_consistent, r.factorization == "christoffel"))
+    return t
