@@ -18,6 +18,9 @@ from .conftest import BUNDLED, assert_one_line_error, robot_path
 @pytest.mark.parametrize("fb", [[], ["--floating-base"]], ids=["fixed", "floating"])
 def test_info_on_every_bundled_robot(run_cli, path, fb):
     r = run_cli("info", path, *fb, "--format", "json")
+    if fb and path.endswith("planar_2link.urdf"):
+        assert_one_line_error(r, "M is singular")
+        return
     assert r.code == 0, r
     rec = json.loads(r.out)
     model = cc.load_robot(path, floating_base=bool(fb))

@@ -13,7 +13,7 @@ from .conftest import BUNDLED, robot_path
 
 EPS = np.finfo(float).eps
 GENERATED = [f"{t}:{n}" for t in ("serial", "binary", "biped", "quadruped") for n in (10, 20, 30)]
-ROBOTS = [(p, fb) for p in BUNDLED for fb in (False, True)] + [(s, fb) for s in GENERATED for fb in (False, True)]
+ROBOTS = [(p, fb) for p in BUNDLED for fb in (False, True) if not (fb and p.endswith("planar_2link.urdf"))] + [(s, fb) for s in GENERATED for fb in (False, True)]
 IDS = [f"{os.path.basename(p)}{'-floating' if fb else ''}" for p, fb in ROBOTS]
 
 
@@ -198,6 +198,8 @@ pin_only = pytest.mark.skipif(not available(), reason="pin (Pinocchio) is not in
 @pytest.mark.parametrize("path", BUNDLED, ids=os.path.basename)
 @pytest.mark.parametrize("fb", [False, True], ids=["fixed", "floating"])
 def test_agrees_with_pinocchio_entry_by_entry(path, fb, rng):
+    if fb and path.endswith("planar_2link.urdf"):
+        pytest.skip("singular as a floating base (refused by the model)")
     robot = cc.load_robot(path, floating_base=fb)
     peer = PinocchioPeer(robot)
     for _ in range(5):

@@ -192,7 +192,10 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
 
 
 def default_suite() -> list[tuple[str, str, bool]]:
-    """Every bundled robot and the paper's generated topologies, fixed and floating base."""
+    """Every bundled robot and the paper's generated topologies, fixed and floating base.
+
+    The planar 2-link arm stays fixed: its root link is massless, so a floating base would make M
+    singular (the model refuses it)."""
     import glob
     import os
 
@@ -202,6 +205,8 @@ def default_suite() -> list[tuple[str, str, bool]]:
     suite = []
     for src in robots + specs:
         for fb in (False, True):
+            if fb and src.endswith("planar_2link.urdf"):
+                continue
             label = (os.path.basename(src) if os.sep in src else src) + (" +floating" if fb else "")
             suite.append((label, src, fb))
     return suite

@@ -127,30 +127,86 @@ def spatial_inertia(m, c, Ic, out):
 
 @njit(cache=True)
 def body_factorization(v, I, kind, work, out):
-    """out = B(v, I); ``work`` is 6x6x2 scratch (no allocation)."""
+    """out = B(v, I); ``work`` is 6x6x2 scratch (no allocation).
+
+    Christoffel (eq. 10) in blocks: with I = [[J, ĥ], [ĥᵀ, m 1]] (h = m c) and v = [ω; u],
+    n = J ω + h × u and f = ω × h + m u (so I v = [n; f]),
+
+        B = [[½(ω̂J − Jω̂) − ½(h uᵀ + u hᵀ − 2 (u·h) 1) − ½ n̂,  0],
+             [−f̂,                                                0]]
+
+    The right half vanishes, which makes this about 60 multiplications instead of 500.
+    """
+    if kind == FEATHERSTONE:
+        X = work[0]
+        crm_mat(v, X)
+        # crf(v) I = -crm(v)ᵀ I
+        for r in range(6):
+            for c in range(6):
+                s = 0.0
+                for k in range(6):
+                    s -= X[k, r] * I[k, c]
+                out[r, c] = s
+        return
+    w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    m = I[5, 5]
+    h0, h1, h2 = I[2, 4], I[0, 5], I[1, 3]  # ĥ = I[0:3, 3:6]
+    # A = ω̂ J (rows: ω × column)
+    A = work[0]
+    for c in range(3):
+        j0, j1, j2 = I[0, c], I[1, c], I[2, c]
+        A[0, c] = w1 * j2 - w2 * j1
+        A[1, c] = w2 * j0 - w0 * j2
+        A[2, c] = w0 * j1 - w1 * j0
+    n0 = I[0, 0] * w0 + I[0, 1] * w1 + I[0, 2] * w2 + h1 * u2 - h2 * u1
+    n1 = I[1, 0] * w0 + I[1, 1] * w1 + I[1, 2] * w2 + h2 * u0 - h0 * u2
+    n2 = I[2, 0] * w0 + I[2, 1] * w1 + I[2, 2] * w2 + h0 * u1 - h1 * u0
+    f0 = w1 * h2 - w2 * h1 + m * u0
+    f1 = w2 * h0 - w0 * h2 + m * u1
+    f2 = w0 * h1 - w1 * h0 + m * u2
+    uh = u0 * h0 + u1 * h1 + u2 * h2
+    hh = (h0, h1, h2)
+    uu = (u0, u1, u2)
+    for r in range(3):
+        for c in range(3):
+            # ½(ω̂J − Jω̂) = ½(A + Aᵀ) since Jω̂ = −(ω̂J)ᵀ
+            out[r, c] = 0.5 * (A[r, c] + A[c, r]) - 0.5 * (hh[r] * uu[c] + uu[r] * hh[c])
+            out[r, 3 + c] = 0.0
+            out[3 + r, 3 + c] = 0.0
+        out[r, r] += uh
+    # − ½ n̂
+    out[0, 1] += 0.5 * n2
+    out[0, 2] -= 0.5 * n1
+    out[1, 0] -= 0.5 * n2
+    out[1, 2] += 0.5 * n0
+    out[2, 0] += 0.5 * n1
+    out[2, 1] -= 0.5 * n0
+    # − f̂
+    out[3, 0] = 0.0
+    out[3, 1] = f2
+    out[3, 2] = -f1
+    out[4, 0] = -f2
+    out[4, 1] = 0.0
+    out[4, 2] = f0
+    out[5, 0] = f1
+    out[5, 1] = -f0
+    out[5, 2] = 0.0
+
+
+@njit(cache=True)
+def body_factorization_dense(v, I, work, out):
+    """Eq. (10) term by term with 6x6 products: the reference the block form is tested against."""
     X = work[0]
     crm_mat(v, X)
-    # crf(v) I = -crm(v)ᵀ I
     for r in range(6):
         for c in range(6):
             s = 0.0
             for k in range(6):
-                s -= X[k, r] * I[k, c]
+                s += -X[k, r] * I[k, c] - I[r, k] * X[k, c]
             out[r, c] = s
-    if kind == FEATHERSTONE:
-        return
-    # - I crm(v)
-    for r in range(6):
-        for c in range(6):
-            s = 0.0
-            for k in range(6):
-                s += I[r, k] * X[k, c]
-            out[r, c] -= s
-    # + (I v) ×̄*
     h = work[1, 0]
     matvec6(I, v, h)
     n0, n1, n2, f0, f1, f2 = h[0], h[1], h[2], h[3], h[4], h[5]
-    # [[-n×, -f×], [-f×, 0]]
     out[0, 1] += n2
     out[0, 2] -= n1
     out[1, 0] -= n2

@@ -350,6 +350,16 @@ def build_model(desc: RobotDescription, floating_base: bool = False) -> RobotMod
 def _check_moves_mass(model: RobotModel) -> None:
     """Every joint must move some mass, else M is singular. Checked at q = 0."""
     N = model.n_bodies
+    if model.floating_base:
+        root = model.bodies[0]
+        children = [b for b in model.bodies if b.parent == 0]
+        own = min(root.mass, float(np.linalg.eigvalsh(root.inertia)[0]))
+        if own <= MASS_EPS and len(children) == 1:
+            raise ModelError(
+                f"floating base: the root link '{root.name}' has no inertia of its own and carries the single "
+                f"joint '{children[0].joint.name}', so that joint and the free joint make the same motion and M "
+                "is singular (give the root link an <inertial>, or use a fixed base)"
+            )
     # world placement of each body at q = 0
     Rw = [np.eye(3)] * N
     pw = [np.zeros(3)] * N
