@@ -342,6 +342,96 @@ def skew(robot, floating_base, trials, seed, fmt):
         sys.exit(1)
 
 
+# --------------------------------------------------------------------------------------- bench
+@cli.command()
+@click.argument("robots", nargs=-1, metavar="[ROBOT ...]")
+@click.option("--topology", type=click.Choice(["serial", "binary", "biped", "quadruped", "all"]), default="all", show_default=True)
+@click.option("--dofs", default="5:40:5", show_default=True, help="START:STOP[:STEP] or a comma list.")
+@click.option("--what", default="C,Gamma", show_default=True, help="C (M, Ṁ and C together), Gamma, or both.")
+@floating_option
+@click.option("--repeat", type=click.IntRange(3), default=15, show_default=True, help="Timed rounds; the median is reported.")
+@click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
+@click.option("--batch", is_flag=True, help="Also time a batch of 10,000 states (per state, in parallel).")
+@click.option("--table1", is_flag=True, help="The core paper's Table 1 at 20 DoF beside the paper's numbers.")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Write a log-log plot of time vs DoF (PNG).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("-o", "--output", help="Write the report to this file.")
+@click.option("--force", is_flag=True, help="Overwrite existing files.")
+def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, table1, plot, fmt, output, force):
+    """Time M, Ṁ, C and Γ: on ROBOT files, over a DoF sweep of generated topologies, or as Table 1."""
+    from rich.console import Group
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .bench.suite import bench_label, bench_system, fit_slope, parse_dofs
+    from .report.bench import slope_table, sweep_plot, sweep_table, system_table, table1 as table1_render
+    from .report.formats import to_json
+    from .report.output import check_writable, write_atomic
+
+    whats = []
+    for w in what.split(","):
+        w = w.strip()
+        if w.lower() in ("c", "m", "mdot"):
+            w = "C"
+        elif w.lower() == "gamma":
+            w = "Gamma"
+        else:
+            raise StateError(f"--what: unknown output '{w}' (C or Gamma)")
+        if w not in whats:
+            whats.append(w)
+    for path in (plot, output):
+        if path:
+            check_writable(path, force)
+    topologies = ["serial", "binary", "biped", "quadruped"] if topology == "all" else [topology]
+    if robots:
+        jobs = [(bench_label(r) + (" +floating" if floating_base else ""), r, None, None) for r in robots]
+        mode = "robots"
+    elif table1:
+        jobs = [(f"{t}:20", f"{t}:20", t, 20) for t in ("serial", "binary", "biped", "quadruped")]
+        mode = "table1"
+    else:
+        jobs = [(f"{t}:{d}", f"{t}:{d}", t, d) for t in topologies for d in parse_dofs(dofs)]
+        mode = "sweep"
+    models = [(label, _load(src, floating_base), topo) for label, src, topo, _ in jobs]
+    _warn_compile_once()
+    results = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as progress:
+        task = progress.add_task("timing", total=len(models))
+        for label, model, topo in models:
+            progress.update(task, description=f"timing {label}")
+            results.append(bench_system(model, label, topo, tuple(whats), peers, repeat,
+                                        batch=batch or (peers and mode == "robots"), slow_baselines=mode != "sweep"))
+            progress.advance(task)
+    record: dict = {"mode": mode, "floating_base": floating_base, "systems": [s.as_dict() for s in results]}
+    parts = []
+    if mode == "robots":
+        parts = [system_table(s) for s in results]
+    elif mode == "table1":
+        parts = [table1_render(results)]
+        if peers:
+            parts += [system_table(s) for s in results]
+    else:
+        sweeps = {t: [s for s in results if s.topology == t] for t in topologies}
+        slopes = {t: {w: fit_slope([s.dof for s in ss], [s.get(w, "coriolis (compiled loop)") for s in ss])
+                      for w in whats if all(s.get(w, "coriolis (compiled loop)") is not None for s in ss)}
+                  for t, ss in sweeps.items()}
+        record["slopes"] = slopes
+        parts = [sweep_table(t, ss) for t, ss in sweeps.items()] + [slope_table(slopes)]
+        if plot:
+            write_atomic(plot, sweep_plot(sweeps), force)
+            err.print(f"wrote {plot}")
+    if plot and mode != "sweep":
+        raise StateError("--plot draws a DoF sweep: use it without ROBOT and without --table1")
+    if fmt == "json":
+        _emit_text(to_json(record), output, force)
+    elif output:
+        write_atomic(output, _render_to_text(Group(*parts)), force)
+    else:
+        out.print(Group(*parts))
+    if output:
+        err.print(f"wrote {output}")
+
+
 # -------------------------------------------------------------------------------------- main
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     err.print(f"[yellow]warning:[/yellow] {message}")

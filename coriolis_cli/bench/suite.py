@@ -1,0 +1,173 @@
+"""`coriolis bench`: time M+Ṁ+C (Algorithm 1) and Γ (Algorithm 2) and their peers.
+
+Peers, measured in the same process: Pinocchio's computeCoriolisMatrix (and crba for the same
+outputs, dccrba for reference), Pinocchio's best route to Γ (nv calls of computeCoriolisMatrix(q, e_k)),
+Γ by finite differences of M, and the Safeea recursion (serial chains).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .. import engine
+from ..engine.batch import chunks, coriolis_batch
+from ..engine.christoffel import christoffel_kernel
+from ..engine.coriolis import coriolis_kernel
+from ..engine.layout import pack, workspace_size
+from ..model.tree import RobotModel
+from ..peers import finite_differences as fd
+from ..peers import pinocchio as pinocchio_peer
+from ..peers.safeea import christoffel_safeea, is_serial_revolute
+from .timing import christoffel_loop, coriolis_loop, median_call_time, median_loop_time
+
+# Core paper, Table 1 (C++ on RBDL, Intel i7 3.2 GHz), µs per evaluation at 20 DoF
+PAPER_TABLE1 = {"serial": (18.0, 122.0), "binary": (10.0, 33.0), "biped": (13.0, 64.0), "quadruped": (10.0, 37.0)}
+N_STATES = 64
+BATCH = 10_000
+
+
+@dataclass
+class Timing:
+    what: str  # "C" (M, Ṁ, C) or "Gamma"
+    implementation: str
+    us: float  # median µs per evaluation
+    note: str = ""
+
+
+@dataclass
+class SystemBench:
+    label: str
+    topology: str | None
+    dof: int
+    nv: int
+    n_bodies: int
+    depth: int
+    floating_base: bool
+    timings: list[Timing] = field(default_factory=list)
+
+    def get(self, what, impl):
+        for t in self.timings:
+            if t.what == what and t.implementation == impl:
+                return t.us
+        return None
+
+    def as_dict(self):
+        return asdict(self)
+
+
+def _states(robot: RobotModel, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    Q = np.stack([robot.random_configuration(rng) for _ in range(N_STATES)])
+    QD = rng.uniform(-10.0, 10.0, (N_STATES, robot.nv))
+    return np.ascontiguousarray(Q), np.ascontiguousarray(QD)
+
+
+def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C", "Gamma"), peers: bool = False,
+                 repeat: int = 15, batch: bool = False, slow_baselines: bool = True) -> SystemBench:
+    p = pack(robot)
+    n = robot.nv
+    Q, QD = _states(robot)
+    ws = np.zeros(workspace_size(p.n_bodies, n))
+    M, Mdot, C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+    out = SystemBench(label, topology, n - (6 if robot.floating_base else 0), n, robot.n_bodies, robot.depth, robot.floating_base)
+    q, qd = Q[0], QD[0]
+    ints, cols, geom = p.ints, p.cols, p.geom
+    if "C" in what:
+        out.timings.append(Timing("C", "coriolis", 1e6 * median_call_time(
+            lambda: coriolis_kernel(ints, cols, geom, q, qd, 0, ws, M, Mdot, C), repeat), "one call from Python"))
+        out.timings.append(Timing("C", "coriolis (compiled loop)", 1e6 * median_loop_time(
+            lambda R: coriolis_loop(R, ints, cols, geom, Q, QD, 0, ws, M, Mdot, C), repeat), "as C++ is timed"))
+        if batch:
+            K = BATCH
+            QB = np.ascontiguousarray(np.resize(Q, (K, robot.nq)))
+            QDB = np.ascontiguousarray(np.resize(QD, (K, n)))
+            MB, MdB, CB = (np.empty((K, n, n)) for _ in range(3))
+            wsize = workspace_size(p.n_bodies, n)
+            t = median_call_time(lambda: coriolis_batch(ints, cols, geom, QB, QDB, 0, wsize, chunks(K), MB, MdB, CB),
+                                 repeat=max(3, repeat // 3), round_seconds=0.0)
+            out.timings.append(Timing("C", f"coriolis batch of {K}", 1e6 * t / K, "per state, parallel"))
+    if "Gamma" in what and engine.gamma_bytes(robot) <= engine.api.GAMMA_MAX_BYTES:
+        G = np.zeros((n, n, n))
+        out.timings.append(Timing("Gamma", "coriolis", 1e6 * median_call_time(
+            lambda: christoffel_kernel(ints, cols, geom, q, ws, G), repeat), "one call from Python"))
+        out.timings.append(Timing("Gamma", "coriolis (compiled loop)", 1e6 * median_loop_time(
+            lambda R: christoffel_loop(R, ints, cols, geom, Q, ws, G), repeat), "as C++ is timed"))
+    if peers:
+        _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines)
+    return out
+
+
+def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
+    q, qd = Q[0], QD[0]
+    n = robot.nv
+    if pinocchio_peer.available():
+        import pinocchio as pin
+
+        peer = pinocchio_peer.PinocchioPeer(robot)
+        model, data = peer.model, peer.data
+        pq, pv = peer.q(q), peer.v(qd)
+        if "C" in what:
+            out.timings.append(Timing("C", "pinocchio computeCoriolisMatrix", 1e6 * median_call_time(
+                lambda: pin.computeCoriolisMatrix(model, data, pq, pv), repeat), "C only"))
+
+            def same_outputs():
+                pin.crba(model, data, pq)
+                pin.computeCoriolisMatrix(model, data, pq, pv)
+
+            out.timings.append(Timing("C", "pinocchio crba + computeCoriolisMatrix", 1e6 * median_call_time(same_outputs, repeat),
+                                      "M and C (Ṁ = C + Cᵀ)"))
+            out.timings.append(Timing("C", "pinocchio dccrba", 1e6 * median_call_time(
+                lambda: pin.dccrba(model, data, pq, pv), repeat), "centroidal Ag and its derivative"))
+        if "Gamma" in what:
+            E = [np.ascontiguousarray(e) for e in np.eye(n)]
+
+            def pin_gamma():
+                for e in E:
+                    pin.computeCoriolisMatrix(model, data, pq, e)
+
+            out.timings.append(Timing("Gamma", "pinocchio nv × computeCoriolisMatrix(q, e_k)",
+                                      1e6 * median_call_time(pin_gamma, repeat), "best route Pinocchio offers"))
+    if "Gamma" in what and slow_baselines:
+        if not robot.floating_base:
+            out.timings.append(Timing("Gamma", "finite differences of M", 1e6 * median_call_time(
+                lambda: fd.christoffel_fd(robot, engine.mass_matrix, q), repeat=3, round_seconds=0.0), "eq. (4), Richardson"))
+        if is_serial_revolute(robot) and not robot.floating_base:
+            out.timings.append(Timing("Gamma", "Safeea recursion (NumPy)", 1e6 * median_call_time(
+                lambda: christoffel_safeea(robot, q), repeat=3, round_seconds=0.0), "O(n³), Python"))
+
+
+def parse_dofs(text: str) -> list[int]:
+    """``5:40:5`` (start:stop:step, stop included) or a comma list ``10,20,30``."""
+    from ..errors import StateError
+
+    try:
+        if ":" in text:
+            parts = [int(x) for x in text.split(":")]
+            start, stop = parts[0], parts[1]
+            step = parts[2] if len(parts) > 2 else 1
+            if step <= 0:
+                raise ValueError
+            dofs = list(range(start, stop + 1, step))
+        else:
+            dofs = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise StateError(f"--dofs: '{text}' is not START:STOP[:STEP] or a comma list of integers") from None
+    if not dofs or min(dofs) <= 0:
+        raise StateError(f"--dofs: '{text}' must give positive numbers of DoF")
+    return dofs
+
+
+def fit_slope(dofs, times) -> float | None:
+    """Slope of log(time) against log(DoF): ≈ 2 for C on chains (O(N²)), ≈ 3 for Γ."""
+    x = np.log(np.asarray(dofs, dtype=float))
+    y = np.log(np.asarray(times, dtype=float))
+    if len(x) < 2:
+        return None
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def bench_label(src: str) -> str:
+    return os.path.basename(src) if os.sep in src or src.endswith((".urdf", ".yaml", ".yml")) else src

@@ -1,0 +1,71 @@
+"""Median time per call: each round runs enough calls to last about 2 ms, over ``repeat`` rounds.
+
+Two ways to time the engine: ``call`` (one Python call per evaluation, as Pinocchio is called from
+Python, so their ratio is fair) and ``loop`` (a compiled loop over pre-drawn states, which is how
+C++ numbers such as the paper's Table 1 are taken).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from ..engine.christoffel import christoffel_kernel
+from ..engine.coriolis import coriolis_kernel
+
+ROUND_SECONDS = 2e-3
+
+
+def median_call_time(fn, repeat: int = 15, round_seconds: float = ROUND_SECONDS) -> float:
+    """Median seconds per call of ``fn()``."""
+    fn()
+    number = 1
+    while True:
+        t = time.perf_counter()
+        for _ in range(number):
+            fn()
+        dt = time.perf_counter() - t
+        if dt >= round_seconds or number >= 1 << 20:
+            break
+        number *= 2
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t) / number)
+    return float(np.median(times))
+
+
+@njit(cache=True)
+def coriolis_loop(R, ints, cols, geom, Q, QD, kind, ws, M, Mdot, C):
+    for s in range(R):
+        k = s % Q.shape[0]
+        coriolis_kernel(ints, cols, geom, Q[k], QD[k], kind, ws, M, Mdot, C)
+
+
+@njit(cache=True)
+def christoffel_loop(R, ints, cols, geom, Q, ws, G):
+    for s in range(R):
+        christoffel_kernel(ints, cols, geom, Q[s % Q.shape[0]], ws, G)
+
+
+def median_loop_time(run, repeat: int = 15, round_seconds: float = ROUND_SECONDS) -> float:
+    """Median seconds per evaluation of ``run(R)``, which evaluates R states in compiled code."""
+    run(1)
+    R = 1
+    while True:
+        t = time.perf_counter()
+        run(R)
+        dt = time.perf_counter() - t
+        if dt >= round_seconds or R >= 1 << 22:
+            break
+        R *= 2
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        run(R)
+        times.append((time.perf_counter() - t) / R)
+    return float(np.median(times))
