@@ -1,5 +1,11 @@
 """The dynamics engine: spatial algebra and one algorithm per module, compiled with numba."""
 
+from .cache import drop_stale_cache
+
+drop_stale_cache()
+
+# ruff: noqa: E402
+
 from .api import (
     QuaternionWarning,
     Workspace,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from numba import njit
 
 from .kinematics import forward_kinematics, views
-from .spatial import CHRISTOFFEL, bar_crf_minus, body_factorization, dot6, matTvec6, matvec6
+from .spatial import CHRISTOFFEL, bar_crf_minus, body_factorization, matvec6
 
 
 @njit(cache=True)
@@ -55,15 +55,27 @@ def christoffel_kernel(ints, cols, geom, q, ws, Gamma):
         matvec6(IC[K], S[k], h)
         bar_crf_minus(h, Bt, D)  # line 6: D = (IC_k S_k) ×̄* − B̃
         j = k
-        while j >= 0:  # lines 8-21
-            matvec6(Bt, S[j], F1)  # line 9
-            matTvec6(Bt, S[j], F2)
-            matvec6(D, S[j], F3)
+        while j >= 0:  # lines 8-21; rows indexed in place (no views in the loops)
+            for r in range(6):
+                s1 = 0.0
+                s2 = 0.0
+                s3 = 0.0
+                for c in range(6):
+                    s1 += Bt[r, c] * S[j, c]  # line 9: F1 = B̃ S_j
+                    s2 += Bt[c, r] * S[j, c]  # F2 = B̃ᵀ S_j
+                    s3 += D[r, c] * S[j, c]  # F3 = D S_j
+                F1[r] = s1
+                F2[r] = s2
+                F3[r] = s3
             i = j
             while i >= 0:
-                g1 = dot6(S[i], F1)  # line 12
-                g2 = dot6(S[i], F2)  # line 13
-                g3 = dot6(S[i], F3)  # line 14
+                g1 = 0.0
+                g2 = 0.0
+                g3 = 0.0
+                for r in range(6):
+                    g1 += S[i, r] * F1[r]  # line 12
+                    g2 += S[i, r] * F2[r]  # line 13
+                    g3 += S[i, r] * F3[r]  # line 14
                 Gamma[i, j, k] = g1
                 Gamma[i, k, j] = g1
                 Gamma[j, i, k] = g2
@@ -72,8 +84,9 @@ def christoffel_kernel(ints, cols, geom, q, ws, Gamma):
                 Gamma[k, j, i] = g3
                 i = cols[i, 1]
             j = cols[j, 1]
-    # generalized speeds of multi-DoF joints: Γ_abc for b, c columns of one joint
-    Bb, u = T[2], F[4]
+    # generalized speeds of multi-DoF joints: Γ_abc = S_aᵀ B(S_b, IC) S_c for b, c in one joint
+    Bb = T[2]
+    U = G[0]  # U[c - c0] = B(S_b, IC) S_c
     c0 = 0
     while c0 < n:
         J = cols[c0, 0]
@@ -90,10 +103,18 @@ def christoffel_kernel(ints, cols, geom, q, ws, Gamma):
                     continue
                 for b in range(c0, c1):
                     body_factorization(S[b], IC[deep], CHRISTOFFEL, T[0:2], Bb)
+                    for c in range(c0, c1):
+                        for r in range(6):
+                            br = 0.0
+                            for t in range(6):
+                                br += Bb[r, t] * S[c, t]
+                            U[c - c0, r] = br
                     for x in range(n):
                         if cols[x, 0] != A:
                             continue
-                        matTvec6(Bb, S[x], u)  # u = Bᵀ S_a
                         for c in range(c0, c1):
-                            Gamma[x, b, c] = dot6(u, S[c])
+                            g = 0.0
+                            for r in range(6):
+                                g += S[x, r] * U[c - c0, r]
+                            Gamma[x, b, c] = g
         c0 = c1

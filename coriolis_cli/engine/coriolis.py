@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 from .kinematics import body_velocities, forward_kinematics, views
-from .spatial import body_factorization, dot6, matTvec6, matvec6
+from .spatial import body_factorization
 
 
 @njit(cache=True)
@@ -29,26 +29,43 @@ def coriolis_kernel(ints, cols, geom, q, qd, kind, ws, M, Mdot, C):
             M[r, c] = 0.0
             Mdot[r, c] = 0.0
             C[r, c] = 0.0
-    F1, F2, F3, tmp = F[0], F[1], F[2], F[3]
-    # lines 8-26: backward sweep
+    F1, F2, F3 = F[0], F[1], F[2]
+    # lines 8-26: backward sweep. Rows are indexed in place: sub-array views in these loops
+    # would cost reference counting on every use.
     for j in range(n - 1, -1, -1):
         b = cols[j, 0]
-        matvec6(IC[b], Sd[j], F1)  # line 9: F1 = IC_j Ṡ_j + BC_j S_j
-        matvec6(BC[b], S[j], tmp)
         for r in range(6):
-            F1[r] += tmp[r]
-        matvec6(IC[b], S[j], F2)  # line 10: F2 = IC_j S_j
-        matTvec6(BC[b], S[j], F3)  # line 11: F3 = BC_jᵀ S_j
-        C[j, j] = dot6(S[j], F1)  # line 12
-        M[j, j] = dot6(S[j], F2)  # line 13
-        Mdot[j, j] = dot6(Sd[j], F2) + dot6(S[j], F1) + dot6(S[j], F3)  # line 14
+            s1 = 0.0
+            s2 = 0.0
+            s3 = 0.0
+            for c in range(6):
+                s1 += IC[b, r, c] * Sd[j, c] + BC[b, r, c] * S[j, c]  # line 9: F1 = IC_j Ṡ_j + BC_j S_j
+                s2 += IC[b, r, c] * S[j, c]  # line 10: F2 = IC_j S_j
+                s3 += BC[b, c, r] * S[j, c]  # line 11: F3 = BC_jᵀ S_j
+            F1[r] = s1
+            F2[r] = s2
+            F3[r] = s3
+        c_jj = 0.0
+        m_jj = 0.0
+        md_jj = 0.0
+        for r in range(6):
+            c_jj += S[j, r] * F1[r]  # line 12
+            m_jj += S[j, r] * F2[r]  # line 13
+            md_jj += Sd[j, r] * F2[r] + S[j, r] * (F1[r] + F3[r])  # line 14
+        C[j, j] = c_jj
+        M[j, j] = m_jj
+        Mdot[j, j] = md_jj
         i = cols[j, 1]
         while i >= 0:  # lines 16-23, no transforms in the world frame
-            cij = dot6(S[i], F1)  # line 19
-            cji = dot6(Sd[i], F2) + dot6(S[i], F3)  # line 20
+            cij = 0.0
+            cji = 0.0
+            mij = 0.0
+            for r in range(6):
+                cij += S[i, r] * F1[r]  # line 19
+                cji += Sd[i, r] * F2[r] + S[i, r] * F3[r]  # line 20
+                mij += S[i, r] * F2[r]  # line 21
             C[i, j] = cij
             C[j, i] = cji
-            mij = dot6(S[i], F2)  # line 21
             M[i, j] = mij
             M[j, i] = mij
             Mdot[i, j] = cij + cji  # line 22: Ṁ_ij = C_ij + C_jiᵀ
