@@ -208,8 +208,14 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
     keys = _parse_what(what)
     model = _load(robot, floating_base)
     qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)
+    stream_gamma = False
     if "Gamma" in keys:
-        engine.check_gamma_size(model, 1, force)
+        try:
+            engine.check_gamma_size(model, 1, force)
+        except CoriolisError:
+            if fmt != "table":
+                raise
+            stream_gamma = True  # a table shows the largest entries only: never hold Γ
     _warn_compile_once()
     record: dict = {
         "robot": model.name,
@@ -227,7 +233,10 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
             if not cond < COND_WARN:
                 warnings.warn(f"M is nearly singular (condition number {cond:.3g}); results may be inaccurate")
         if "Gamma" in keys:
-            record["Gamma"] = engine.christoffel(model, qv, force=True)
+            if stream_gamma:
+                record["Gamma_largest"] = engine.christoffel_largest(model, qv, top)
+            else:
+                record["Gamma"] = engine.christoffel(model, qv, force=True)
         if "g" in keys:
             record["g"] = engine.gravity_vector(model, qv)
         if "tau" in keys:
@@ -247,7 +256,10 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
         parts = []
         related = model.dof_related
         for k in keys:
-            if k == "Gamma":
+            if k == "Gamma" and stream_gamma:
+                entries, total = record["Gamma_largest"]
+                parts.append(gamma_table(entries, total, model.dof_names, model.nv**3))
+            elif k == "Gamma":
                 G = record["Gamma"]
                 entries, total = gamma_entries(G, top, tiny=1e-12 * float(np.abs(G).max(initial=0.0)))
                 parts.append(gamma_table(entries, total, model.dof_names, model.nv**3))

@@ -11,6 +11,7 @@ from .api import (
     Workspace,
     check_gamma_size,
     christoffel,
+    christoffel_largest,
     coriolis_matrix,
     gamma_bytes,
     gravity_vector,
@@ -19,6 +20,6 @@ from .api import (
 )
 
 __all__ = [
-    "QuaternionWarning", "Workspace", "check_gamma_size", "christoffel", "coriolis_matrix", "gamma_bytes",
+    "QuaternionWarning", "Workspace", "check_gamma_size", "christoffel", "christoffel_largest", "coriolis_matrix", "gamma_bytes",
     "gravity_vector", "inverse_dynamics", "mass_matrix",
 ]

@@ -114,9 +114,45 @@ def check_gamma_size(robot: RobotModel, K: int = 1, force: bool = False) -> None
     if need > GAMMA_MAX_BYTES and not force:
         raise SizeError(
             f"Γ of this robot holds nv³ = {robot.nv}³ = {K * robot.nv**3:,} doubles ({need / 2**20:,.0f} MiB), "
-            f"above the {GAMMA_MAX_BYTES // 2**20} MiB limit; ask for its largest nonzero entries "
-            "(coriolis compute --what Gamma --top N), or pass --force (force=True) to compute it anyway"
+            f"above the {GAMMA_MAX_BYTES // 2**20} MiB limit; the table format lists its largest entries without "
+            "holding it (coriolis compute --what Gamma --top N), or pass --force (force=True) to compute it anyway"
         )
+
+
+def christoffel_largest(robot: RobotModel, q, top: int):
+    """The ``top`` largest |Γ_ijk| without holding Γ: slice by slice, Γ[:, :, k] = C(q, e_k).
+
+    Returns ``(entries, nonzero)`` with entries ``(i, j, k, value)`` largest first and the number of
+    entries that are not exactly zero. Memory is O(nv²) whatever the robot.
+    """
+    Q, batch = _q(robot, q)
+    if batch:
+        raise StateError("christoffel_largest takes one state")
+    p = pack(robot)
+    n = robot.nv
+    ws = np.zeros(workspace_size(p.n_bodies, n))
+    M, Mdot, C = np.empty((n, n)), np.empty((n, n)), np.empty((n, n))
+    e = np.zeros(n)
+    best_v = np.zeros(0)
+    best_i = np.zeros((0, 3), dtype=np.int64)
+    nonzero = 0
+    for k in range(n):
+        e[:] = 0.0
+        e[k] = 1.0
+        coriolis_kernel(p.ints, p.cols, p.geom, Q[0], e, 0, ws, M, Mdot, C)
+        flat = C.ravel()
+        nonzero += int(np.count_nonzero(flat))
+        m = min(top, flat.size)
+        idx = np.argpartition(-np.abs(flat), m - 1)[:m]
+        ij = np.stack([idx // n, idx % n, np.full(m, k)], axis=1)
+        best_v = np.concatenate([best_v, flat[idx]])
+        best_i = np.concatenate([best_i, ij])
+        if len(best_v) > top:
+            keep = np.argpartition(-np.abs(best_v), top - 1)[:top]
+            best_v, best_i = best_v[keep], best_i[keep]
+    order = np.argsort(-np.abs(best_v), kind="stable")
+    entries = [(int(best_i[o, 0]), int(best_i[o, 1]), int(best_i[o, 2]), float(best_v[o])) for o in order]
+    return entries, nonzero
 
 
 def christoffel(robot: RobotModel, q, force: bool = False):
@@ -184,6 +220,6 @@ def gravity_vector(robot: RobotModel, q, gravity=True):
 
 
 __all__ = [
-    "Workspace", "christoffel", "check_gamma_size", "coriolis_matrix", "gamma_bytes", "gravity_vector",
+    "Workspace", "christoffel", "christoffel_largest", "check_gamma_size", "coriolis_matrix", "gamma_bytes", "gravity_vector",
     "inverse_dynamics", "mass_matrix",
 ]

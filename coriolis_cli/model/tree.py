@@ -153,17 +153,22 @@ class RobotModel:
         return out
 
     @cached_property
+    def body_ancestors(self) -> np.ndarray:
+        """Boolean N x N: [a, b] is True when body a lies on the path from b to the root (a ⪯ b)."""
+        N = self.n_bodies
+        anc = np.zeros((N, N), dtype=bool)
+        for i, b in enumerate(self.bodies):
+            if b.parent >= 0:
+                anc[:, i] = anc[:, b.parent]
+            anc[i, i] = True
+        return anc
+
+    @cached_property
     def dof_related(self) -> np.ndarray:
         """Boolean nv x nv: DoF i and j lie on one root-to-leaf path (else M_ij = C_ij = 0)."""
-        f = self.flat
-        n = self.nv
-        anc = [set(self.ancestors(int(b))) for b in range(self.n_bodies)]
-        rel = np.zeros((n, n), dtype=bool)
-        for a in range(n):
-            for c in range(n):
-                ba, bc = int(f.col_body[a]), int(f.col_body[c])
-                rel[a, c] = ba in anc[bc] or bc in anc[ba]
-        return rel
+        anc = self.body_ancestors
+        cb = self.flat.col_body
+        return anc[np.ix_(cb, cb)] | anc[np.ix_(cb, cb)].T
 
     @cached_property
     def flat(self) -> FlatModel:
