@@ -1,5 +1,9 @@
 import glob
 import os
+import tempfile
+
+# Tests never touch the user's cache of parsed URDF descriptions.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="coriolis-test-cache-")
 
 import numpy as np
 import pytest

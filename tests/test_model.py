@@ -284,3 +284,18 @@ def test_description_api_builds_models():
 def test_generate_module_names_joints_uniquely():
     d = generate("quadruped", 20, 0)
     assert len({j.name for j in d.joints}) == 20
+
+
+def test_parsed_urdf_cache_follows_the_file_content(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    p = tmp_path / "r.urdf"
+    p.write_text(CHAIN)
+    first = load_description(str(p))
+    assert len(list((tmp_path / "cache" / "coriolis" / "urdf").glob("*.json"))) == 1
+    assert load_description(str(p)) == first == parse_urdf(CHAIN, str(p))
+    p.write_text(CHAIN.replace('<axis xyz="0 1 0"/>', '<axis xyz="1 0 0"/>'))  # an edit is parsed again
+    assert load_description(str(p)).joints[1].axis == (1.0, 0.0, 0.0)
+    monkeypatch.setenv("CORIOLIS_NO_CACHE", "1")
+    p.write_text(CHAIN.replace('name="j1"', 'name="k1"'))
+    assert load_description(str(p)).joints[0].name == "k1"
+    assert len(list((tmp_path / "cache" / "coriolis" / "urdf").glob("*.json"))) == 2

@@ -56,7 +56,13 @@ def christoffel_kernel(ints, cols, geom, q, ws, Gamma):
         bar_crf_minus(h, Bt, D)  # line 6: D = (IC_k S_k) ×̄* − B̃
         j = k
         while j >= 0:  # lines 8-21; rows indexed in place (no views in the loops)
+            uj = cols[j, 2]
             for r in range(6):
+                if uj >= 0:  # S_j = e_u: columns and rows are picks
+                    F1[r] = Bt[r, uj]
+                    F2[r] = Bt[uj, r]
+                    F3[r] = D[r, uj]
+                    continue
                 s1 = 0.0
                 s2 = 0.0
                 s3 = 0.0
@@ -69,13 +75,19 @@ def christoffel_kernel(ints, cols, geom, q, ws, Gamma):
                 F3[r] = s3
             i = j
             while i >= 0:
-                g1 = 0.0
-                g2 = 0.0
-                g3 = 0.0
-                for r in range(6):
-                    g1 += S[i, r] * F1[r]  # line 12
-                    g2 += S[i, r] * F2[r]  # line 13
-                    g3 += S[i, r] * F3[r]  # line 14
+                ui = cols[i, 2]
+                if ui >= 0:
+                    g1 = F1[ui]
+                    g2 = F2[ui]
+                    g3 = F3[ui]
+                else:
+                    g1 = 0.0
+                    g2 = 0.0
+                    g3 = 0.0
+                    for r in range(6):
+                        g1 += S[i, r] * F1[r]  # line 12
+                        g2 += S[i, r] * F2[r]  # line 13
+                        g3 += S[i, r] * F3[r]  # line 14
                 Gamma[i, j, k] = g1
                 Gamma[i, k, j] = g1
                 Gamma[j, i, k] = g2
@@ -104,7 +116,11 @@ def christoffel_kernel(ints, cols, geom, q, ws, Gamma):
                 for b in range(c0, c1):
                     body_factorization(S[b], IC[deep], CHRISTOFFEL, T[0:2], Bb)
                     for c in range(c0, c1):
+                        uc = cols[c, 2]
                         for r in range(6):
+                            if uc >= 0:  # S_c = e_u
+                                U[c - c0, r] = Bb[r, uc]
+                                continue
                             br = 0.0
                             for t in range(6):
                                 br += Bb[r, t] * S[c, t]

@@ -57,13 +57,21 @@ def coriolis_kernel(ints, cols, geom, q, qd, kind, ws, M, Mdot, C):
         Mdot[j, j] = md_jj
         i = cols[j, 1]
         while i >= 0:  # lines 16-23, no transforms in the world frame
-            cij = 0.0
+            u = cols[i, 2]
             cji = 0.0
-            mij = 0.0
-            for r in range(6):
-                cij += S[i, r] * F1[r]  # line 19
-                cji += Sd[i, r] * F2[r] + S[i, r] * F3[r]  # line 20
-                mij += S[i, r] * F2[r]  # line 21
+            if u >= 0:  # S_i = e_u (free joint in the base frame): the products are picks
+                cij = F1[u]
+                mij = F2[u]
+                for r in range(6):
+                    cji += Sd[i, r] * F2[r]
+                cji += F3[u]
+            else:
+                cij = 0.0
+                mij = 0.0
+                for r in range(6):
+                    cij += S[i, r] * F1[r]  # line 19
+                    cji += Sd[i, r] * F2[r] + S[i, r] * F3[r]  # line 20
+                    mij += S[i, r] * F2[r]  # line 21
             C[i, j] = cij
             C[j, i] = cji
             M[i, j] = mij

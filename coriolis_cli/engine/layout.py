@@ -1,7 +1,7 @@
 """The model as the few flat arrays the kernels take, and the reusable workspace (Model/Data split).
 
 Few arguments keep the per-call overhead of compiled kernels low: ``ints`` (N x 4: parent, joint
-type, q start, v start), ``cols`` (nv x 2: body of each velocity column, previous column toward
+type, q start, v start), ``cols`` (nv x 3: body of each velocity column, previous column toward
 the root) and ``geom`` (N x 28: joint rotation 9, joint translation 3, axis 3, mass 1, COM 3,
 inertia about the COM 9).
 """
@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..model.tree import RobotModel
+from ..model.tree import FREE, RobotModel
 
 GEOM_WIDTH = 28
 # geom column offsets
@@ -38,7 +38,12 @@ def pack(model: RobotModel) -> Packed:
         f = model.flat
         N = model.n_bodies
         ints = np.ascontiguousarray(np.stack([f.parent, f.jtype, f.q_start, f.v_start], axis=1).astype(np.int64))
-        cols = np.ascontiguousarray(np.stack([f.col_body, f.col_parent], axis=1).astype(np.int64))
+        unit = np.full(model.nv, -1, dtype=np.int64)
+        for i in np.flatnonzero(f.jtype == FREE):
+            vs = int(f.v_start[i])
+            unit[vs : vs + 3] = [3, 4, 5]  # ν = [v; ω]: linear columns are e_3..e_5 angular-first
+            unit[vs + 3 : vs + 6] = [0, 1, 2]
+        cols = np.ascontiguousarray(np.stack([f.col_body, f.col_parent, unit], axis=1).astype(np.int64))
         geom = np.zeros((N, GEOM_WIDTH))
         geom[:, G_ROT:G_TRANS] = f.rot.reshape(N, 9)
         geom[:, G_TRANS:G_AXIS] = f.trans

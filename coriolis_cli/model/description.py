@@ -201,3 +201,36 @@ def validate(desc: RobotDescription) -> RobotDescription:
         cyc = [link.name for link in desc.links if link.name not in reached]
         raise ModelError(f"the joints form a cycle through links {', '.join(cyc[:6])}")
     return replace(desc, joints=tuple(joints))
+
+
+def description_to_dict(desc: RobotDescription) -> dict:
+    """Plain data (floats kept exactly) for caching parsed descriptions."""
+    return {
+        "name": desc.name,
+        "links": [
+            {"name": link.name, "inertial": None if link.inertial is None else
+             {"mass": link.inertial.mass, "xyz": list(link.inertial.xyz), "rpy": list(link.inertial.rpy),
+              "inertia": list(link.inertial.inertia)}}
+            for link in desc.links
+        ],
+        "joints": [
+            {"name": j.name, "type": j.type, "parent": j.parent, "child": j.child, "xyz": list(j.xyz), "rpy": list(j.rpy),
+             "axis": list(j.axis), "limits": None if j.limits is None else vars(j.limits).copy(),
+             "mimic": None if j.mimic is None else vars(j.mimic).copy()}
+            for j in desc.joints
+        ],
+    }
+
+
+def description_from_dict(data: dict, source: str = "") -> RobotDescription:
+    links = tuple(
+        LinkSpec(d["name"], None if d["inertial"] is None else Inertial(
+            d["inertial"]["mass"], tuple(d["inertial"]["xyz"]), tuple(d["inertial"]["rpy"]), tuple(d["inertial"]["inertia"])))
+        for d in data["links"]
+    )
+    joints = tuple(
+        JointSpec(d["name"], d["type"], d["parent"], d["child"], tuple(d["xyz"]), tuple(d["rpy"]), tuple(d["axis"]),
+                  None if d["limits"] is None else Limits(**d["limits"]), None if d["mimic"] is None else Mimic(**d["mimic"]))
+        for d in data["joints"]
+    )
+    return RobotDescription(data["name"], links, joints, source=source)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 
 from ..errors import ModelError
-from .description import RobotDescription
+from .description import RobotDescription, description_from_dict, description_to_dict
 from .topologies import TOPOLOGIES, generate, is_spec, parse_spec
 from .tree import RobotModel, build_model
 from .urdf import parse_urdf
@@ -33,6 +35,43 @@ def read_text(path: str) -> str:
         raise ModelError(f"{path}: not a text file (invalid UTF-8)") from None
 
 
+def _cache_dir() -> str | None:
+    if os.environ.get("CORIOLIS_NO_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "coriolis", "urdf")
+
+
+def _parse_urdf_cached(content: str, source: str) -> RobotDescription:
+    """Parse with yourdfpy once per file content; later runs read the parsed description back.
+
+    yourdfpy imports trimesh, which alone takes most of a second. The key is a hash of the text,
+    so an edited file is parsed again. Set CORIOLIS_NO_CACHE=1 to bypass the cache.
+    """
+    from .. import __version__
+
+    directory = _cache_dir()
+    key = hashlib.sha256((__version__ + "\0" + content).encode("utf-8")).hexdigest()
+    path = None if directory is None else os.path.join(directory, key + ".json")
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as f:
+                return description_from_dict(json.load(f), source)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    desc = parse_urdf(content, source)
+    if path is not None:
+        try:
+            os.makedirs(directory, exist_ok=True)
+            tmp = path + f".{os.getpid()}.part"
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(description_to_dict(desc), f)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home only costs the parse next time
+    return desc
+
+
 def load_description(path_or_spec: str) -> RobotDescription:
     text = str(path_or_spec)
     if os.path.exists(text):
@@ -40,11 +79,8 @@ def load_description(path_or_spec: str) -> RobotDescription:
         content = read_text(text)
         if ext in YAML_EXT:
             return parse_yaml(content, text)
-        if ext in URDF_EXT:
-            return parse_urdf(content, text)
-        # Unknown extension: decide by content
-        if content.lstrip().startswith("<"):
-            return parse_urdf(content, text)
+        if ext in URDF_EXT or (ext not in YAML_EXT and content.lstrip().startswith("<")):
+            return _parse_urdf_cached(content, text)
         return parse_yaml(content, text)
     if is_spec(text):
         topo, dof, seed = parse_spec(text)

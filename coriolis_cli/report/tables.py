@@ -100,7 +100,8 @@ def info_renderable(robot: RobotModel):
         ("robot", rec["robot"]),
         ("source", rec["source"]),
         ("base", f"{rec['base_link']} ({'floating: free joint' if rec['floating_base'] else 'fixed to the world'})"),
-        ("links", f"{rec['n_links']} ({rec['fixed_joints_merged']} fixed joints merged into {rec['n_bodies']} bodies)"),
+        ("links", f"{rec['n_links']} ({rec['fixed_joints_merged']} fixed joint{'s' if rec['fixed_joints_merged'] != 1 else ''} "
+                  f"merged into {rec['n_bodies']} bodies)"),
         ("DoF", f"nq = {rec['nq']}, nv = {rec['nv']}"),
         ("depth d", str(rec["depth"])),
         ("total mass", f"{rec['total_mass']:.6g} kg"),
