@@ -144,9 +144,13 @@ def test_compute_unwritable_output_leaves_nothing(run_cli, tmp_path):
     assert not target.exists()
 
 
-def test_compute_gamma_guard(run_cli):
-    r = run_cli("compute", "serial:400", "--random", "--what", "Gamma")
+def test_compute_gamma_guard(run_cli, tmp_path):
+    # full-tensor formats are refused above the guard (tables stream; see test_robustness)
+    r = run_cli("compute", "serial:400", "--random", "--what", "Gamma", "--format", "json")
     assert_one_line_error(r, "--force", "MiB")
+    out = tmp_path / "g.npz"
+    assert_one_line_error(run_cli("compute", "serial:400", "--random", "--what", "Gamma", "-o", out), "--force")
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(
