@@ -20,9 +20,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The runs behind BENCHMARKS.md (about 10 minutes); run them on a quiet machine.
 bench: $(STAMP)
 	$(BIN)/coriolis bench --table1 --peers
-	$(BIN)/coriolis bench robots/panda.urdf robots/quadruped.urdf robots/humanoid.urdf --floating-base --peers
+	$(BIN)/coriolis bench robots/panda.urdf --peers
+	$(BIN)/coriolis bench robots/quadruped.urdf robots/humanoid.urdf --floating-base --peers
+	$(BIN)/coriolis bench --dofs 5:40:5 --plot bench-sweep.png
+	$(BIN)/coriolis bench --topology serial --dofs 25:300:25
+	$(BIN)/coriolis bench --topology binary --dofs 25:300:25
 
 clean:
 	rm -rf $(VENV) build *.egg-info

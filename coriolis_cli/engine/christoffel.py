@@ -13,7 +13,7 @@ from __future__ import annotations
 from numba import njit
 
 from .kinematics import forward_kinematics, views
-from .spatial import CHRISTOFFEL, bar_crf_minus, body_factorization, matvec6
+from .spatial import CHRISTOFFEL, add_child_composite, bar_crf_minus, body_factorization, matvec6
 
 
 @njit(cache=True)
@@ -21,9 +21,7 @@ def _composite_inertias(ints, IC):
     for i in range(ints.shape[0] - 1, -1, -1):
         p = ints[i, 0]
         if p >= 0:
-            for r in range(6):
-                for c in range(6):
-                    IC[p, r, c] += IC[i, r, c]
+            add_child_composite(IC, p, i)
 
 
 @njit(cache=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 from .kinematics import body_velocities, forward_kinematics, views
-from .spatial import body_factorization
+from .spatial import add_child_composite, body_factorization
 
 
 @njit(cache=True)
@@ -83,7 +83,5 @@ def coriolis_kernel(ints, cols, geom, q, qd, kind, ws, M, Mdot, C):
         if cols[j, 1] < 0 or cols[cols[j, 1], 0] != b:
             p = ints[b, 0]
             if p >= 0:
-                for r in range(6):
-                    for c in range(6):
-                        IC[p, r, c] += IC[b, r, c]
-                        BC[p, r, c] += BC[b, r, c]
+                add_child_composite(IC, p, b)
+                add_child_composite(BC, p, b)

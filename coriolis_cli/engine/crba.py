@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 from .kinematics import forward_kinematics, views
-from .spatial import dot6, matvec6
+from .spatial import add_child_composite, dot6, matvec6
 
 
 @njit(cache=True)
@@ -31,6 +31,4 @@ def mass_matrix_kernel(ints, cols, geom, q, ws, M):
         if cols[j, 1] < 0 or cols[cols[j, 1], 0] != b:
             p = ints[b, 0]
             if p >= 0:
-                for r in range(6):
-                    for c in range(6):
-                        IC[p, r, c] += IC[b, r, c]
+                add_child_composite(IC, p, b)

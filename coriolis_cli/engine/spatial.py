@@ -126,6 +126,33 @@ def spatial_inertia(m, c, Ic, out):
 
 
 @njit(cache=True)
+def add_bar_crf(h, out):
+    """out += (h ×̄*) = [[-n×, -f×], [-f×, 0]] for h = [n; f]."""
+    n0, n1, n2, f0, f1, f2 = h[0], h[1], h[2], h[3], h[4], h[5]
+    out[0, 1] += n2
+    out[0, 2] -= n1
+    out[1, 0] -= n2
+    out[1, 2] += n0
+    out[2, 0] += n1
+    out[2, 1] -= n0
+    for o1, o2 in ((0, 3), (3, 0)):
+        out[o1 + 0, o2 + 1] += f2
+        out[o1 + 0, o2 + 2] -= f1
+        out[o1 + 1, o2 + 0] -= f2
+        out[o1 + 1, o2 + 2] += f0
+        out[o1 + 2, o2 + 0] += f1
+        out[o1 + 2, o2 + 1] -= f0
+
+
+@njit(cache=True)
+def add_child_composite(A, p, b):
+    """A[p] += A[b] for 6x6 composites (indices, not views: no reference counting in loops)."""
+    for r in range(6):
+        for c in range(6):
+            A[p, r, c] += A[b, r, c]
+
+
+@njit(cache=True)
 def body_factorization(v, I, kind, work, out):
     """out = B(v, I); ``work`` is 6x6x2 scratch (no allocation).
 
@@ -206,20 +233,7 @@ def body_factorization_dense(v, I, work, out):
             out[r, c] = s
     h = work[1, 0]
     matvec6(I, v, h)
-    n0, n1, n2, f0, f1, f2 = h[0], h[1], h[2], h[3], h[4], h[5]
-    out[0, 1] += n2
-    out[0, 2] -= n1
-    out[1, 0] -= n2
-    out[1, 2] += n0
-    out[2, 0] += n1
-    out[2, 1] -= n0
-    for o1, o2 in ((0, 3), (3, 0)):
-        out[o1 + 0, o2 + 1] += f2
-        out[o1 + 0, o2 + 2] -= f1
-        out[o1 + 1, o2 + 0] -= f2
-        out[o1 + 1, o2 + 2] += f0
-        out[o1 + 2, o2 + 0] += f1
-        out[o1 + 2, o2 + 1] -= f0
+    add_bar_crf(h, out)
     for r in range(6):
         for c in range(6):
             out[r, c] *= 0.5
@@ -231,17 +245,4 @@ def bar_crf_minus(h, B, out):
     for r in range(6):
         for c in range(6):
             out[r, c] = -B[r, c]
-    n0, n1, n2, f0, f1, f2 = h[0], h[1], h[2], h[3], h[4], h[5]
-    out[0, 1] += n2
-    out[0, 2] -= n1
-    out[1, 0] -= n2
-    out[1, 2] += n0
-    out[2, 0] += n1
-    out[2, 1] -= n0
-    for o1, o2 in ((0, 3), (3, 0)):
-        out[o1 + 0, o2 + 1] += f2
-        out[o1 + 0, o2 + 2] -= f1
-        out[o1 + 1, o2 + 0] -= f2
-        out[o1 + 1, o2 + 2] += f0
-        out[o1 + 2, o2 + 0] += f1
-        out[o1 + 2, o2 + 1] -= f0
+    add_bar_crf(h, out)
