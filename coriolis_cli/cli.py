@@ -35,7 +35,7 @@ def _warn_compile_once():
     from .engine.cache import kernels_cached
 
     if not kernels_cached():
-        err.print("[dim]compiling the numba kernels (first run only, about a minute; later runs load the cache)...[/dim]")
+        err.print("[dim]compiling the numba kernels (first run only, 10-60 s; later runs load the cache)...[/dim]")
 
 
 def _resolve_format(fmt: str | None, output: str | None) -> str:

@@ -245,3 +245,26 @@ def test_gamma_memory_guard():
     robot = cc.load_robot("serial:400")
     with pytest.raises(cc.SizeError, match="MiB"):
         cc.christoffel(robot, np.zeros(400))
+
+
+@pytest.mark.parametrize("spec, fb", [("binary:12", True), ("biped:10", False)])
+def test_reused_buffers_without_clearing_match_fresh_results(spec, fb, rng):
+    """The kernels write the same (structurally nonzero) entries for every state."""
+    from coriolis_cli.engine.christoffel import christoffel_kernel
+    from coriolis_cli.engine.coriolis import coriolis_kernel
+    from coriolis_cli.engine.layout import pack, workspace_size
+
+    robot = cc.load_robot(spec, floating_base=fb)
+    p, n = pack(robot), robot.nv
+    ws = np.zeros(workspace_size(p.n_bodies, n))
+    M, Mdot, C, G = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n, n))
+    for _ in range(4):
+        q, qd = robot.random_configuration(rng), rng.uniform(-10, 10, n)
+        coriolis_kernel(p.ints, p.cols, p.geom, q, qd, 0, ws, M, Mdot, C, False)
+        christoffel_kernel(p.ints, p.cols, p.geom, q, ws, G, False)
+        for a, b in zip((M, Mdot, C), cc.coriolis_matrix(robot, q, qd)):
+            assert np.array_equal(a, b)
+        assert np.array_equal(G, cc.christoffel(robot, q))
+    M[:] = np.nan  # and clear=True really clears
+    coriolis_kernel(p.ints, p.cols, p.geom, q, qd, 0, ws, M, Mdot, C, True)
+    assert not np.isnan(M).any()

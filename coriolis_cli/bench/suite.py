@@ -77,14 +77,14 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     ints, cols, geom = p.ints, p.cols, p.geom
     if "C" in what:
         out.timings.append(Timing("C", "coriolis", 1e6 * median_call_time(
-            lambda: coriolis_kernel(ints, cols, geom, q, qd, 0, ws, M, Mdot, C), repeat), "one call from Python"))
+            lambda: coriolis_kernel(ints, cols, geom, q, qd, 0, ws, M, Mdot, C, False), repeat), "one call from Python"))
         out.timings.append(Timing("C", "coriolis (compiled loop)", 1e6 * median_loop_time(
             lambda R: coriolis_loop(R, ints, cols, geom, Q, QD, 0, ws, M, Mdot, C), repeat), "as C++ is timed"))
         if batch:
             K = BATCH
             QB = np.ascontiguousarray(np.resize(Q, (K, robot.nq)))
             QDB = np.ascontiguousarray(np.resize(QD, (K, n)))
-            MB, MdB, CB = (np.empty((K, n, n)) for _ in range(3))
+            MB, MdB, CB = (np.zeros((K, n, n)) for _ in range(3))
             wsize = workspace_size(p.n_bodies, n)
             t = median_call_time(lambda: coriolis_batch(ints, cols, geom, QB, QDB, 0, wsize, chunks(K), MB, MdB, CB),
                                  repeat=max(3, repeat // 3), round_seconds=0.0)
@@ -92,7 +92,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     if "Gamma" in what and engine.gamma_bytes(robot) <= engine.api.GAMMA_MAX_BYTES:
         G = np.zeros((n, n, n))
         out.timings.append(Timing("Gamma", "coriolis", 1e6 * median_call_time(
-            lambda: christoffel_kernel(ints, cols, geom, q, ws, G), repeat), "one call from Python"))
+            lambda: christoffel_kernel(ints, cols, geom, q, ws, G, False), repeat), "one call from Python"))
         out.timings.append(Timing("Gamma", "coriolis (compiled loop)", 1e6 * median_loop_time(
             lambda R: christoffel_loop(R, ints, cols, geom, Q, ws, G), repeat), "as C++ is timed"))
     if peers:

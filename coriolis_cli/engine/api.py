@@ -96,12 +96,12 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"
     QD = _v(robot, qd, "qd", Q.shape[0])
     p = pack(robot)
     K, n = Q.shape[0], robot.nv
-    M, Mdot, C = (np.empty((K, n, n)) for _ in range(3))
+    M, Mdot, C = (np.zeros((K, n, n)) for _ in range(3))
     if batch:
         coriolis_batch(p.ints, p.cols, p.geom, Q, QD, kind, workspace_size(p.n_bodies, n), chunks(K), M, Mdot, C)
         return M, Mdot, C
     ws = np.zeros(workspace_size(p.n_bodies, n))
-    coriolis_kernel(p.ints, p.cols, p.geom, Q[0], QD[0], kind, ws, M[0], Mdot[0], C[0])
+    coriolis_kernel(p.ints, p.cols, p.geom, Q[0], QD[0], kind, ws, M[0], Mdot[0], C[0], False)
     return M[0], Mdot[0], C[0]
 
 
@@ -131,7 +131,7 @@ def christoffel_largest(robot: RobotModel, q, top: int):
     p = pack(robot)
     n = robot.nv
     ws = np.zeros(workspace_size(p.n_bodies, n))
-    M, Mdot, C = np.empty((n, n)), np.empty((n, n)), np.empty((n, n))
+    M, Mdot, C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
     e = np.zeros(n)
     best_v = np.zeros(0)
     best_i = np.zeros((0, 3), dtype=np.int64)
@@ -139,7 +139,7 @@ def christoffel_largest(robot: RobotModel, q, top: int):
     for k in range(n):
         e[:] = 0.0
         e[k] = 1.0
-        coriolis_kernel(p.ints, p.cols, p.geom, Q[0], e, 0, ws, M, Mdot, C)
+        coriolis_kernel(p.ints, p.cols, p.geom, Q[0], e, 0, ws, M, Mdot, C, False)  # same zeros every k
         flat = C.ravel()
         nonzero += int(np.count_nonzero(flat))
         m = min(top, flat.size)
@@ -162,12 +162,12 @@ def christoffel(robot: RobotModel, q, force: bool = False):
     check_gamma_size(robot, Q.shape[0], force)
     p = pack(robot)
     K, n = Q.shape[0], robot.nv
-    G = np.empty((K, n, n, n))
+    G = np.zeros((K, n, n, n))  # calloc: pages of structural zeros are never touched
     if batch:
         christoffel_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), chunks(K), G)
         return G
     ws = np.zeros(workspace_size(p.n_bodies, n))
-    christoffel_kernel(p.ints, p.cols, p.geom, Q[0], ws, G[0])
+    christoffel_kernel(p.ints, p.cols, p.geom, Q[0], ws, G[0], False)
     return G[0]
 
 
@@ -176,11 +176,11 @@ def mass_matrix(robot: RobotModel, q):
     Q, batch = _q(robot, q)
     p = pack(robot)
     K, n = Q.shape[0], robot.nv
-    M = np.empty((K, n, n))
+    M = np.zeros((K, n, n))
     if batch:
         mass_matrix_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), chunks(K), M)
         return M
-    mass_matrix_kernel(p.ints, p.cols, p.geom, Q[0], np.zeros(workspace_size(p.n_bodies, n)), M[0])
+    mass_matrix_kernel(p.ints, p.cols, p.geom, Q[0], np.zeros(workspace_size(p.n_bodies, n)), M[0], False)
     return M[0]
 
 

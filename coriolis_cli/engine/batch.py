@@ -1,4 +1,7 @@
-"""Batched evaluation: stacked states, evaluated in parallel over K (one workspace per chunk)."""
+"""Batched evaluation: stacked states, evaluated in parallel over K (one workspace per chunk).
+
+Outputs must come zeroed (np.zeros): the kernels write the structurally nonzero entries only.
+"""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ def coriolis_batch(ints, cols, geom, Q, QD, kind, wsize, nc, M, Mdot, C):
     for t in prange(nc):
         ws = np.zeros(wsize)
         for s in range(t * K // nc, (t + 1) * K // nc):
-            coriolis_kernel(ints, cols, geom, Q[s], QD[s], kind, ws, M[s], Mdot[s], C[s])
+            coriolis_kernel(ints, cols, geom, Q[s], QD[s], kind, ws, M[s], Mdot[s], C[s], False)
 
 
 @njit(cache=True, parallel=True)
@@ -31,7 +34,7 @@ def christoffel_batch(ints, cols, geom, Q, wsize, nc, Gamma):
     for t in prange(nc):
         ws = np.zeros(wsize)
         for s in range(t * K // nc, (t + 1) * K // nc):
-            christoffel_kernel(ints, cols, geom, Q[s], ws, Gamma[s])
+            christoffel_kernel(ints, cols, geom, Q[s], ws, Gamma[s], False)
 
 
 @njit(cache=True, parallel=True)
@@ -40,7 +43,7 @@ def mass_matrix_batch(ints, cols, geom, Q, wsize, nc, M):
     for t in prange(nc):
         ws = np.zeros(wsize)
         for s in range(t * K // nc, (t + 1) * K // nc):
-            mass_matrix_kernel(ints, cols, geom, Q[s], ws, M[s])
+            mass_matrix_kernel(ints, cols, geom, Q[s], ws, M[s], False)
 
 
 @njit(cache=True, parallel=True)

@@ -35,16 +35,20 @@ def _is_ancestor(ints, a, b):
 
 
 @njit(cache=True)
-def christoffel_kernel(ints, cols, geom, q, ws, Gamma):
+def christoffel_kernel(ints, cols, geom, q, ws, Gamma, clear=True):
+    """Γ into ``Gamma``. Only entries of mutually related DoF are written, so clearing nv³ entries
+    (O(N³), more than the algorithm on branched trees) is skipped with clear=False when ``Gamma``
+    already holds zeros elsewhere (np.zeros, or a buffer reused for this robot)."""
     N = ints.shape[0]
     n = cols.shape[0]
     R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
     forward_kinematics(ints, cols, geom, q, R, pos, S, IC, T)
     _composite_inertias(ints, IC)  # lines 1-3 and 22: IC_k = Σ_{l ⪰ k} I_l
-    for x in range(n):
-        for y in range(n):
-            for z in range(n):
-                Gamma[x, y, z] = 0.0
+    if clear:
+        for x in range(n):
+            for y in range(n):
+                for z in range(n):
+                    Gamma[x, y, z] = 0.0
     Bt, D = T[2], T[3]
     F1, F2, F3, h = F[0], F[1], F[2], F[3]
     for k in range(n - 1, -1, -1):

@@ -15,7 +15,9 @@ from .spatial import add_child_composite, body_factorization
 
 
 @njit(cache=True)
-def coriolis_kernel(ints, cols, geom, q, qd, kind, ws, M, Mdot, C):
+def coriolis_kernel(ints, cols, geom, q, qd, kind, ws, M, Mdot, C, clear=True):
+    """M, Ṁ, C into the given arrays. Only entries of related DoF are written: pass clear=False
+    when the outputs already hold zeros elsewhere (np.zeros, or a buffer reused for this robot)."""
     N = ints.shape[0]
     n = cols.shape[0]
     R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
@@ -24,11 +26,12 @@ def coriolis_kernel(ints, cols, geom, q, qd, kind, ws, M, Mdot, C):
     body_velocities(ints, cols, S, qd, v, Sd)
     for i in range(N):
         body_factorization(v[i], IC[i], kind, T, BC[i])
-    for r in range(n):
-        for c in range(n):
-            M[r, c] = 0.0
-            Mdot[r, c] = 0.0
-            C[r, c] = 0.0
+    if clear:
+        for r in range(n):
+            for c in range(n):
+                M[r, c] = 0.0
+                Mdot[r, c] = 0.0
+                C[r, c] = 0.0
     F1, F2, F3 = F[0], F[1], F[2]
     # lines 8-26: backward sweep. Rows are indexed in place: sub-array views in these loops
     # would cost reference counting on every use.

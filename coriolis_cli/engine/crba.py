@@ -9,14 +9,15 @@ from .spatial import add_child_composite, dot6, matvec6
 
 
 @njit(cache=True)
-def mass_matrix_kernel(ints, cols, geom, q, ws, M):
+def mass_matrix_kernel(ints, cols, geom, q, ws, M, clear=True):
     N = ints.shape[0]
     n = cols.shape[0]
     R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
     forward_kinematics(ints, cols, geom, q, R, pos, S, IC, T)
-    for r in range(n):
-        for c in range(n):
-            M[r, c] = 0.0
+    if clear:
+        for r in range(n):
+            for c in range(n):
+                M[r, c] = 0.0
     F2 = F[0]
     for j in range(n - 1, -1, -1):
         b = cols[j, 0]
