@@ -25,7 +25,7 @@ bench: $(STAMP)
 	$(BIN)/coriolis bench --table1 --peers
 	$(BIN)/coriolis bench robots/panda.urdf --peers
 	$(BIN)/coriolis bench robots/quadruped.urdf robots/humanoid.urdf --floating-base --peers
-	$(BIN)/coriolis bench --dofs 5:40:5 --plot bench-sweep.png
+	$(BIN)/coriolis bench --dofs 5:40:5 --plot docs/bench-sweep.png --force
 	$(BIN)/coriolis bench --topology serial --dofs 25:300:25
 	$(BIN)/coriolis bench --topology binary --dofs 25:300:25
 

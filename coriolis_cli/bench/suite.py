@@ -87,7 +87,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
             MB, MdB, CB = (np.zeros((K, n, n)) for _ in range(3))
             wsize = workspace_size(p.n_bodies, n)
             t = median_call_time(lambda: coriolis_batch(ints, cols, geom, QB, QDB, 0, wsize, chunks(K), MB, MdB, CB),
-                                 repeat=max(3, repeat // 3), round_seconds=0.0)
+                                 repeat=max(5, repeat // 2), round_seconds=0.0)
             out.timings.append(Timing("C", f"coriolis batch of {K}", 1e6 * t / K, "per state, parallel"))
     if "Gamma" in what and engine.gamma_bytes(robot) <= engine.api.GAMMA_MAX_BYTES:
         G = np.zeros((n, n, n))
