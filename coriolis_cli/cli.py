@@ -403,6 +403,8 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
     else:
         jobs = [(f"{t}:{d}", f"{t}:{d}", t, d) for t in topologies for d in parse_dofs(dofs)]
         mode = "sweep"
+    if plot and mode != "sweep":
+        raise StateError("--plot draws a DoF sweep: use it without ROBOT and without --table1")
     models = [(label, _load(src, floating_base), topo) for label, src, topo, _ in jobs]
     _warn_compile_once()
     results = []
@@ -432,8 +434,6 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
         if plot:
             write_atomic(plot, sweep_plot(sweeps), force)
             err.print(f"wrote {plot}")
-    if plot and mode != "sweep":
-        raise StateError("--plot draws a DoF sweep: use it without ROBOT and without --table1")
     if fmt == "json":
         _emit_text(to_json(record), output, force)
     elif output:

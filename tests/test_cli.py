@@ -176,3 +176,26 @@ def test_real_process_error_has_no_traceback(tmp_path):
     assert p.returncode == 2
     assert p.stderr.strip().startswith("error:") and "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_bench_runs_and_reports(run_cli, tmp_path):
+    r = run_cli("bench", "--topology", "binary", "--dofs", "4,8", "--repeat", "3", "--format", "json")
+    assert r.code == 0, r
+    import json
+
+    rec = json.loads(r.out)
+    assert rec["mode"] == "sweep" and [s["dof"] for s in rec["systems"]] == [4, 8]
+    assert rec["slopes"]["binary"]["C"] is not None
+    assert all(t["us"] > 0 for s in rec["systems"] for t in s["timings"])
+    plot = tmp_path / "p.png"
+    assert run_cli("bench", "--topology", "serial", "--dofs", "3,6", "--repeat", "3", "--plot", plot).code == 0
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+    assert_one_line_error(run_cli("bench", robot_path("panda.urdf"), "--plot", tmp_path / "x.png"), "--plot draws a DoF sweep")
+    assert_one_line_error(run_cli("bench", "--dofs", "a:b"), "--dofs")
+    assert_one_line_error(run_cli("bench", "--what", "Foo"), "unknown output 'Foo'")
+
+
+def test_bench_robot_with_peers(run_cli):
+    r = run_cli("bench", robot_path("planar_2link.urdf"), "--peers", "--repeat", "3")
+    assert r.code == 0, r
+    assert "coriolis (compiled loop)" in r.out and "finite differences of M" in r.out
