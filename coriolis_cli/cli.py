@@ -11,7 +11,7 @@ import numpy as np
 from rich.console import Console
 
 from . import __version__
-from .errors import CoriolisError, StateError
+from .errors import CoriolisError, SizeError, StateError
 
 # Piped output is not squeezed to 80 columns: wide matrices stay readable in files and logs.
 _width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "160"))
@@ -212,7 +212,7 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
     if "Gamma" in keys:
         try:
             engine.check_gamma_size(model, 1, force)
-        except CoriolisError:
+        except SizeError:
             if fmt != "table":
                 raise
             stream_gamma = True  # a table shows the largest entries only: never hold Γ

@@ -16,7 +16,7 @@ from .. import engine
 from ..engine.batch import chunks, coriolis_batch
 from ..engine.christoffel import christoffel_kernel
 from ..engine.coriolis import coriolis_kernel
-from ..engine.layout import pack, workspace_size
+from ..engine.layout import Workspace, pack, workspace_size
 from ..model.tree import RobotModel
 from ..peers import finite_differences as fd
 from ..peers import pinocchio as pinocchio_peer
@@ -70,7 +70,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     p = pack(robot)
     n = robot.nv
     Q, QD = _states(robot)
-    ws = np.zeros(workspace_size(p.n_bodies, n))
+    ws = Workspace(robot).buffer
     M, Mdot, C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
     out = SystemBench(label, topology, n - (6 if robot.floating_base else 0), n, robot.n_bodies, robot.depth, robot.floating_base)
     q, qd = Q[0], QD[0]

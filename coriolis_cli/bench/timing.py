@@ -21,23 +21,12 @@ ROUND_SECONDS = 2e-3
 
 def median_call_time(fn, repeat: int = 15, round_seconds: float = ROUND_SECONDS) -> float:
     """Median seconds per call of ``fn()``."""
-    fn()
-    number = 1
-    while True:
-        t = time.perf_counter()
+
+    def run(number):
         for _ in range(number):
             fn()
-        dt = time.perf_counter() - t
-        if dt >= round_seconds or number >= 1 << 20:
-            break
-        number *= 2
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t) / number)
-    return float(np.median(times))
+
+    return median_loop_time(run, repeat, round_seconds, max_per_round=1 << 20)
 
 
 @njit(cache=True)
@@ -53,15 +42,15 @@ def christoffel_loop(R, ints, cols, geom, Q, ws, G):
         christoffel_kernel(ints, cols, geom, Q[s % Q.shape[0]], ws, G, False)
 
 
-def median_loop_time(run, repeat: int = 15, round_seconds: float = ROUND_SECONDS) -> float:
-    """Median seconds per evaluation of ``run(R)``, which evaluates R states in compiled code."""
+def median_loop_time(run, repeat: int = 15, round_seconds: float = ROUND_SECONDS, max_per_round: int = 1 << 22) -> float:
+    """Median seconds per evaluation of ``run(R)``, which evaluates R states."""
     run(1)
     R = 1
     while True:
         t = time.perf_counter()
         run(R)
         dt = time.perf_counter() - t
-        if dt >= round_seconds or R >= 1 << 22:
+        if dt >= round_seconds or R >= max_per_round:
             break
         R *= 2
     times = []

@@ -100,7 +100,7 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"
     if batch:
         coriolis_batch(p.ints, p.cols, p.geom, Q, QD, kind, workspace_size(p.n_bodies, n), chunks(K), M, Mdot, C)
         return M, Mdot, C
-    ws = np.zeros(workspace_size(p.n_bodies, n))
+    ws = Workspace(robot).buffer
     coriolis_kernel(p.ints, p.cols, p.geom, Q[0], QD[0], kind, ws, M[0], Mdot[0], C[0], False)
     return M[0], Mdot[0], C[0]
 
@@ -130,7 +130,7 @@ def christoffel_largest(robot: RobotModel, q, top: int):
         raise StateError("christoffel_largest takes one state")
     p = pack(robot)
     n = robot.nv
-    ws = np.zeros(workspace_size(p.n_bodies, n))
+    ws = Workspace(robot).buffer
     M, Mdot, C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
     e = np.zeros(n)
     best_v = np.zeros(0)
@@ -166,7 +166,7 @@ def christoffel(robot: RobotModel, q, force: bool = False):
     if batch:
         christoffel_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), chunks(K), G)
         return G
-    ws = np.zeros(workspace_size(p.n_bodies, n))
+    ws = Workspace(robot).buffer
     christoffel_kernel(p.ints, p.cols, p.geom, Q[0], ws, G[0], False)
     return G[0]
 
@@ -180,7 +180,7 @@ def mass_matrix(robot: RobotModel, q):
     if batch:
         mass_matrix_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), chunks(K), M)
         return M
-    mass_matrix_kernel(p.ints, p.cols, p.geom, Q[0], np.zeros(workspace_size(p.n_bodies, n)), M[0], False)
+    mass_matrix_kernel(p.ints, p.cols, p.geom, Q[0], Workspace(robot).buffer, M[0], False)
     return M[0]
 
 
@@ -207,7 +207,7 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True):
     if batch:
         rnea_batch(p.ints, p.cols, p.geom, Q, QD, QDD, g, workspace_size(p.n_bodies, robot.nv), chunks(K), tau)
         return tau
-    rnea_kernel(p.ints, p.cols, p.geom, Q[0], QD[0], QDD[0], g, np.zeros(workspace_size(p.n_bodies, robot.nv)), tau[0])
+    rnea_kernel(p.ints, p.cols, p.geom, Q[0], QD[0], QDD[0], g, Workspace(robot).buffer, tau[0])
     return tau[0]
 
 

@@ -17,16 +17,6 @@ FACTORIZATIONS = {"christoffel": CHRISTOFFEL, "featherstone": FEATHERSTONE}
 
 
 @njit(cache=True)
-def cross3(a, b, out):
-    x = a[1] * b[2] - a[2] * b[1]
-    y = a[2] * b[0] - a[0] * b[2]
-    z = a[0] * b[1] - a[1] * b[0]
-    out[0] = x
-    out[1] = y
-    out[2] = z
-
-
-@njit(cache=True)
 def crm_mat(v, out):
     """out (6x6) = crm(v)."""
     for r in range(6):
@@ -80,15 +70,6 @@ def matvec6(A, x, out):
         s = 0.0
         for c in range(6):
             s += A[r, c] * x[c]
-        out[r] = s
-
-
-@njit(cache=True)
-def matTvec6(A, x, out):
-    for r in range(6):
-        s = 0.0
-        for c in range(6):
-            s += A[c, r] * x[c]
         out[r] = s
 
 
@@ -223,14 +204,14 @@ def body_factorization(v, I, kind, work, out):
 @njit(cache=True)
 def body_factorization_dense(v, I, work, out):
     """Eq. (10) term by term with 6x6 products: the reference the block form is tested against."""
+    body_factorization(v, I, FEATHERSTONE, work, out)  # crf(v) I, leaves crm(v) in work[0]
     X = work[0]
-    crm_mat(v, X)
     for r in range(6):
         for c in range(6):
             s = 0.0
             for k in range(6):
-                s += -X[k, r] * I[k, c] - I[r, k] * X[k, c]
-            out[r, c] = s
+                s += I[r, k] * X[k, c]
+            out[r, c] -= s  # − I crm(v)
     h = work[1, 0]
     matvec6(I, v, h)
     add_bar_crf(h, out)

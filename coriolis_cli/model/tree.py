@@ -144,14 +144,6 @@ class RobotModel:
         return tuple(b.joint.name for b in self.bodies)
 
     # ---- structure ---------------------------------------------------------------------
-    def ancestors(self, i: int) -> list[int]:
-        """Bodies from i to the root, i included."""
-        out = []
-        while i >= 0:
-            out.append(i)
-            i = self.bodies[i].parent
-        return out
-
     @cached_property
     def body_ancestors(self) -> np.ndarray:
         """Boolean N x N: [a, b] is True when body a lies on the path from b to the root (a ⪯ b)."""
