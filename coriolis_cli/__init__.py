@@ -1,14 +1,30 @@
-"""coriolis: M, Ṁ, C and Christoffel symbols of rigid-body trees with recursive algorithms."""
+"""coriolis: M, Ṁ, C and Christoffel symbols of rigid-body trees with recursive algorithms.
+
+The engine (numba) is imported on first use of one of its functions, so that loading a robot or
+running ``coriolis --help`` does not pay for it.
+"""
 
 from .errors import CheckFailed, CoriolisError, InputError, ModelError, OutputError, SizeError, SpecError, StateError
-from . import engine
-from .engine import christoffel, coriolis_matrix, gravity_vector, inverse_dynamics, mass_matrix
 from .model import RobotModel, load_robot
 
 __version__ = "0.1.0"
 
+_ENGINE = ("christoffel", "christoffel_largest", "coriolis_matrix", "gravity_vector", "inverse_dynamics", "mass_matrix",
+           "Data", "QuaternionWarning")
+
 __all__ = [
-    "CheckFailed", "CoriolisError", "InputError", "ModelError", "OutputError", "RobotModel", "SizeError",
-    "SpecError", "StateError", "christoffel", "coriolis_matrix", "gravity_vector", "inverse_dynamics",
-    "load_robot", "mass_matrix",
+    "CheckFailed", "CoriolisError", "Data", "InputError", "ModelError", "OutputError", "QuaternionWarning", "RobotModel",
+    "SizeError", "SpecError", "StateError", "christoffel", "christoffel_largest", "coriolis_matrix", "engine",
+    "gravity_vector", "inverse_dynamics", "load_robot", "mass_matrix",
 ]
+
+
+def __getattr__(name):
+    if name == "engine" or name in _ENGINE:
+        import importlib
+
+        engine = importlib.import_module(".engine", __name__)
+        for attr in _ENGINE:  # later look-ups are plain module attributes
+            globals()[attr] = getattr(engine, attr)
+        return engine if name == "engine" else globals()[name]
+    raise AttributeError(f"module 'coriolis_cli' has no attribute '{name}'")

@@ -374,7 +374,7 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
     from rich.console import Group
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .bench.suite import bench_label, bench_system, fit_slope, parse_dofs
+    from .bench.suite import OURS_LOOP, bench_label, bench_system, fit_slope, parse_dofs
     from .report.bench import slope_table, sweep_plot, sweep_table, system_table, table1 as table1_render
     from .report.formats import to_json
     from .report.output import check_writable, write_atomic
@@ -426,8 +426,8 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
             parts += [system_table(s) for s in results]
     else:
         sweeps = {t: [s for s in results if s.topology == t] for t in topologies}
-        slopes = {t: {w: fit_slope([s.dof for s in ss], [s.get(w, "coriolis (compiled loop)") for s in ss])
-                      for w in whats if all(s.get(w, "coriolis (compiled loop)") is not None for s in ss)}
+        slopes = {t: {w: fit_slope([s.dof for s in ss], [s.get(w, OURS_LOOP) for s in ss])
+                      for w in whats if all(s.get(w, OURS_LOOP) is not None for s in ss)}
                   for t, ss in sweeps.items()}
         record["slopes"] = slopes
         parts = [sweep_table(t, ss) for t, ss in sweeps.items()] + [slope_table(slopes)]

@@ -47,9 +47,8 @@ def test_bundled_robots_load(path, floating):
             cc.load_robot(path, floating_base=True)
         return
     r = cc.load_robot(path, floating_base=floating)
-    f = r.flat
     assert all(b.parent < i for i, b in enumerate(r.bodies))
-    assert r.nv == len(r.dof_names) == f.col_body.shape[0]
+    assert r.nv == len(r.dof_names) == r.col_body.shape[0]
     assert r.nq == len(r.config_names) == r.nv + (1 if floating else 0)
     assert r.total_mass > 0
 
@@ -100,9 +99,9 @@ def test_generated_axes_vary_and_seed_reproduces():
     assert np.linalg.matrix_rank(axes) == 3
     assert len({tuple(np.round(x, 6)) for x in axes}) == 12
     b = cc.load_robot("serial:12")
-    assert np.array_equal(a.flat.geom if hasattr(a.flat, "geom") else a.flat.axis, b.flat.axis)
+    assert np.array_equal(a.arrays.geom, b.arrays.geom)
     c = cc.load_robot("serial:12:7")
-    assert not np.array_equal(a.flat.axis, c.flat.axis)
+    assert not np.array_equal(a.arrays.geom, c.arrays.geom)
 
 
 @pytest.mark.parametrize(

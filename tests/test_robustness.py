@@ -219,7 +219,9 @@ def test_thousand_link_urdf(run_cli, tmp_path):
 
 
 def test_gamma_table_streams_largest_entries_above_the_guard(run_cli, monkeypatch):
-    monkeypatch.setattr(cc.engine.api, "GAMMA_MAX_BYTES", 8 * 10**3)  # a 30-DoF Γ is now "too large"
+    monkeypatch.setattr(cc.engine.data, "GAMMA_MAX_BYTES", 8 * 10**3)  # a 30-DoF Γ is now "too large"
+    with pytest.raises(cc.SizeError):
+        cc.christoffel(cc.load_robot("serial:30"), np.zeros(30))
     r = run_cli("compute", "serial:30", "--random", "--what", "Gamma", "--top", "3")
     assert r.code == 0, r
     robot = cc.load_robot("serial:30")

@@ -16,7 +16,7 @@ from coriolis_cli.engine.spatial import (
 def random_inertia(rng):
     A = rng.normal(size=(3, 3))
     out = np.zeros((6, 6))
-    spatial_inertia(rng.uniform(0.1, 3), rng.normal(size=3), A @ A.T, out)
+    spatial_inertia(rng.uniform(0.1, 3), rng.normal(size=3), A @ A.T, out[None], 0)
     return out
 
 

@@ -1,14 +1,19 @@
-"""The dynamics engine: spatial algebra and one algorithm per module, compiled with numba."""
+"""The dynamics engine: spatial algebra and one algorithm per module, compiled with numba.
 
-from .cache import drop_stale_cache
+Only this package holds compiled code. Importing it imports numba; the CLI imports it lazily so
+that ``coriolis --help`` and ``coriolis info`` start without it.
+"""
 
-drop_stale_cache()
+from .cache import prepare_kernel_cache
+
+prepare_kernel_cache()
 
 # ruff: noqa: E402
 
 from .api import (
+    GAMMA_MAX_BYTES,
+    Data,
     QuaternionWarning,
-    Workspace,
     check_gamma_size,
     christoffel,
     christoffel_largest,
@@ -20,6 +25,6 @@ from .api import (
 )
 
 __all__ = [
-    "QuaternionWarning", "Workspace", "check_gamma_size", "christoffel", "christoffel_largest", "coriolis_matrix", "gamma_bytes",
-    "gravity_vector", "inverse_dynamics", "mass_matrix",
+    "Data", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "christoffel", "christoffel_largest",
+    "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "mass_matrix",
 ]

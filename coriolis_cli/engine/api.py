@@ -1,7 +1,13 @@
-"""Public functions: validate states, run the compiled kernels, single states or batches.
+"""Public functions: check states, run the compiled kernels, single states or batches.
 
 Every function accepts one state (``q`` of shape (nq,)) or a batch (shape (K, nq)), in which case
-results gain a leading K axis and the K states are evaluated in parallel.
+results gain a leading K axis and the K states are evaluated in parallel. With ``data=`` (from
+``robot.create_data()``, one state at a time) the results are written into the workspace's own
+arrays and returned, allocating nothing.
+
+A float64 contiguous 1-D array of the right length takes the fast path: a type, dtype and shape
+test here, finiteness and quaternion norms checked inside the compiled code. Anything else (lists,
+other dtypes, batches) is converted and checked here first. Both paths give the same messages.
 """
 
 from __future__ import annotations
@@ -9,31 +15,70 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from numba import typeof
 
-from ..errors import SizeError, StateError
-from ..model.tree import FREE, RobotModel
+from ..errors import StateError
+from ..model.tree import RobotModel
 from .batch import chunks, christoffel_batch, coriolis_batch, mass_matrix_batch, rnea_batch
 from .christoffel import christoffel_kernel
 from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
-from .layout import Workspace, pack, workspace_size
+from .data import C_, G_, GAMMA_MAX_BYTES, M_, MDOT_, TAU_, ZERO_, Data, KernelData, check_gamma_bytes, gamma_bytes_for, workspace_size
 from .rnea import rnea_kernel
 from .spatial import FACTORIZATIONS
 
 STANDARD_GRAVITY = np.array([0.0, 0.0, -9.81])
-# Γ holds nv³ doubles; above this many bytes we refuse unless asked with force=True.
-GAMMA_MAX_BYTES = 256 * 2**20
-QUATERNION_TOLERANCE = 1e-6
+NO_GRAVITY = np.zeros(3)
+for _g in (STANDARD_GRAVITY, NO_GRAVITY):
+    _g.setflags(write=False)
+
+_F64 = np.dtype(np.float64)
+_UNIT_STRIDE = (8,)
+_ND = np.ndarray
+_new_tuple = tuple.__new__
 
 
 class QuaternionWarning(UserWarning):
     """A free joint's quaternion was not of unit norm and has been normalized."""
 
 
+class _Compiled:
+    """A kernel called through its compiled entry point, past numba's per-call type dispatch
+    (which costs about 0.25 µs per array inside a named tuple). The first call goes through the
+    dispatcher, which compiles or loads the kernel for these argument types; later calls must
+    pass the same types, which the checks in this module guarantee."""
+
+    __slots__ = ("dispatcher", "call")
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self.call = self._first
+
+    def _first(self, *args):
+        args = tuple(a.copy() if isinstance(a, np.ndarray) and not a.flags.writeable and a.ndim == 1 else a for a in args)
+        result = self.dispatcher(*args)
+        compiled = self.dispatcher.overloads.get(tuple(typeof(a) for a in args))
+        if compiled is not None:
+            self.call = compiled.entry_point
+        return result
+
+
+_CORIOLIS = _Compiled(coriolis_kernel)
+_CHRISTOFFEL = _Compiled(christoffel_kernel)
+_MASS_MATRIX = _Compiled(mass_matrix_kernel)
+_RNEA = _Compiled(rnea_kernel)
+
+
+# ---- checks -------------------------------------------------------------------------------
+def _names_hint(names) -> str:
+    return f"{', '.join(names[:8])}{', ...' if len(names) > 8 else ''}"
+
+
 def _as_states(x, width: int, what: str, names) -> tuple[np.ndarray, bool]:
+    """The slow path: any array-like to a C-contiguous float64 (K, width) array, checked."""
     try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
+        arr = np.array(x, dtype=float)
+    except (TypeError, ValueError, OverflowError):
         raise StateError(f"{what} must be numbers") from None
     if arr.ndim == 1:
         batch = False
@@ -43,80 +88,190 @@ def _as_states(x, width: int, what: str, names) -> tuple[np.ndarray, bool]:
     else:
         raise StateError(f"{what} must have shape ({width},) or (K, {width}), got {arr.shape}")
     if arr.shape[1] != width:
-        raise StateError(f"{what} has {arr.shape[1]} values per state, the robot needs {width} ({', '.join(names[:8])}{', ...' if len(names) > 8 else ''})")
+        raise StateError(f"{what} has {arr.shape[1]} values per state, the robot needs {width} ({_names_hint(names)})")
     if not np.all(np.isfinite(arr)):
         bad = np.argwhere(~np.isfinite(arr))[0]
-        raise StateError(f"{what}[{names[bad[1]]}] is not finite ({arr[tuple(bad)]})")
+        raise StateError(_not_finite(what, names[bad[1]], arr[tuple(bad)]))
     return np.ascontiguousarray(arr), batch
 
 
-def _normalize_quaternions(robot: RobotModel, Q: np.ndarray) -> np.ndarray:
-    f = robot.flat
-    for i in np.flatnonzero(f.jtype == FREE):
-        qs = int(f.q_start[i])
-        quat = Q[:, qs + 3 : qs + 7]
-        norm = np.linalg.norm(quat, axis=1)
-        if np.any(norm < 1e-12):
-            raise StateError(f"the quaternion of joint '{robot.bodies[i].joint.name}' is zero")
-        if np.any(np.abs(norm - 1.0) > QUATERNION_TOLERANCE):
-            warnings.warn(
-                f"the quaternion of joint '{robot.bodies[i].joint.name}' has norm {norm.max():.6g}; normalized",
-                QuaternionWarning,
-                stacklevel=3,
-            )
-            Q = Q.copy()
-            Q[:, qs + 3 : qs + 7] = quat / norm[:, None]
-    return Q
+def _not_finite(what, name, value) -> str:
+    return f"{what}[{name}] is not finite ({value})"
 
 
-def _q(robot, q):
-    Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
-    return _normalize_quaternions(robot, Q), batch
+def _is_fast(x, shape) -> bool:
+    return type(x) is np.ndarray and x.dtype is _F64 and x.shape == shape and x.strides == _UNIT_STRIDE
 
 
-def _v(robot, x, what, K):
+def _one_state(robot, x, width, what, names) -> np.ndarray:
+    arr, batch = _as_states(x, width, what, names)
+    if batch:
+        raise StateError(f"{what}: data= takes one state at a time, got a batch of {arr.shape[0]}; call without data= for batches")
+    return arr[0]
+
+
+def _factorization(name: str) -> int:
+    try:
+        return FACTORIZATIONS[name]
+    except (KeyError, TypeError):
+        raise StateError(f"unknown factorization '{name}' (choose from {', '.join(FACTORIZATIONS)})") from None
+
+
+def _check_data(robot, data) -> None:
+    if not isinstance(data, Data):
+        raise StateError("data must come from robot.create_data()")
+    if data.robot is not robot:
+        raise StateError(f"data was created for robot '{data.robot.name}', not for this robot object ('{robot.name}')")
+
+
+def _free_body_names(robot, b: int) -> str:
+    return robot.bodies[b].joint.name
+
+
+def _report(robot: RobotModel, status: int, q, *velocities) -> None:
+    """Turn a kernel's status code (engine.joints) into the error or warning it stands for."""
+    if status > 0:
+        k = status - 1
+        for what, arr, names in (("q", q, robot.config_names),) + tuple(
+            (w, v, robot.dof_names) for w, v in velocities
+        ):
+            if k < len(names):
+                raise StateError(_not_finite(what, names[k], arr[k]))
+            k -= len(names)
+        raise StateError("a state is not finite")  # unreachable: the code names an entry
+    b = (-status - 1) // 2
+    joint = _free_body_names(robot, b)
+    if status % 2 != 0:
+        raise StateError(f"the quaternion of joint '{joint}' is zero")
+    qs = int(robot.q_start[b])
+    Q = np.atleast_2d(q)
+    norm = np.linalg.norm(Q[:, qs + 3 : qs + 7], axis=1)
+    worst = norm[np.argmax(np.abs(norm - 1.0))]
+    warnings.warn(f"the quaternion of joint '{joint}' has norm {worst:.6g}; normalized", QuaternionWarning, stacklevel=3)
+
+
+def _report_batch(robot, status: np.ndarray, Q, *velocities) -> None:
+    bad = np.flatnonzero((status > 0) | ((status < 0) & (status % 2 != 0)))
+    if bad.size:
+        s = int(bad[0])
+        _report(robot, int(status[s]), Q[s], *((w, v[s]) for w, v in velocities))
+    warned = np.flatnonzero(status < 0)
+    if warned.size:
+        _report(robot, int(status[warned[0]]), Q)
+
+
+def _velocities(robot, x, what, K):
     X, _ = _as_states(x, robot.nv, what, robot.dof_names)
     if X.shape[0] != K:
         raise StateError(f"{what} holds {X.shape[0]} states but q holds {K}")
     return X
 
 
-def _factorization(name: str) -> int:
+def _gravity(gravity) -> np.ndarray:
+    if gravity is True:
+        return STANDARD_GRAVITY
+    if gravity is False or gravity is None:
+        return NO_GRAVITY
     try:
-        return FACTORIZATIONS[name]
-    except KeyError:
-        raise StateError(f"unknown factorization '{name}' (choose from {', '.join(FACTORIZATIONS)})") from None
+        g = np.array(gravity, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        g = None
+    if g is None or g.shape != (3,) or not np.all(np.isfinite(g)):
+        raise StateError("gravity must be True, False or a finite 3-vector")
+    return g
 
 
-def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"):
+def _scratch(robot: RobotModel, matrices=None, Gamma=None) -> KernelData:
+    """Scratch shared by calls without data= (the kernels hold the GIL, so one call at a time
+    uses it), with fresh output arrays for the caller to keep."""
+    k = robot.shared_data.kernel
+    if matrices is None and Gamma is None:
+        return k
+    # tuple.__new__ skips the named tuple's Python-level constructor (0.3 µs per call)
+    return _new_tuple(KernelData, (k.work, k.matrices if matrices is None else matrices, k.Gamma if Gamma is None else Gamma,
+                                   k.vectors))
+
+
+# ---- Algorithm 1 ---------------------------------------------------------------------------
+def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel", data: Data | None = None):
     """Algorithm 1: ``M, Mdot, C`` at (q, q̇). ``factorization`` selects the body-level B:
-    ``christoffel`` (eq. 10, C = Σ_k Γ[:, :, k] q̇_k) or ``featherstone`` (eq. 9, admissible only)."""
-    kind = _factorization(factorization)
-    Q, batch = _q(robot, q)
-    QD = _v(robot, qd, "qd", Q.shape[0])
-    p = pack(robot)
-    K, n = Q.shape[0], robot.nv
-    M, Mdot, C = (np.zeros((K, n, n)) for _ in range(3))
+    ``christoffel`` (eq. 10, C = Σ_k Γ[:, :, k] q̇_k) or ``featherstone`` (eq. 9, admissible only).
+
+    With ``data=robot.create_data()`` the results are ``data.M, data.Mdot, data.C`` themselves,
+    overwritten on every call."""
+    kind = FACTORIZATIONS.get(factorization) if type(factorization) is str else None
+    if kind is None:
+        kind = _factorization(factorization)
+    if data is not None:
+        if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and data.robot is robot
+                and q.shape == data.q_shape and qd.shape == data.v_shape and q.strides == _UNIT_STRIDE
+                and qd.strides == _UNIT_STRIDE):
+            _check_data(robot, data)
+            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
+            qd = _one_state(robot, qd, robot.nv, "qd", robot.dof_names)
+        status = _CORIOLIS.call(robot.arrays, data.kernel, q, qd, kind)
+        if status:
+            _report(robot, status, q, ("qd", qd))
+        return data.coriolis_outputs
+    n = robot.nv
+    if _is_fast(q, (robot.nq,)) and _is_fast(qd, (n,)):
+        batch = False
+    else:
+        Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
+        QD = _velocities(robot, qd, "qd", Q.shape[0])
+        if batch:
+            K = Q.shape[0]
+            out = np.zeros((K, 3, n, n))
+            status = np.zeros(K, dtype=np.int64)
+            coriolis_batch(robot.arrays, Q, QD, kind, workspace_size(robot.n_bodies, n, robot.nq), chunks(K), out, status)
+            if status.any():
+                _report_batch(robot, status, Q, ("qd", QD))
+            return out[:, M_], out[:, MDOT_], out[:, C_]
+        q, qd = Q[0], QD[0]
+    out = np.zeros((3, n, n))
+    status = _CORIOLIS.call(robot.arrays, _scratch(robot, matrices=out), q, qd, kind)
+    if status:
+        _report(robot, status, q, ("qd", qd))
+    return out[M_], out[MDOT_], out[C_]
+
+
+# ---- Algorithm 2 ---------------------------------------------------------------------------
+def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = None):
+    """Algorithm 2: Christoffel symbols of the first kind, ``Gamma[i, j, k]`` with
+    ``C[i, j] = Σ_k Gamma[i, j, k] q̇_k``. For a free joint ``Gamma[:, :, k] = C(q, e_k)``.
+
+    Γ holds nv³ doubles: above 256 MiB it is refused unless ``force=True``."""
+    if data is not None:
+        if data.robot is not robot:
+            _check_data(robot, data)
+        if data.Gamma is None:
+            data.ensure_gamma(force)
+        if not (type(q) is _ND and q.dtype is _F64 and q.shape == data.q_shape and q.strides == _UNIT_STRIDE):
+            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
+        status = _CHRISTOFFEL.call(robot.arrays, data.kernel, q)
+        if status:
+            _report(robot, status, q)
+        return data.Gamma
+    n = robot.nv
+    if _is_fast(q, (robot.nq,)):
+        batch = False
+    else:
+        Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
+        q = Q[0]
+    K = Q.shape[0] if batch else 1
+    check_gamma_bytes(n, K, force)
     if batch:
-        coriolis_batch(p.ints, p.cols, p.geom, Q, QD, kind, workspace_size(p.n_bodies, n), chunks(K), M, Mdot, C)
-        return M, Mdot, C
-    ws = Workspace(robot).buffer
-    coriolis_kernel(p.ints, p.cols, p.geom, Q[0], QD[0], kind, ws, M[0], Mdot[0], C[0], False)
-    return M[0], Mdot[0], C[0]
-
-
-def gamma_bytes(robot: RobotModel, K: int = 1) -> int:
-    return 8 * K * robot.nv**3
-
-
-def check_gamma_size(robot: RobotModel, K: int = 1, force: bool = False) -> None:
-    need = gamma_bytes(robot, K)
-    if need > GAMMA_MAX_BYTES and not force:
-        raise SizeError(
-            f"Γ of this robot holds nv³ = {robot.nv}³ = {K * robot.nv**3:,} doubles ({need / 2**20:,.0f} MiB), "
-            f"above the {GAMMA_MAX_BYTES // 2**20} MiB limit; the table format lists its largest entries without "
-            "holding it (coriolis compute --what Gamma --top N), or pass --force (force=True) to compute it anyway"
-        )
+        G = np.zeros((K, n, n, n))  # calloc: pages of structural zeros are never touched
+        status = np.zeros(K, dtype=np.int64)
+        christoffel_batch(robot.arrays, Q, n, workspace_size(robot.n_bodies, n, robot.nq), chunks(K), G, status)
+        if status.any():
+            _report_batch(robot, status, Q)
+        return G
+    G = np.zeros((n, n, n))
+    status = _CHRISTOFFEL.call(robot.arrays, _scratch(robot, Gamma=G), q)
+    if status:
+        _report(robot, status, q)
+    return G
 
 
 def christoffel_largest(robot: RobotModel, q, top: int):
@@ -125,13 +280,9 @@ def christoffel_largest(robot: RobotModel, q, top: int):
     Returns ``(entries, nonzero)`` with entries ``(i, j, k, value)`` largest first and the number of
     entries that are not exactly zero. Memory is O(nv²) whatever the robot.
     """
-    Q, batch = _q(robot, q)
-    if batch:
-        raise StateError("christoffel_largest takes one state")
-    p = pack(robot)
     n = robot.nv
-    ws = Workspace(robot).buffer
-    M, Mdot, C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+    data = Data(robot)
+    q = _one_state(robot, q, robot.nq, "q", robot.config_names) if not _is_fast(q, data.q_shape) else q
     e = np.zeros(n)
     best_v = np.zeros(0)
     best_i = np.zeros((0, 3), dtype=np.int64)
@@ -139,7 +290,7 @@ def christoffel_largest(robot: RobotModel, q, top: int):
     for k in range(n):
         e[:] = 0.0
         e[k] = 1.0
-        coriolis_kernel(p.ints, p.cols, p.geom, Q[0], e, 0, ws, M, Mdot, C, False)  # same zeros every k
+        _, _, C = coriolis_matrix(robot, q, e, data=data)
         flat = C.ravel()
         nonzero += int(np.count_nonzero(flat))
         m = min(top, flat.size)
@@ -155,71 +306,118 @@ def christoffel_largest(robot: RobotModel, q, top: int):
     return entries, nonzero
 
 
-def christoffel(robot: RobotModel, q, force: bool = False):
-    """Algorithm 2: Christoffel symbols of the first kind, ``Gamma[i, j, k]`` with
-    ``C[i, j] = Σ_k Gamma[i, j, k] q̇_k``. For a free joint ``Gamma[:, :, k] = C(q, e_k)``."""
-    Q, batch = _q(robot, q)
-    check_gamma_size(robot, Q.shape[0], force)
-    p = pack(robot)
-    K, n = Q.shape[0], robot.nv
-    G = np.zeros((K, n, n, n))  # calloc: pages of structural zeros are never touched
+# ---- CRBA and RNEA -------------------------------------------------------------------------
+def mass_matrix(robot: RobotModel, q, data: Data | None = None):
+    """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``)."""
+    if data is not None:
+        if data.robot is not robot:
+            _check_data(robot, data)
+        if not (type(q) is _ND and q.dtype is _F64 and q.shape == data.q_shape and q.strides == _UNIT_STRIDE):
+            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
+        status = _MASS_MATRIX.call(robot.arrays, data.kernel, q)
+        if status:
+            _report(robot, status, q)
+        return data.M
+    n = robot.nv
+    if not _is_fast(q, (robot.nq,)):
+        Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
+        if batch:
+            K = Q.shape[0]
+            M = np.zeros((K, n, n))
+            status = np.zeros(K, dtype=np.int64)
+            mass_matrix_batch(robot.arrays, Q, n, workspace_size(robot.n_bodies, n, robot.nq), chunks(K), M, status)
+            if status.any():
+                _report_batch(robot, status, Q)
+            return M
+        q = Q[0]
+    out = np.zeros((3, n, n))
+    status = _MASS_MATRIX.call(robot.arrays, _scratch(robot, matrices=out), q)
+    if status:
+        _report(robot, status, q)
+    return out[M_]
+
+
+def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | None = None):
+    """RNEA: τ = M q̈ + C q̇ + g. ``gravity``: True (9.81 m/s² along −z), False, or a 3-vector.
+    With ``data=`` the result is ``data.tau``."""
+    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    if data is not None:
+        if data.robot is not robot:
+            _check_data(robot, data)
+        if not _is_fast(q, data.q_shape):
+            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
+        if not _is_fast(qd, data.v_shape):
+            qd = _one_state(robot, qd, robot.nv, "qd", robot.dof_names)
+        if not _is_fast(qdd, data.v_shape):
+            qdd = _one_state(robot, qdd, robot.nv, "qdd", robot.dof_names)
+        k = data.kernel
+        status = _RNEA.call(robot.arrays, k, q, qd, qdd, g, k.vectors[TAU_])
+        if status:
+            _report(robot, status, q, ("qd", qd), ("qdd", qdd))
+        return data.tau
+    n = robot.nv
+    if not (_is_fast(q, (robot.nq,)) and _is_fast(qd, (n,)) and _is_fast(qdd, (n,))):
+        Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
+        K = Q.shape[0]
+        QD = _velocities(robot, qd, "qd", K)
+        QDD = _velocities(robot, qdd, "qdd", K)
+        if batch:
+            tau = np.zeros((K, n))
+            status = np.zeros(K, dtype=np.int64)
+            rnea_batch(robot.arrays, Q, QD, QDD, g, workspace_size(robot.n_bodies, n, robot.nq), chunks(K), tau, status)
+            if status.any():
+                _report_batch(robot, status, Q, ("qd", QD), ("qdd", QDD))
+            return tau
+        q, qd, qdd = Q[0], QD[0], QDD[0]
+    tau = np.zeros(n)
+    status = _RNEA.call(robot.arrays, _scratch(robot), q, qd, qdd, g, tau)
+    if status:
+        _report(robot, status, q, ("qd", qd), ("qdd", qdd))
+    return tau
+
+
+def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None):
+    """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``)."""
+    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    if data is not None:
+        if data.robot is not robot:
+            _check_data(robot, data)
+        if not _is_fast(q, data.q_shape):
+            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
+        k = data.kernel
+        zero = k.vectors[ZERO_]
+        status = _RNEA.call(robot.arrays, k, q, zero, zero, g, k.vectors[G_])
+        if status:
+            _report(robot, status, q)
+        return data.g
+    if _is_fast(q, (robot.nq,)):
+        batch = False
+    else:
+        Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
     if batch:
-        christoffel_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), chunks(K), G)
-        return G
-    ws = Workspace(robot).buffer
-    christoffel_kernel(p.ints, p.cols, p.geom, Q[0], ws, G[0], False)
-    return G[0]
+        Z = np.zeros((Q.shape[0], robot.nv))
+        return inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
+    k = robot.shared_data.kernel
+    out = np.zeros(robot.nv)
+    q = q if _is_fast(q, (robot.nq,)) else Q[0]
+    zero = k.vectors[ZERO_]
+    status = _RNEA.call(robot.arrays, k, q, zero, zero, g, out)
+    if status:
+        _report(robot, status, q)
+    return out
 
 
-def mass_matrix(robot: RobotModel, q):
-    """Composite-rigid-body algorithm: M(q)."""
-    Q, batch = _q(robot, q)
-    p = pack(robot)
-    K, n = Q.shape[0], robot.nv
-    M = np.zeros((K, n, n))
-    if batch:
-        mass_matrix_batch(p.ints, p.cols, p.geom, Q, workspace_size(p.n_bodies, n), chunks(K), M)
-        return M
-    mass_matrix_kernel(p.ints, p.cols, p.geom, Q[0], Workspace(robot).buffer, M[0], False)
-    return M[0]
+def gamma_bytes(robot: RobotModel, K: int = 1) -> int:
+    """Bytes of Γ for K states of this robot."""
+    return gamma_bytes_for(robot.nv, K)
 
 
-def _gravity(gravity) -> np.ndarray:
-    if gravity is True:
-        return STANDARD_GRAVITY.copy()
-    if gravity is False or gravity is None:
-        return np.zeros(3)
-    g = np.asarray(gravity, dtype=float)
-    if g.shape != (3,) or not np.all(np.isfinite(g)):
-        raise StateError("gravity must be True, False or a finite 3-vector")
-    return g
-
-
-def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True):
-    """RNEA: τ = M q̈ + C q̇ + g. ``gravity``: True (9.81 m/s² along −z), False, or a 3-vector."""
-    Q, batch = _q(robot, q)
-    K = Q.shape[0]
-    QD = _v(robot, qd, "qd", K)
-    QDD = _v(robot, qdd, "qdd", K)
-    g = _gravity(gravity)
-    p = pack(robot)
-    tau = np.empty((K, robot.nv))
-    if batch:
-        rnea_batch(p.ints, p.cols, p.geom, Q, QD, QDD, g, workspace_size(p.n_bodies, robot.nv), chunks(K), tau)
-        return tau
-    rnea_kernel(p.ints, p.cols, p.geom, Q[0], QD[0], QDD[0], g, Workspace(robot).buffer, tau[0])
-    return tau[0]
-
-
-def gravity_vector(robot: RobotModel, q, gravity=True):
-    """Generalized gravity g(q) = RNEA(q, 0, 0)."""
-    Q, batch = _q(robot, q)
-    Z = np.zeros((Q.shape[0], robot.nv))
-    tau = inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
-    return tau if batch else tau[0]
+def check_gamma_size(robot: RobotModel, K: int = 1, force: bool = False) -> None:
+    """SizeError when Γ for K states would exceed the memory guard, unless ``force``."""
+    check_gamma_bytes(robot.nv, K, force)
 
 
 __all__ = [
-    "Workspace", "christoffel", "christoffel_largest", "check_gamma_size", "coriolis_matrix", "gamma_bytes", "gravity_vector",
-    "inverse_dynamics", "mass_matrix",
+    "Data", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "christoffel", "christoffel_largest",
+    "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "mass_matrix",
 ]

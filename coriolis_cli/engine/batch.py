@@ -1,6 +1,7 @@
 """Batched evaluation: stacked states, evaluated in parallel over K (one workspace per chunk).
 
 Outputs must come zeroed (np.zeros): the kernels write the structurally nonzero entries only.
+Each kernel returns a status per state into ``status``; the caller reports the first failure.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from numba import get_num_threads, njit, prange
 from .christoffel import christoffel_kernel
 from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
+from .data import M_, KernelData
 from .rnea import rnea_kernel
 
 
@@ -19,37 +21,44 @@ def chunks(K: int) -> int:
     return max(1, min(K, 4 * get_num_threads()))
 
 
-@njit(cache=True, parallel=True)
-def coriolis_batch(ints, cols, geom, Q, QD, kind, wsize, nc, M, Mdot, C):
-    K = Q.shape[0]
-    for t in prange(nc):
-        ws = np.zeros(wsize)
-        for s in range(t * K // nc, (t + 1) * K // nc):
-            coriolis_kernel(ints, cols, geom, Q[s], QD[s], kind, ws, M[s], Mdot[s], C[s], False)
+@njit(cache=True)
+def _chunk_data(wsize, nv):
+    return KernelData(np.zeros(wsize), np.zeros((3, nv, nv)), np.zeros((0, 0, 0)), np.zeros((3, nv)))
 
 
 @njit(cache=True, parallel=True)
-def christoffel_batch(ints, cols, geom, Q, wsize, nc, Gamma):
-    K = Q.shape[0]
+def coriolis_batch(model, Q, QD, factorization, wsize, nc, matrices, status):
+    """matrices: (K, 3, nv, nv), M, Ṁ, C of each state."""
+    K, nv = Q.shape[0], QD.shape[1]
     for t in prange(nc):
-        ws = np.zeros(wsize)
+        d = _chunk_data(wsize, nv)
         for s in range(t * K // nc, (t + 1) * K // nc):
-            christoffel_kernel(ints, cols, geom, Q[s], ws, Gamma[s], False)
+            status[s] = coriolis_kernel(model, KernelData(d.work, matrices[s], d.Gamma, d.vectors), Q[s], QD[s], factorization)
 
 
 @njit(cache=True, parallel=True)
-def mass_matrix_batch(ints, cols, geom, Q, wsize, nc, M):
+def christoffel_batch(model, Q, nv, wsize, nc, Gamma, status):
     K = Q.shape[0]
     for t in prange(nc):
-        ws = np.zeros(wsize)
+        d = _chunk_data(wsize, nv)
         for s in range(t * K // nc, (t + 1) * K // nc):
-            mass_matrix_kernel(ints, cols, geom, Q[s], ws, M[s], False)
+            status[s] = christoffel_kernel(model, KernelData(d.work, d.matrices, Gamma[s], d.vectors), Q[s])
 
 
 @njit(cache=True, parallel=True)
-def rnea_batch(ints, cols, geom, Q, QD, QDD, gravity, wsize, nc, tau):
+def mass_matrix_batch(model, Q, nv, wsize, nc, M, status):
     K = Q.shape[0]
     for t in prange(nc):
-        ws = np.zeros(wsize)
+        d = _chunk_data(wsize, nv)
         for s in range(t * K // nc, (t + 1) * K // nc):
-            rnea_kernel(ints, cols, geom, Q[s], QD[s], QDD[s], gravity, ws, tau[s])
+            status[s] = mass_matrix_kernel(model, d, Q[s])
+            M[s] = d.matrices[M_]
+
+
+@njit(cache=True, parallel=True)
+def rnea_batch(model, Q, QD, QDD, gravity, wsize, nc, tau, status):
+    K, nv = Q.shape[0], QD.shape[1]
+    for t in prange(nc):
+        d = _chunk_data(wsize, nv)
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = rnea_kernel(model, d, Q[s], QD[s], QDD[s], gravity, tau[s])

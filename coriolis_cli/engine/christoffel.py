@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from .kinematics import forward_kinematics, views
+from .joints import failed, load_configuration
+from .kinematics import configuration, forward_kinematics, views
 from .spatial import CHRISTOFFEL, add_child_composite, bar_crf_minus, body_factorization, matvec6
 
 
@@ -35,20 +36,21 @@ def _is_ancestor(ints, a, b):
 
 
 @njit(cache=True)
-def christoffel_kernel(ints, cols, geom, q, ws, Gamma, clear=True):
-    """Γ into ``Gamma``. Only entries of mutually related DoF are written, so clearing nv³ entries
-    (O(N³), more than the algorithm on branched trees) is skipped with clear=False when ``Gamma``
-    already holds zeros elsewhere (np.zeros, or a buffer reused for this robot)."""
+def christoffel_kernel(model, data, q):
+    """Γ into data.Gamma; returns a status code (engine.joints). Only entries of mutually related
+    DoF are written: clearing nv³ entries would cost O(N³), more than the algorithm on branched
+    trees, so the workspace holds zeros elsewhere (see engine.data)."""
+    ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
-    forward_kinematics(ints, cols, geom, q, R, pos, S, IC, T)
+    qn = configuration(data.work, q.shape[0])
+    status = load_configuration(model, q, qn)
+    if failed(status):
+        return status
+    Gamma = data.Gamma
+    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(data.work, N, n, q.shape[0])
+    forward_kinematics(model, qn, R, pos, S, IC, T)
     _composite_inertias(ints, IC)  # lines 1-3 and 22: IC_k = Σ_{l ⪰ k} I_l
-    if clear:
-        for x in range(n):
-            for y in range(n):
-                for z in range(n):
-                    Gamma[x, y, z] = 0.0
     Bt, D = T[2], T[3]
     F1, F2, F3, h = F[0], F[1], F[2], F[3]
     for k in range(n - 1, -1, -1):
@@ -136,3 +138,4 @@ def christoffel_kernel(ints, cols, geom, q, ws, Gamma, clear=True):
                                 g += S[x, r] * U[c - c0, r]
                             Gamma[x, b, c] = g
         c0 = c1
+    return status

@@ -10,28 +10,34 @@ from __future__ import annotations
 
 from numba import njit
 
-from .kinematics import body_velocities, forward_kinematics, views
+from .data import C_, M_, MDOT_
+from .joints import OK, check_finite, failed, load_configuration
+from .kinematics import body_velocities, configuration, forward_kinematics, views
 from .spatial import add_child_composite, body_factorization
 
 
 @njit(cache=True)
-def coriolis_kernel(ints, cols, geom, q, qd, kind, ws, M, Mdot, C, clear=True):
-    """M, Ṁ, C into the given arrays. Only entries of related DoF are written: pass clear=False
-    when the outputs already hold zeros elsewhere (np.zeros, or a buffer reused for this robot)."""
+def coriolis_kernel(model, data, q, qd, factorization):
+    """M, Ṁ, C into data.M, data.Mdot, data.C; returns a status code (engine.joints).
+
+    Only entries of related DoF are written: the outputs hold zeros elsewhere (see engine.data)."""
+    ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
+    qn = configuration(data.work, q.shape[0])
+    status = load_configuration(model, q, qn)
+    if failed(status):
+        return status
+    bad = check_finite(qd, q.shape[0])
+    if bad != OK:
+        return bad
+    M, Mdot, C = data.matrices[M_], data.matrices[MDOT_], data.matrices[C_]
+    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(data.work, N, n, q.shape[0])
     # lines 1-7: forward sweep. v_i, Ṡ_i = v_i × S_i, IC_i = I_i, BC_i = B(v_i, I_i)
-    forward_kinematics(ints, cols, geom, q, R, pos, S, IC, T)
-    body_velocities(ints, cols, S, qd, v, Sd)
+    forward_kinematics(model, qn, R, pos, S, IC, T)
+    body_velocities(model, S, qd, v, Sd)
     for i in range(N):
-        body_factorization(v[i], IC[i], kind, T, BC[i])
-    if clear:
-        for r in range(n):
-            for c in range(n):
-                M[r, c] = 0.0
-                Mdot[r, c] = 0.0
-                C[r, c] = 0.0
+        body_factorization(v[i], IC[i], factorization, T, BC[i])
     F1, F2, F3 = F[0], F[1], F[2]
     # lines 8-26: backward sweep. Rows are indexed in place: sub-array views in these loops
     # would cost reference counting on every use.
@@ -88,3 +94,4 @@ def coriolis_kernel(ints, cols, geom, q, qd, kind, ws, M, Mdot, C, clear=True):
             if p >= 0:
                 add_child_composite(IC, p, b)
                 add_child_composite(BC, p, b)
+    return status

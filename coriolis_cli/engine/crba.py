@@ -4,20 +4,25 @@ from __future__ import annotations
 
 from numba import njit
 
-from .kinematics import forward_kinematics, views
+from .data import M_
+from .joints import failed, load_configuration
+from .kinematics import configuration, forward_kinematics, views
 from .spatial import add_child_composite, dot6, matvec6
 
 
 @njit(cache=True)
-def mass_matrix_kernel(ints, cols, geom, q, ws, M, clear=True):
+def mass_matrix_kernel(model, data, q):
+    """M into data.M (related DoF only); returns a status code (engine.joints)."""
+    ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
-    forward_kinematics(ints, cols, geom, q, R, pos, S, IC, T)
-    if clear:
-        for r in range(n):
-            for c in range(n):
-                M[r, c] = 0.0
+    qn = configuration(data.work, q.shape[0])
+    status = load_configuration(model, q, qn)
+    if failed(status):
+        return status
+    M = data.matrices[M_]
+    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(data.work, N, n, q.shape[0])
+    forward_kinematics(model, qn, R, pos, S, IC, T)
     F2 = F[0]
     for j in range(n - 1, -1, -1):
         b = cols[j, 0]
@@ -33,3 +38,4 @@ def mass_matrix_kernel(ints, cols, geom, q, ws, M, clear=True):
             p = ints[b, 0]
             if p >= 0:
                 add_child_composite(IC, p, b)
+    return status

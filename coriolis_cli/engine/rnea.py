@@ -7,31 +7,39 @@ rotated into it with the base quaternion.
 
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
-from ..model.tree import FREE
-from .kinematics import body_velocities, forward_kinematics, views
+from ..model.joints import FREE
+from .joints import OK, check_finite, failed, load_configuration
+from .kinematics import body_velocities, configuration, forward_kinematics, views
 from .spatial import crf_vec, dot6, matvec6
 
 
 @njit(cache=True)
-def rnea_kernel(ints, cols, geom, q, qd, qdd, gravity, ws, tau):
+def rnea_kernel(model, data, q, qd, qdd, gravity, tau):
+    """τ into ``tau`` (data.tau, or data.g for g(q)); returns a status code (engine.joints)."""
+    ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(ws, N, n)
-    forward_kinematics(ints, cols, geom, q, R, pos, S, IC, T)
-    body_velocities(ints, cols, S, qd, v, Sd)
+    qn = configuration(data.work, q.shape[0])
+    status = load_configuration(model, q, qn)
+    if failed(status):
+        return status
+    bad = check_finite(qd, q.shape[0])
+    if bad == OK:
+        bad = check_finite(qdd, q.shape[0] + n)
+    if bad != OK:
+        return bad
+    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(data.work, N, n, q.shape[0])
+    forward_kinematics(model, qn, R, pos, S, IC, T)
+    body_velocities(model, S, qd, v, Sd)
     a0 = F[0]
     for r in range(6):
         a0[r] = 0.0
     gx, gy, gz = gravity[0], gravity[1], gravity[2]
     if N > 0 and ints[0, 1] == FREE:
         qs = ints[0, 2]
-        x, y, z, w = q[qs + 3], q[qs + 4], q[qs + 5], q[qs + 6]
-        nrm = math.sqrt(x * x + y * y + z * z + w * w)
-        x, y, z, w = x / nrm, y / nrm, z / nrm, w / nrm
+        x, y, z, w = qn[qs + 3], qn[qs + 4], qn[qs + 5], qn[qs + 6]  # unit norm (load_configuration)
         # g_base = Rᵀ g_world
         r00, r01, r02 = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)
         r10, r11, r12 = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)
@@ -65,3 +73,4 @@ def rnea_kernel(ints, cols, geom, q, qd, qdd, gravity, ws, tau):
             if p >= 0:
                 for r in range(6):
                     f[p, r] += f[b, r]
+    return status

@@ -79,31 +79,32 @@ def dot6(a, b):
 
 
 @njit(cache=True)
-def spatial_inertia(m, c, Ic, out):
-    """6x6 inertia about the frame origin from mass, COM c and rotational inertia Ic about the COM."""
+def spatial_inertia(m, c, Ic, IC, i):
+    """IC[i] = the 6x6 inertia about the frame origin from mass, COM c and rotational inertia Ic
+    about the COM (indexed in place: no view of IC[i])."""
     # [[Ic + m cx cxᵀ, m cx], [m cxᵀ, m 1]]
     cx, cy, cz = c[0], c[1], c[2]
     # m * cx cxᵀ = m (|c|² 1 - c cᵀ)
     cc = cx * cx + cy * cy + cz * cz
     for r in range(3):
         for s in range(3):
-            out[r, s] = Ic[r, s] - m * c[r] * c[s]
-        out[r, r] += m * cc
+            IC[i, r, s] = Ic[r, s] - m * c[r] * c[s]
+        IC[i, r, r] += m * cc
     # m * skew(c)
-    out[0, 3] = 0.0
-    out[0, 4] = -m * cz
-    out[0, 5] = m * cy
-    out[1, 3] = m * cz
-    out[1, 4] = 0.0
-    out[1, 5] = -m * cx
-    out[2, 3] = -m * cy
-    out[2, 4] = m * cx
-    out[2, 5] = 0.0
+    IC[i, 0, 3] = 0.0
+    IC[i, 0, 4] = -m * cz
+    IC[i, 0, 5] = m * cy
+    IC[i, 1, 3] = m * cz
+    IC[i, 1, 4] = 0.0
+    IC[i, 1, 5] = -m * cx
+    IC[i, 2, 3] = -m * cy
+    IC[i, 2, 4] = m * cx
+    IC[i, 2, 5] = 0.0
     for r in range(3):
         for s in range(3):
-            out[3 + r, s] = out[s, 3 + r]
-            out[3 + r, 3 + s] = 0.0
-        out[3 + r, 3 + r] = m
+            IC[i, 3 + r, s] = IC[i, s, 3 + r]
+            IC[i, 3 + r, 3 + s] = 0.0
+        IC[i, 3 + r, 3 + r] = m
 
 
 @njit(cache=True)

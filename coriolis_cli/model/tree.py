@@ -13,15 +13,14 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError
+from . import joints
 from .description import MASS_EPS, Limits, Mimic, RobotDescription, validate
 from .geometry import rpy_to_matrix
+from .joints import joint_type
 
-# Joint type codes shared with the engine's flat arrays.
-REVOLUTE, PRISMATIC, FREE = 0, 1, 2
-JOINT_CODE = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC, "free": FREE}
-
-FREE_Q_SUFFIXES = ("x", "y", "z", "qx", "qy", "qz", "qw")
-FREE_V_SUFFIXES = ("vx", "vy", "vz", "wx", "wy", "wz")
+# Column offsets of ModelArrays.geom: joint rotation 9, joint translation 3, axis 3, mass 1, COM 3,
+# inertia about the COM 9.
+G_ROT, G_TRANS, G_AXIS, G_MASS, G_COM, G_INERTIA, GEOM_WIDTH = 0, 9, 12, 15, 16, 19, 28
 
 
 def _frozen(a) -> np.ndarray:
@@ -48,11 +47,11 @@ class Joint:
 
     @property
     def nq(self) -> int:
-        return 7 if self.type == "free" else 1
+        return joint_type(self.type).nq
 
     @property
     def nv(self) -> int:
-        return 6 if self.type == "free" else 1
+        return joint_type(self.type).nv
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,21 +65,22 @@ class Body:
     merged_links: tuple[str, ...] = ()
 
 
-class FlatModel(NamedTuple):
-    """The model as flat arrays, the layout the compiled kernels read."""
+class ModelArrays(NamedTuple):
+    """The model as the three flat arrays the compiled kernels read (Pinocchio's Model).
 
-    parent: np.ndarray  # (N,) int64, -1 for the world
-    jtype: np.ndarray  # (N,) int64: REVOLUTE, PRISMATIC, FREE
-    axis: np.ndarray  # (N, 3)
-    rot: np.ndarray  # (N, 3, 3) joint frame in parent frame
-    trans: np.ndarray  # (N, 3)
-    mass: np.ndarray  # (N,)
-    com: np.ndarray  # (N, 3)
-    inertia: np.ndarray  # (N, 3, 3) about the COM
-    q_start: np.ndarray  # (N,) int64
-    v_start: np.ndarray  # (N,) int64
-    col_body: np.ndarray  # (nv,) body of each velocity column
-    col_parent: np.ndarray  # (nv,) previous column toward the root (-1 at the root)
+    ``ints`` (N x 4): parent (-1: the world), joint type code, first q index, first v index.
+    ``cols`` (nv x 3): body of each velocity column, previous column toward the root (-1 at the
+    root), unit-column index (see :class:`coriolis_cli.model.joints.JointType`).
+    ``geom`` (N x 28): see the ``G_*`` offsets.
+
+    The computation frame is placed at the first root joint, not at the world origin: the
+    world-frame recursions handle m·|p|², so a robot mounted far from the origin would lose
+    precision as |p|² grows. Joint-space M, Ṁ, C, Γ and τ do not depend on this choice.
+    """
+
+    ints: np.ndarray
+    cols: np.ndarray
+    geom: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,24 +120,12 @@ class RobotModel:
     @cached_property
     def dof_names(self) -> tuple[str, ...]:
         """Names of the velocity coordinates (length nv), in order."""
-        names: list[str] = []
-        for b in self.bodies:
-            if b.joint.type == "free":
-                names += [f"{b.joint.name}_{s}" for s in FREE_V_SUFFIXES]
-            else:
-                names.append(b.joint.name)
-        return tuple(names)
+        return tuple(n for b in self.bodies for n in joints.coordinate_names(b.joint.name, b.joint.type)[1])
 
     @cached_property
     def config_names(self) -> tuple[str, ...]:
         """Names of the configuration coordinates (length nq), in order."""
-        names: list[str] = []
-        for b in self.bodies:
-            if b.joint.type == "free":
-                names += [f"{b.joint.name}_{s}" for s in FREE_Q_SUFFIXES]
-            else:
-                names.append(b.joint.name)
-        return tuple(names)
+        return tuple(n for b in self.bodies for n in joints.coordinate_names(b.joint.name, b.joint.type)[0])
 
     @cached_property
     def joint_names(self) -> tuple[str, ...]:
@@ -159,59 +147,72 @@ class RobotModel:
     def dof_related(self) -> np.ndarray:
         """Boolean nv x nv: DoF i and j lie on one root-to-leaf path (else M_ij = C_ij = 0)."""
         anc = self.body_ancestors
-        cb = self.flat.col_body
+        cb = self.col_body
         return anc[np.ix_(cb, cb)] | anc[np.ix_(cb, cb)].T
 
     @cached_property
-    def flat(self) -> FlatModel:
-        N = self.n_bodies
-        parent = np.array([b.parent for b in self.bodies], dtype=np.int64)
-        jtype = np.array([JOINT_CODE[b.joint.type] for b in self.bodies], dtype=np.int64)
-        q_start = np.zeros(N, dtype=np.int64)
-        v_start = np.zeros(N, dtype=np.int64)
-        col_body, col_parent = [], []
+    def arrays(self) -> ModelArrays:
+        """The packed arrays the engine runs on, built once per robot (read-only)."""
+        N, nv = self.n_bodies, self.nv
+        ints = np.zeros((N, 4), dtype=np.int64)
+        cols = np.zeros((nv, 3), dtype=np.int64)
+        geom = np.zeros((N, GEOM_WIDTH))
         last_col = {-1: -1}
         qi = vi = 0
         for i, b in enumerate(self.bodies):
-            q_start[i], v_start[i] = qi, vi
+            jt = joint_type(b.joint.type)
+            ints[i] = (b.parent, jt.code, qi, vi)
             prev = last_col[b.parent]
-            for _ in range(b.joint.nv):
-                col_body.append(i)
-                col_parent.append(prev)
-                prev = len(col_body) - 1
+            for k in range(jt.nv):
+                cols[vi + k] = (i, prev, jt.unit_columns[k])
+                prev = vi + k
             last_col[i] = prev
-            qi += b.joint.nq
-            vi += b.joint.nv
+            qi += jt.nq
+            vi += jt.nv
+            geom[i, G_ROT:G_TRANS] = b.joint.rotation.ravel()
+            geom[i, G_TRANS:G_AXIS] = b.joint.translation
+            geom[i, G_AXIS:G_MASS] = b.joint.axis
+            geom[i, G_MASS] = b.mass
+            geom[i, G_COM:G_INERTIA] = b.com
+            geom[i, G_INERTIA:] = b.inertia.ravel()
+        if N:
+            roots = ints[:, 0] < 0
+            geom[roots, G_TRANS:G_AXIS] -= geom[0, G_TRANS:G_AXIS]  # computation frame at the root joint
+        for a in (ints, cols, geom):
+            a.setflags(write=False)
+        return ModelArrays(ints, cols, geom)
 
-        def stack(attr, shape):
-            if N == 0:
-                return np.zeros((0,) + shape)
-            return np.ascontiguousarray(np.array([attr(b) for b in self.bodies], dtype=float).reshape((N,) + shape))
+    @property
+    def q_start(self) -> np.ndarray:
+        return self.arrays.ints[:, 2]
 
-        return FlatModel(
-            parent=parent,
-            jtype=jtype,
-            axis=stack(lambda b: b.joint.axis, (3,)),
-            rot=stack(lambda b: b.joint.rotation, (3, 3)),
-            trans=stack(lambda b: b.joint.translation, (3,)),
-            mass=np.array([b.mass for b in self.bodies], dtype=float),
-            com=stack(lambda b: b.com, (3,)),
-            inertia=stack(lambda b: b.inertia, (3, 3)),
-            q_start=q_start,
-            v_start=v_start,
-            col_body=np.array(col_body, dtype=np.int64),
-            col_parent=np.array(col_parent, dtype=np.int64),
-        )
+    @property
+    def v_start(self) -> np.ndarray:
+        return self.arrays.ints[:, 3]
+
+    @property
+    def col_body(self) -> np.ndarray:
+        """Body of each velocity column."""
+        return self.arrays.cols[:, 0]
+
+    def create_data(self):
+        """A workspace for this robot (Pinocchio's Data): pass it as ``data=`` to the engine's
+        functions to reuse its buffers and output arrays on every call."""
+        from ..engine.data import Data
+
+        return Data(self)
+
+    @cached_property
+    def shared_data(self):
+        """The scratch used by engine calls made without ``data=`` (their outputs are fresh)."""
+        return self.create_data()
 
     # ---- configurations ----------------------------------------------------------------
     def neutral_configuration(self) -> np.ndarray:
         """Zero joint angles (clipped into the limits), identity base orientation."""
         q = np.zeros(self.nq)
-        for b, qs in zip(self.bodies, self.flat.q_start):
-            if b.joint.type == "free":
-                q[qs + 6] = 1.0
-            elif b.joint.limits is not None and b.joint.limits.lower is not None and b.joint.limits.upper is not None:
-                q[qs] = min(max(0.0, b.joint.limits.lower), b.joint.limits.upper)
+        for b, qs in zip(self.bodies, self.q_start):
+            joints.neutral(b.joint.type, b.joint.limits, q[qs : qs + b.joint.nq])
         return q
 
     def random_configuration(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
@@ -219,23 +220,17 @@ class RobotModel:
         free joints: position in [-1, 1]³ and a uniformly random unit quaternion."""
         rng = np.random.default_rng(rng)
         q = np.zeros(self.nq)
-        for b, qs in zip(self.bodies, self.flat.q_start):
-            lim = b.joint.limits
-            if b.joint.type == "free":
-                q[qs : qs + 3] = rng.uniform(-1.0, 1.0, 3)
-                quat = rng.normal(size=4)
-                q[qs + 3 : qs + 7] = quat / np.linalg.norm(quat)
-            elif (
-                b.joint.type != "continuous"
-                and lim is not None
-                and lim.lower is not None
-                and lim.upper is not None
-                and lim.upper > lim.lower
-            ):
-                q[qs] = rng.uniform(lim.lower, lim.upper)
-            else:
-                q[qs] = rng.uniform(0.0, 2.0 * np.pi)
+        for b, qs in zip(self.bodies, self.q_start):
+            joints.random(b.joint.type, b.joint.limits, rng, q[qs : qs + b.joint.nq])
         return q
+
+    def integrate(self, q: np.ndarray, v: np.ndarray, t: float = 1.0) -> np.ndarray:
+        """q ⊕ v t: the configuration reached by moving with constant velocity v for time t."""
+        out = np.array(q, dtype=float)
+        for b, qs, vs in zip(self.bodies, self.q_start, self.v_start):
+            seg = out[qs : qs + b.joint.nq]
+            joints.integrate(b.joint.type, seg.copy(), np.asarray(v)[vs : vs + b.joint.nv], t, seg)
+        return out
 
 
 # ---------------------------------------------------------------------------------------

@@ -9,53 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.geometry import quat_to_matrix
-from ..model.tree import FREE, RobotModel
+from ..model.tree import RobotModel
 
 DEFAULT_STEP = 1e-3
 
 
-def _quat_mul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return np.array(
-        [
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz,
-        ]
-    )
-
-
-def _exp_se3(v, w):
-    """Exponential of the body twist (v, ω): rotation as a quaternion and translation, in the body frame."""
-    th = np.linalg.norm(w)
-    W = np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
-    if th < 1e-12:
-        V = np.eye(3) + 0.5 * W
-        quat = np.array([0.5 * w[0], 0.5 * w[1], 0.5 * w[2], 1.0])
-    else:
-        V = np.eye(3) + (1 - np.cos(th)) / th**2 * W + (th - np.sin(th)) / th**3 * W @ W
-        s = np.sin(th / 2) / th
-        quat = np.array([s * w[0], s * w[1], s * w[2], np.cos(th / 2)])
-    return quat / np.linalg.norm(quat), V @ v
-
-
 def integrate(robot: RobotModel, q: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
-    """q ⊕ (v t): joint angles add, a free joint moves along the exponential map of its body twist."""
-    f = robot.flat
-    out = np.array(q, dtype=float)
-    for i in range(robot.n_bodies):
-        qs, vs = int(f.q_start[i]), int(f.v_start[i])
-        if f.jtype[i] == FREE:
-            quat = out[qs + 3 : qs + 7]
-            dq, dp = _exp_se3(v[vs : vs + 3] * t, v[vs + 3 : vs + 6] * t)
-            out[qs : qs + 3] = out[qs : qs + 3] + quat_to_matrix(quat) @ dp
-            out[qs + 3 : qs + 7] = _quat_mul(quat, dq)
-        else:
-            out[qs] += v[vs] * t
-    return out
+    """q ⊕ (v t), each joint moved by its own rule (see coriolis_cli.model.joints)."""
+    return robot.integrate(q, v, t)
 
 
 def _richardson(fun, h):

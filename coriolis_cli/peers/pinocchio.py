@@ -36,7 +36,6 @@ class PinocchioPeer:
         self.data = self.model.createData()
         if self.model.nv != robot.nv:
             raise RuntimeError(f"Pinocchio sees nv = {self.model.nv}, we see {robot.nv}")
-        f = robot.flat
         perm = np.zeros(robot.nv, dtype=int)  # perm[pinocchio v index] = our v index
         self._q_map = []  # (pin idx_q, pin nq, our q index)
         for jid in range(1, self.model.njoints):
@@ -45,7 +44,7 @@ class PinocchioPeer:
                 b = 0
             else:
                 b = robot.joint_names.index(self.model.names[jid])
-            qs, vs = int(f.q_start[b]), int(f.v_start[b])
+            qs, vs = int(robot.q_start[b]), int(robot.v_start[b])
             for k in range(j.nv):
                 perm[j.idx_v + k] = vs + k
             self._q_map.append((j.idx_q, j.nq, qs))

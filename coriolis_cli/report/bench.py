@@ -7,7 +7,7 @@ import io
 from rich.table import Table
 from rich.text import Text
 
-from ..bench.suite import PAPER_TABLE1
+from ..bench.suite import OURS_DATA, OURS_LOOP, PAPER_TABLE1
 
 
 def _us(x):
@@ -16,12 +16,12 @@ def _us(x):
 
 def system_table(s) -> Table:
     t = Table(title=f"{s.label}: nv = {s.nv}, {s.n_bodies} bodies, depth {s.depth}", title_justify="left",
-              caption="median µs per evaluation; ratio = time / coriolis time for the same output, same process", caption_justify="left")
+              caption="median µs per evaluation; ratio = time / our data= call for the same output, same process", caption_justify="left")
     for col in ("output", "implementation", "µs", "ratio", "note"):
         t.add_column(col, justify="right" if col in ("µs", "ratio") else "left")
     for tm in s.timings:
-        ours = s.get(tm.what, "coriolis")
-        ratio = "" if ours is None or tm.implementation == "coriolis" else f"{tm.us / ours:.2f}×"
+        ours = s.get(tm.what, OURS_DATA)
+        ratio = "" if ours is None or tm.implementation == OURS_DATA else f"{tm.us / ours:.2f}×"
         label = "M, Ṁ, C" if tm.what == "C" else "Γ"
         t.add_row(label, tm.implementation, _us(tm.us), ratio, Text(tm.note, style="dim"))
     return t
@@ -29,7 +29,7 @@ def system_table(s) -> Table:
 
 def sweep_table(topology: str, systems) -> Table:
     t = Table(title=f"{topology}{' (floating base)' if systems and systems[0].floating_base else ''}: time vs DoF",
-              title_justify="left", caption="median µs; call = one call from Python, loop = compiled loop over states", caption_justify="left")
+              title_justify="left", caption="median µs; call = public API with data=, loop = compiled loop over states", caption_justify="left")
     cols = ["DoF", "depth", "C call", "C loop", "Γ call", "Γ loop"]
     peers = any(s.get("C", "pinocchio computeCoriolisMatrix") is not None for s in systems)
     if peers:
@@ -37,8 +37,8 @@ def sweep_table(topology: str, systems) -> Table:
     for c in cols:
         t.add_column(c, justify="right")
     for s in systems:
-        row = [str(s.dof), str(s.depth), _us(s.get("C", "coriolis")), _us(s.get("C", "coriolis (compiled loop)")),
-               _us(s.get("Gamma", "coriolis")), _us(s.get("Gamma", "coriolis (compiled loop)"))]
+        row = [str(s.dof), str(s.depth), _us(s.get("C", OURS_DATA)), _us(s.get("C", OURS_LOOP)),
+               _us(s.get("Gamma", OURS_DATA)), _us(s.get("Gamma", OURS_LOOP))]
         if peers:
             row += [_us(s.get("C", "pinocchio computeCoriolisMatrix")), _us(s.get("Gamma", "pinocchio nv × computeCoriolisMatrix(q, e_k)"))]
         t.add_row(*row)
@@ -57,20 +57,20 @@ def slope_table(slopes: dict) -> Table:
 
 def table1(systems) -> Table:
     t = Table(title="Table 1 at 20 DoF: this machine beside the paper (C++/RBDL, i7 3.2 GHz)", title_justify="left",
-              caption="C = M, Ṁ and C together. loop: compiled loop over states (how C++ is timed); call: one call from Python",
+              caption="C = M, Ṁ and C together. loop: compiled loop over states (how C++ is timed); call: public API with data=",
               caption_justify="left")
     for c in ("system", "C loop µs", "C call µs", "paper C µs", "Γ loop µs", "Γ call µs", "paper Γ µs", "C vs paper", "Γ vs paper"):
         t.add_column(c, justify="left" if c == "system" else "right")
     for s in systems:
         pc, pg = PAPER_TABLE1[s.topology]
-        cl, gl = s.get("C", "coriolis (compiled loop)"), s.get("Gamma", "coriolis (compiled loop)")
+        cl, gl = s.get("C", OURS_LOOP), s.get("Gamma", OURS_LOOP)
 
         def verdict(x, ref):
             if x is None:
                 return Text("—")
             return Text(f"{x / ref:.2f}×", style="green" if x <= ref else "red")
 
-        t.add_row(s.topology, _us(cl), _us(s.get("C", "coriolis")), f"{pc:g}", _us(gl), _us(s.get("Gamma", "coriolis")), f"{pg:g}",
+        t.add_row(s.topology, _us(cl), _us(s.get("C", OURS_DATA)), f"{pc:g}", _us(gl), _us(s.get("Gamma", OURS_DATA)), f"{pg:g}",
                   verdict(cl, pc), verdict(gl, pg))
     return t
 
@@ -85,7 +85,7 @@ def sweep_plot(sweeps: dict, path: str | None = None) -> bytes:
     for topo, systems in sweeps.items():
         dofs = [s.dof for s in systems]
         for what, style, name in (("C", "-o", "C"), ("Gamma", "--s", "Γ")):
-            ys = [s.get(what, "coriolis (compiled loop)") for s in systems]
+            ys = [s.get(what, OURS_LOOP) for s in systems]
             if all(y is not None for y in ys):
                 ax.loglog(dofs, ys, style, label=f"{topo} {name}", markersize=4)
     ax.set_xlabel("degrees of freedom")

@@ -1,0 +1,94 @@
+"""The per-caller workspace (Pinocchio's Data, RigidBodyDynamics.jl's state caches).
+
+``robot.create_data()`` returns a :class:`Data`: scratch memory for the kernels and the output
+arrays ``M``, ``Mdot``, ``C``, ``Gamma``, ``tau`` and ``g``. A function called with ``data=``
+writes into these arrays and returns them, the same objects on every call, allocating nothing.
+
+The kernels write only the structurally nonzero entries (DoF on one root-to-leaf path): the
+outputs are zeroed once, here, and the zeros stay because the pattern depends on the robot only.
+The arrays handed to users are read-only views so that the zeros cannot be overwritten by
+mistake; copy an output before changing it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import SizeError
+
+# Γ holds nv³ doubles; above this many bytes we refuse unless asked with force=True.
+GAMMA_MAX_BYTES = 256 * 2**20
+
+
+class KernelData(NamedTuple):
+    """The workspace as the compiled kernels see it. Few arrays, because each array argument
+    costs time on every call from Python: matrices and vectors are stacked."""
+
+    work: np.ndarray  # scratch, sliced into named arrays by kinematics.views (the configuration too)
+    matrices: np.ndarray  # (3, nv, nv): M, Ṁ, C
+    Gamma: np.ndarray  # (nv, nv, nv); (0, 0, 0) until christoffel is first called with this workspace
+    vectors: np.ndarray  # (3, nv): τ, g, and zeros (q̇ = q̈ = 0 for g(q))
+
+
+M_, MDOT_, C_ = 0, 1, 2  # rows of KernelData.matrices
+TAU_, G_, ZERO_ = 0, 1, 2  # rows of KernelData.vectors
+
+
+def workspace_size(n_bodies: int, nv: int, nq: int) -> int:
+    """Doubles needed by :func:`coriolis_cli.engine.kinematics.views`."""
+    N, n = n_bodies, nv
+    return nq + N * 9 + N * 3 + n * 6 + n * 6 + N * 6 + N * 36 + N * 36 + N * 6 + N * 6 + 6 * 6 + 4 * 36 + 6 * 6 * 6
+
+
+EMPTY_GAMMA = np.zeros((0, 0, 0))
+
+
+def kernel_data(nq: int, nv: int, n_bodies: int) -> KernelData:
+    return KernelData(np.zeros(workspace_size(n_bodies, nv, nq)), np.zeros((3, nv, nv)), EMPTY_GAMMA, np.zeros((3, nv)))
+
+
+def gamma_bytes_for(nv: int, K: int = 1) -> int:
+    return 8 * K * nv**3
+
+
+def check_gamma_bytes(nv: int, K: int = 1, force: bool = False) -> None:
+    need = gamma_bytes_for(nv, K)
+    if need > GAMMA_MAX_BYTES and not force:
+        raise SizeError(
+            f"Γ of this robot holds nv³ = {nv}³ = {K * nv**3:,} doubles ({need / 2**20:,.0f} MiB), "
+            f"above the {GAMMA_MAX_BYTES // 2**20} MiB limit; the table format lists its largest entries without "
+            "holding it (coriolis compute --what Gamma --top N), or pass --force (force=True) to compute it anyway"
+        )
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.setflags(write=False)
+    return v
+
+
+class Data:
+    """Workspace and outputs for one robot, reused across calls (not shared between threads)."""
+
+    def __init__(self, robot):
+        self.robot = robot
+        self.nq, self.nv = robot.nq, robot.nv
+        self.kernel = kernel_data(robot.nq, robot.nv, robot.n_bodies)
+        k = self.kernel
+        self.M, self.Mdot, self.C = (_read_only(k.matrices[i]) for i in (M_, MDOT_, C_))
+        self.tau, self.g = _read_only(k.vectors[TAU_]), _read_only(k.vectors[G_])
+        self.Gamma = None  # allocated on first use: nv³ doubles
+        self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
+        self.q_shape, self.v_shape = (robot.nq,), (robot.nv,)
+
+    def ensure_gamma(self, force: bool = False) -> None:
+        if self.Gamma is None:
+            check_gamma_bytes(self.nv, 1, force)
+            G = np.zeros((self.nv, self.nv, self.nv))
+            self.kernel = self.kernel._replace(Gamma=G)
+            self.Gamma = _read_only(G)
+
+    def __repr__(self) -> str:
+        return f"<coriolis Data for '{self.robot.name}': nq={self.nq}, nv={self.nv}>"
