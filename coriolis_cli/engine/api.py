@@ -203,7 +203,7 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"
     if kind is None:
         kind = _factorization(factorization)
     if data is not None:
-        if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and data.robot is robot
+        if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and getattr(data, "robot", None) is robot
                 and q.shape == data.q_shape and qd.shape == data.v_shape and q.strides == _UNIT_STRIDE
                 and qd.strides == _UNIT_STRIDE):
             _check_data(robot, data)
@@ -242,7 +242,7 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
 
     Γ holds nv³ doubles: above 256 MiB it is refused unless ``force=True``."""
     if data is not None:
-        if data.robot is not robot:
+        if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
         if data.Gamma is None:
             data.ensure_gamma(force)
@@ -310,7 +310,7 @@ def christoffel_largest(robot: RobotModel, q, top: int):
 def mass_matrix(robot: RobotModel, q, data: Data | None = None):
     """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``)."""
     if data is not None:
-        if data.robot is not robot:
+        if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
         if not (type(q) is _ND and q.dtype is _F64 and q.shape == data.q_shape and q.strides == _UNIT_STRIDE):
             q = _one_state(robot, q, robot.nq, "q", robot.config_names)
@@ -342,7 +342,7 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
     With ``data=`` the result is ``data.tau``."""
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
     if data is not None:
-        if data.robot is not robot:
+        if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
         if not _is_fast(q, data.q_shape):
             q = _one_state(robot, q, robot.nq, "q", robot.config_names)
@@ -380,7 +380,7 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
     """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``)."""
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
     if data is not None:
-        if data.robot is not robot:
+        if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
         if not _is_fast(q, data.q_shape):
             q = _one_state(robot, q, robot.nq, "q", robot.config_names)

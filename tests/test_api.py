@@ -1,0 +1,291 @@
+"""The engine as a library: Model/Data workspaces, the two validation paths, no allocation on the
+data= path, exact results far from the world origin, and an engine that starts anywhere."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import coriolis_cli as cc
+from .conftest import ROOT, robot_path
+
+PANDA = open(robot_path("panda.urdf")).read()
+
+
+def _state(robot, seed=0):
+    rng = np.random.default_rng(seed)
+    return robot.random_configuration(rng), rng.uniform(-3, 3, robot.nv), rng.uniform(-3, 3, robot.nv)
+
+
+# ---- Model/Data ------------------------------------------------------------------------------
+@pytest.mark.parametrize("path, fb", [("panda.urdf", False), ("humanoid.urdf", True)])
+def test_data_calls_return_the_workspace_arrays_and_match_fresh_calls(path, fb):
+    robot = cc.load_robot(robot_path(path), floating_base=fb)
+    data = robot.create_data()
+    for seed in range(3):
+        q, qd, qdd = _state(robot, seed)
+        M, Mdot, C = cc.coriolis_matrix(robot, q, qd, data=data)
+        assert M is data.M and Mdot is data.Mdot and C is data.C
+        for mine, fresh in zip((M, Mdot, C), cc.coriolis_matrix(robot, q, qd)):
+            assert np.array_equal(mine, fresh)
+        assert cc.christoffel(robot, q, data=data) is data.Gamma
+        assert np.array_equal(data.Gamma, cc.christoffel(robot, q))
+        assert cc.mass_matrix(robot, q, data=data) is data.M
+        assert np.array_equal(data.M, cc.mass_matrix(robot, q))
+        assert cc.inverse_dynamics(robot, q, qd, qdd, data=data) is data.tau
+        assert np.array_equal(data.tau, cc.inverse_dynamics(robot, q, qd, qdd))
+        assert cc.gravity_vector(robot, q, data=data) is data.g
+        assert np.array_equal(data.g, cc.gravity_vector(robot, q))
+        # the identity the outputs must satisfy, on the workspace's own arrays
+        M, Mdot, C = cc.coriolis_matrix(robot, q, qd, data=data)
+        assert np.abs(Mdot - C - C.T).max() <= 1e-12 * np.abs(M).max() * max(1, np.abs(qd).max())
+
+
+def test_workspace_outputs_are_read_only_so_structural_zeros_stay():
+    robot = cc.load_robot("binary:7")
+    data = robot.create_data()
+    q, qd, _ = _state(robot)
+    M, _, C = cc.coriolis_matrix(robot, q, qd, data=data)
+    with pytest.raises(ValueError, match="read-only"):
+        M[0, 0] = 1.0
+    assert np.count_nonzero(M == 0) > 0  # a binary tree has unrelated DoF
+    fresh_M, _, _ = cc.coriolis_matrix(robot, q, qd)
+    fresh_M[0, 0] = 1.0  # calls without data= hand out the caller's own arrays
+
+
+def test_data_path_allocates_no_arrays():
+    robot = cc.load_robot(robot_path("humanoid.urdf"), floating_base=True)  # M alone is 5.4 kB
+    data = robot.create_data()
+    q, qd, qdd = _state(robot)
+
+    def calls():
+        cc.coriolis_matrix(robot, q, qd, data=data)
+        cc.christoffel(robot, q, data=data)
+        cc.mass_matrix(robot, q, data=data)
+        cc.inverse_dynamics(robot, q, qd, qdd, data=data)
+        cc.gravity_vector(robot, q, data=data)
+
+    calls()  # compile, allocate Γ once
+    tracemalloc.start()
+    try:
+        calls()
+        tracemalloc.reset_peak()
+        before, _ = tracemalloc.get_traced_memory()
+        for _ in range(200):
+            calls()
+        after, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert after - before < 1024, after - before
+    assert peak - before < 1024, peak - before  # not even a transient array of nv² doubles
+
+
+def test_data_rejects_batches_and_other_robots():
+    a, b = cc.load_robot("serial:3"), cc.load_robot("serial:3")
+    data = a.create_data()
+    with pytest.raises(cc.StateError, match="created for robot"):
+        cc.mass_matrix(b, np.zeros(3), data=data)
+    with pytest.raises(cc.StateError, match="one state at a time"):
+        cc.mass_matrix(a, np.zeros((2, 3)), data=data)
+    with pytest.raises(cc.StateError, match="create_data"):
+        cc.mass_matrix(a, np.zeros(3), data="nope")
+
+
+def test_gamma_workspace_respects_the_memory_guard():
+    robot = cc.load_robot("serial:400")
+    data = robot.create_data()
+    with pytest.raises(cc.SizeError, match="MiB"):
+        cc.christoffel(robot, np.zeros(400), data=data)
+    assert data.Gamma is None
+
+
+# ---- fast and slow validation paths ------------------------------------------------------------
+def _error(fn):
+    with pytest.raises(cc.StateError) as e:
+        fn()
+    return str(e.value)
+
+
+@pytest.mark.parametrize("use_data", [False, True])
+def test_fast_and_slow_paths_give_the_same_messages(use_data):
+    robot = cc.load_robot("serial:3", floating_base=True)
+    data = robot.create_data() if use_data else None
+    q, qd, qdd = _state(robot)
+    names = robot.config_names
+    for k in (0, 4, 9):  # position, quaternion, joint angle
+        bad = q.copy()
+        bad[k] = np.nan
+        fast = _error(lambda: cc.mass_matrix(robot, bad, data=data))
+        slow = _error(lambda: cc.mass_matrix(robot, bad.tolist(), data=data))
+        assert fast == slow == f"q[{names[k]}] is not finite (nan)"
+    bad = qd.copy()
+    bad[7] = -np.inf
+    for fn in (cc.coriolis_matrix, lambda r, q_, v, data=None: cc.inverse_dynamics(r, q_, v, qdd, data=data)):
+        fast = _error(lambda: fn(robot, q, bad, data=data))
+        slow = _error(lambda: fn(robot, q, list(bad), data=data))
+        assert fast == slow == f"qd[{robot.dof_names[7]}] is not finite (-inf)"
+    bad = qdd.copy()
+    bad[2] = np.nan
+    assert _error(lambda: cc.inverse_dynamics(robot, q, qd, bad, data=data)) == \
+        _error(lambda: cc.inverse_dynamics(robot, q, qd, bad.astype(np.float32), data=data)) == \
+        f"qdd[{robot.dof_names[2]}] is not finite (nan)"
+    zero = q.copy()
+    zero[3:7] = 0
+    assert _error(lambda: cc.christoffel(robot, zero, data=data)) == \
+        _error(lambda: cc.christoffel(robot, list(zero), data=data)) == "the quaternion of joint 'base' is zero"
+    for arg in (q[:-1], list(q[:-1])):
+        assert "q has 9 values per state, the robot needs 10" in _error(lambda: cc.mass_matrix(robot, arg, data=data))
+
+
+@pytest.mark.parametrize("use_data", [False, True])
+def test_quaternions_are_normalized_in_the_kernel_with_the_same_warning(use_data):
+    robot = cc.load_robot("binary:4", floating_base=True)
+    data = robot.create_data() if use_data else None
+    q, qd, _ = _state(robot)
+    ref = [a.copy() for a in cc.coriolis_matrix(robot, q, qd)]
+    scaled = q.copy()
+    scaled[3:7] *= 2.0
+    for arg in (scaled, scaled.tolist()):
+        with pytest.warns(cc.QuaternionWarning, match=r"joint 'base' has norm 2; normalized"):
+            out = cc.coriolis_matrix(robot, arg, qd, data=data)
+        for a, b in zip(out, ref):
+            assert np.allclose(a, b, rtol=0, atol=1e-13 * np.abs(ref[0]).max())
+    assert scaled[6] == 2.0 * q[6]  # the caller's array is not modified
+
+
+def test_non_contiguous_and_other_dtypes_take_the_slow_path():
+    robot = cc.load_robot(robot_path("panda.urdf"))
+    q, qd, _ = _state(robot)
+    data = robot.create_data()
+    ref = [a.copy() for a in cc.coriolis_matrix(robot, q, qd, data=data)]
+    wide = np.zeros((7, 2))
+    wide[:, 0] = q
+    for arg in (wide[:, 0], q.astype(">f8"), tuple(q)):
+        for a, b in zip(cc.coriolis_matrix(robot, arg, qd, data=data), ref):
+            assert np.array_equal(a, b)
+    q32 = q.astype(np.float32)
+    assert np.array_equal(cc.mass_matrix(robot, q32, data=data), cc.mass_matrix(robot, q32.astype(np.float64)))
+    readonly = q.copy()
+    readonly.setflags(write=False)
+    assert np.array_equal(cc.mass_matrix(robot, readonly, data=data), ref[0])
+
+
+# ---- exact far from the world origin -----------------------------------------------------------
+def _mounted(offset, rpy="0.3 -0.2 0.1"):
+    """The Panda on a fixed mount whose origin is ``offset`` metres from the world origin."""
+    mount = (f'<link name="world"/><joint name="mount" type="fixed"><parent link="world"/><child link="panda_link0"/>'
+             f'<origin xyz="{offset} {-offset / 2} {offset / 3}" rpy="{rpy}"/></joint>')
+    return PANDA.replace('<robot name="panda">', '<robot name="panda">' + mount)
+
+
+@pytest.mark.parametrize("offset", [1e3, 1e6, 1e9])
+def test_a_robot_mounted_far_away_gives_the_results_at_the_origin(tmp_path, offset):
+    near, far = tmp_path / "near.urdf", tmp_path / "far.urdf"
+    near.write_text(_mounted(0.0))
+    far.write_text(_mounted(offset))
+    a, b = cc.load_robot(str(near)), cc.load_robot(str(far))
+    for seed in range(5):
+        q, qd, qdd = _state(a, seed)
+        for x, y in zip(cc.coriolis_matrix(a, q, qd), cc.coriolis_matrix(b, q, qd)):
+            assert np.abs(x - y).max() <= 1e-14 * np.abs(x).max() + 1e-300
+        G = cc.christoffel(a, q)
+        assert np.abs(G - cc.christoffel(b, q)).max() <= 1e-14 * np.abs(G).max()
+        tau = cc.inverse_dynamics(a, q, qd, qdd)
+        assert np.abs(tau - cc.inverse_dynamics(b, q, qd, qdd)).max() <= 1e-14 * np.abs(tau).max()
+        assert np.linalg.eigvalsh(cc.mass_matrix(b, q)).min() > 0
+
+
+def test_verify_passes_on_a_robot_mounted_a_kilometre_away(run_cli, tmp_path):
+    far = tmp_path / "far.urdf"
+    far.write_text(_mounted(1e3))
+    r = run_cli("verify", far, "--trials", "10", "--ref-trials", "3")
+    assert r.code == 0, r.out
+    assert "FAIL" not in r.out
+
+
+# ---- structure: kernels stay in the engine ------------------------------------------------------
+# engine.data (the workspace of robot.create_data()) holds no compiled code; engine.timing is the
+# compiled loops the bench runs
+KERNEL_MODULES = ("batch", "christoffel", "coriolis", "crba", "rnea", "kinematics", "joints", "spatial", "api")
+
+
+def test_nothing_outside_the_engine_imports_numba_or_a_kernel_module():
+    package = os.path.join(ROOT, "coriolis_cli")
+    pattern = re.compile(r"^\s*(from|import)\s+(numba|\S*engine\.(%s))\b" % "|".join(KERNEL_MODULES), re.M)
+    offenders = []
+    for folder, _, files in os.walk(package):
+        if os.path.basename(folder) == "engine" or "__pycache__" in folder:
+            continue
+        for name in files:
+            if name.endswith(".py"):
+                text = open(os.path.join(folder, name)).read()
+                offenders += [f"{name}: {m.group(0).strip()}" for m in pattern.finditer(text)]
+    assert offenders == []
+
+
+# ---- startup ------------------------------------------------------------------------------------
+def _python(code, env=None, cwd=ROOT):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+
+def test_help_info_and_usage_errors_do_not_import_the_engine():
+    code = """
+import sys
+from coriolis_cli.cli import main
+for argv in (['--help'], ['info', 'robots/panda.urdf'], ['compute', '--bogus']):
+    try:
+        main(argv)
+    except SystemExit:
+        pass
+loaded = [m for m in ('numba', 'coriolis_cli.engine') if m in sys.modules]
+print('LOADED', loaded, file=sys.stderr)
+"""
+    r = _python(code)
+    assert "LOADED []" in r.stderr, r.stderr
+
+
+def _copy_package(tmp_path):
+    dst = tmp_path / "site"
+    shutil.copytree(os.path.join(ROOT, "coriolis_cli"), dst / "coriolis_cli",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return dst
+
+
+CHECK_M = """
+import numpy as np, coriolis_cli as cc
+r = cc.load_robot('serial:3')
+print('M00', repr(float(cc.mass_matrix(r, np.array([0.1, 0.2, 0.3]))[0, 0])))
+"""
+
+
+def test_an_unwritable_package_directory_falls_back_to_a_user_cache(tmp_path):
+    site = _copy_package(tmp_path)
+    (site / "coriolis_cli" / "engine" / "__pycache__").write_text("not a directory")  # unwritable, even for root
+    env = dict(os.environ, PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env.pop("NUMBA_CACHE_DIR", None)
+    ref = float(cc.mass_matrix(cc.load_robot("serial:3"), np.array([0.1, 0.2, 0.3]))[0, 0])
+    first = _python(CHECK_M, env, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert f"M00 {ref!r}" in first.stdout
+    lines = [line for line in first.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "not writable; compiled kernels are cached in" in lines[0], first.stderr
+    assert list((tmp_path / "cache" / "coriolis" / "numba").rglob("*.nbi"))
+    second = _python(CHECK_M, env, cwd=tmp_path)  # the cache is found and the note is not repeated
+    assert second.returncode == 0 and f"M00 {ref!r}" in second.stdout and second.stderr.strip() == ""
+
+
+def test_no_writable_cache_at_all_still_runs(tmp_path):
+    site = _copy_package(tmp_path)
+    (site / "coriolis_cli" / "engine" / "__pycache__").write_text("not a directory")
+    (tmp_path / "cache").write_text("not a directory either")
+    env = dict(os.environ, PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env.pop("NUMBA_CACHE_DIR", None)
+    r = _python(CHECK_M, env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "M00" in r.stdout
+    assert "compiled on every run" in r.stderr
