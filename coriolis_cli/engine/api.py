@@ -23,8 +23,9 @@ from .batch import chunks, christoffel_batch, coriolis_batch, mass_matrix_batch,
 from .christoffel import christoffel_kernel
 from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
-from .data import C_, G_, GAMMA_MAX_BYTES, M_, MDOT_, TAU_, ZERO_, Data, KernelData, check_gamma_bytes, gamma_bytes_for, workspace_size
+from .data import C_, G_, GAMMA_MAX_BYTES, M_, MDOT_, TAU_, ZERO_, Data, KernelData, check_gamma_bytes, gamma_bytes_for
 from .rnea import rnea_kernel
+from .joints import RECHECK
 from .spatial import FACTORIZATIONS
 
 STANDARD_GRAVITY = np.array([0.0, 0.0, -9.81])
@@ -33,9 +34,7 @@ for _g in (STANDARD_GRAVITY, NO_GRAVITY):
     _g.setflags(write=False)
 
 _F64 = np.dtype(np.float64)
-_UNIT_STRIDE = (8,)
 _ND = np.ndarray
-_new_tuple = tuple.__new__
 
 
 class QuaternionWarning(UserWarning):
@@ -99,8 +98,9 @@ def _not_finite(what, name, value) -> str:
     return f"{what}[{name}] is not finite ({value})"
 
 
-def _is_fast(x, shape) -> bool:
-    return type(x) is np.ndarray and x.dtype is _F64 and x.shape == shape and x.strides == _UNIT_STRIDE
+def _is_vector(x) -> bool:
+    """What the fast path tests here; length and stride are tested in the compiled code."""
+    return type(x) is _ND and x.dtype is _F64 and x.ndim == 1
 
 
 def _one_state(robot, x, width, what, names) -> np.ndarray:
@@ -128,6 +128,13 @@ def _free_body_names(robot, b: int) -> str:
     return robot.bodies[b].joint.name
 
 
+def _checked(robot: RobotModel, q, *velocities):
+    """The slow path for one state: (q, q̇, ...) converted and checked in full, or StateError."""
+    out = [_one_state(robot, q, robot.nq, "q", robot.config_names)]
+    out += [_one_state(robot, v, robot.nv, what, robot.dof_names) for what, v in velocities]
+    return out
+
+
 def _report(robot: RobotModel, status: int, q, *velocities) -> None:
     """Turn a kernel's status code (engine.joints) into the error or warning it stands for."""
     if status > 0:
@@ -139,9 +146,9 @@ def _report(robot: RobotModel, status: int, q, *velocities) -> None:
                 raise StateError(_not_finite(what, names[k], arr[k]))
             k -= len(names)
         raise StateError("a state is not finite")  # unreachable: the code names an entry
-    b = (-status - 1) // 2
+    b = (-status - 2) // 2
     joint = _free_body_names(robot, b)
-    if status % 2 != 0:
+    if status % 2 == 0:
         raise StateError(f"the quaternion of joint '{joint}' is zero")
     qs = int(robot.q_start[b])
     Q = np.atleast_2d(q)
@@ -151,7 +158,7 @@ def _report(robot: RobotModel, status: int, q, *velocities) -> None:
 
 
 def _report_batch(robot, status: np.ndarray, Q, *velocities) -> None:
-    bad = np.flatnonzero((status > 0) | ((status < 0) & (status % 2 != 0)))
+    bad = np.flatnonzero((status > 0) | ((status < 0) & (status % 2 == 0)))
     if bad.size:
         s = int(bad[0])
         _report(robot, int(status[s]), Q[s], *((w, v[s]) for w, v in velocities))
@@ -181,15 +188,12 @@ def _gravity(gravity) -> np.ndarray:
     return g
 
 
-def _scratch(robot: RobotModel, matrices=None, Gamma=None) -> KernelData:
-    """Scratch shared by calls without data= (the kernels hold the GIL, so one call at a time
-    uses it), with fresh output arrays for the caller to keep."""
+def _scratch_with_gamma(robot: RobotModel, Gamma) -> KernelData:
+    """The robot's shared workspace writing Γ into the caller's fresh array. Calls without data=
+    share one workspace per robot (the kernels hold the GIL, so one call at a time uses it) and
+    return copies of its outputs; Γ, which can be large, is written into a fresh array instead."""
     k = robot.shared_data.kernel
-    if matrices is None and Gamma is None:
-        return k
-    # tuple.__new__ skips the named tuple's Python-level constructor (0.3 µs per call)
-    return _new_tuple(KernelData, (k.work, k.matrices if matrices is None else matrices, k.Gamma if Gamma is None else Gamma,
-                                   k.vectors))
+    return KernelData(k.blocks, k.rows, k.q, k.matrices, Gamma, k.vectors)
 
 
 # ---- Algorithm 1 ---------------------------------------------------------------------------
@@ -203,36 +207,42 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"
     if kind is None:
         kind = _factorization(factorization)
     if data is not None:
-        if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and getattr(data, "robot", None) is robot
-                and q.shape == data.q_shape and qd.shape == data.v_shape and q.strides == _UNIT_STRIDE
-                and qd.strides == _UNIT_STRIDE):
+        if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1
+                and qd.ndim == 1 and getattr(data, "robot", None) is robot):
             _check_data(robot, data)
-            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
-            qd = _one_state(robot, qd, robot.nv, "qd", robot.dof_names)
+            q, qd = _checked(robot, q, ("qd", qd))
         status = _CORIOLIS.call(robot.arrays, data.kernel, q, qd, kind)
         if status:
-            _report(robot, status, q, ("qd", qd))
+            _coriolis_status(robot, data.kernel, q, qd, kind, status)
         return data.coriolis_outputs
     n = robot.nv
-    if _is_fast(q, (robot.nq,)) and _is_fast(qd, (n,)):
-        batch = False
-    else:
+    if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1 and qd.ndim == 1):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
         QD = _velocities(robot, qd, "qd", Q.shape[0])
         if batch:
             K = Q.shape[0]
             out = np.zeros((K, 3, n, n))
             status = np.zeros(K, dtype=np.int64)
-            coriolis_batch(robot.arrays, Q, QD, kind, workspace_size(robot.n_bodies, n, robot.nq), chunks(K), out, status)
+            coriolis_batch(robot.arrays, Q, QD, kind, chunks(K), out, status)
             if status.any():
                 _report_batch(robot, status, Q, ("qd", QD))
             return out[:, M_], out[:, MDOT_], out[:, C_]
         q, qd = Q[0], QD[0]
-    out = np.zeros((3, n, n))
-    status = _CORIOLIS.call(robot.arrays, _scratch(robot, matrices=out), q, qd, kind)
+    kernel = robot.shared_data.kernel
+    status = _CORIOLIS.call(robot.arrays, kernel, q, qd, kind)
+    if status:
+        _coriolis_status(robot, kernel, q, qd, kind, status)
+    out = kernel.matrices.copy()  # one copy of the shared workspace: cheaper than fresh zeroed outputs
+    return out[M_], out[MDOT_], out[C_]
+
+
+def _coriolis_status(robot, kernel, q, qd, kind, status) -> None:
+    """After a call that did not return OK: convert, check and call again, or report."""
+    if status == RECHECK:
+        q, qd = _checked(robot, q, ("qd", qd))
+        status = _CORIOLIS.call(robot.arrays, kernel, q, qd, kind)
     if status:
         _report(robot, status, q, ("qd", qd))
-    return out[M_], out[MDOT_], out[C_]
 
 
 # ---- Algorithm 2 ---------------------------------------------------------------------------
@@ -240,38 +250,48 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
     """Algorithm 2: Christoffel symbols of the first kind, ``Gamma[i, j, k]`` with
     ``C[i, j] = Σ_k Gamma[i, j, k] q̇_k``. For a free joint ``Gamma[:, :, k] = C(q, e_k)``.
 
-    Γ holds nv³ doubles: above 256 MiB it is refused unless ``force=True``."""
+    Γ holds nv³ doubles: above 256 MiB it is refused unless ``force=True``. With ``data=`` the
+    result is ``data.Gamma``, allocated on the first such call."""
     if data is not None:
-        if getattr(data, "robot", None) is not robot:
+        if data.Gamma is None or getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
-        if data.Gamma is None:
             data.ensure_gamma(force)
-        if not (type(q) is _ND and q.dtype is _F64 and q.shape == data.q_shape and q.strides == _UNIT_STRIDE):
-            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
+        if not (type(q) is _ND and q.dtype is _F64 and q.ndim == 1):
+            (q,) = _checked(robot, q)
         status = _CHRISTOFFEL.call(robot.arrays, data.kernel, q)
         if status:
-            _report(robot, status, q)
+            _single(robot, _CHRISTOFFEL, data.kernel, q, None, status)
         return data.Gamma
     n = robot.nv
-    if _is_fast(q, (robot.nq,)):
-        batch = False
-    else:
+    if not _is_vector(q):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
+        if batch:
+            K = Q.shape[0]
+            check_gamma_bytes(n, K, force)
+            G = np.zeros((K, n, n, n))  # calloc: pages of structural zeros are never touched
+            status = np.zeros(K, dtype=np.int64)
+            christoffel_batch(robot.arrays, Q, chunks(K), G, status)
+            if status.any():
+                _report_batch(robot, status, Q)
+            return G
         q = Q[0]
-    K = Q.shape[0] if batch else 1
-    check_gamma_bytes(n, K, force)
-    if batch:
-        G = np.zeros((K, n, n, n))  # calloc: pages of structural zeros are never touched
-        status = np.zeros(K, dtype=np.int64)
-        christoffel_batch(robot.arrays, Q, n, workspace_size(robot.n_bodies, n, robot.nq), chunks(K), G, status)
-        if status.any():
-            _report_batch(robot, status, Q)
-        return G
+    check_gamma_bytes(n, 1, force)
     G = np.zeros((n, n, n))
-    status = _CHRISTOFFEL.call(robot.arrays, _scratch(robot, Gamma=G), q)
+    return _single(robot, _CHRISTOFFEL, _scratch_with_gamma(robot, G), q, G)
+
+
+def _single(robot, kernel, kdata, q, result, status=None):
+    """One state through a kernel that takes (model, data, q); ``result`` is what it fills.
+    ``status``: that of a call already made."""
+    if status is None:
+        status = kernel.call(robot.arrays, kdata, q)
     if status:
-        _report(robot, status, q)
-    return G
+        if status == RECHECK:
+            (q,) = _checked(robot, q)
+            status = kernel.call(robot.arrays, kdata, q)
+        if status:
+            _report(robot, status, q)
+    return result
 
 
 def christoffel_largest(robot: RobotModel, q, top: int):
@@ -282,7 +302,7 @@ def christoffel_largest(robot: RobotModel, q, top: int):
     """
     n = robot.nv
     data = Data(robot)
-    q = _one_state(robot, q, robot.nq, "q", robot.config_names) if not _is_fast(q, data.q_shape) else q
+    (q,) = _checked(robot, q)
     e = np.zeros(n)
     best_v = np.zeros(0)
     best_i = np.zeros((0, 3), dtype=np.int64)
@@ -312,29 +332,32 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
-        if not (type(q) is _ND and q.dtype is _F64 and q.shape == data.q_shape and q.strides == _UNIT_STRIDE):
-            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
-        status = _MASS_MATRIX.call(robot.arrays, data.kernel, q)
-        if status:
-            _report(robot, status, q)
-        return data.M
+        if not _is_vector(q):
+            (q,) = _checked(robot, q)
+        return _single(robot, _MASS_MATRIX, data.kernel, q, data.M)
     n = robot.nv
-    if not _is_fast(q, (robot.nq,)):
+    if not _is_vector(q):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
         if batch:
             K = Q.shape[0]
             M = np.zeros((K, n, n))
             status = np.zeros(K, dtype=np.int64)
-            mass_matrix_batch(robot.arrays, Q, n, workspace_size(robot.n_bodies, n, robot.nq), chunks(K), M, status)
+            mass_matrix_batch(robot.arrays, Q, chunks(K), M, status)
             if status.any():
                 _report_batch(robot, status, Q)
             return M
         q = Q[0]
-    out = np.zeros((3, n, n))
-    status = _MASS_MATRIX.call(robot.arrays, _scratch(robot, matrices=out), q)
+    return mass_matrix(robot, q, robot.shared_data).copy()
+
+
+def _rnea(robot, kdata, q, qd, qdd, g, tau):
+    status = _RNEA.call(robot.arrays, kdata, q, qd, qdd, g, tau)
     if status:
-        _report(robot, status, q)
-    return out[M_]
+        if status == RECHECK:
+            q, qd, qdd = _checked(robot, q, ("qd", qd), ("qdd", qdd))
+            status = _RNEA.call(robot.arrays, kdata, q, qd, qdd, g, tau)
+        if status:
+            _report(robot, status, q, ("qd", qd), ("qdd", qdd))
 
 
 def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | None = None):
@@ -344,19 +367,13 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
-        if not _is_fast(q, data.q_shape):
-            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
-        if not _is_fast(qd, data.v_shape):
-            qd = _one_state(robot, qd, robot.nv, "qd", robot.dof_names)
-        if not _is_fast(qdd, data.v_shape):
-            qdd = _one_state(robot, qdd, robot.nv, "qdd", robot.dof_names)
+        if not (_is_vector(q) and _is_vector(qd) and _is_vector(qdd)):
+            q, qd, qdd = _checked(robot, q, ("qd", qd), ("qdd", qdd))
         k = data.kernel
-        status = _RNEA.call(robot.arrays, k, q, qd, qdd, g, k.vectors[TAU_])
-        if status:
-            _report(robot, status, q, ("qd", qd), ("qdd", qdd))
+        _rnea(robot, k, q, qd, qdd, g, k.vectors[TAU_])
         return data.tau
     n = robot.nv
-    if not (_is_fast(q, (robot.nq,)) and _is_fast(qd, (n,)) and _is_fast(qdd, (n,))):
+    if not (_is_vector(q) and _is_vector(qd) and _is_vector(qdd)):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
         K = Q.shape[0]
         QD = _velocities(robot, qd, "qd", K)
@@ -364,16 +381,12 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
         if batch:
             tau = np.zeros((K, n))
             status = np.zeros(K, dtype=np.int64)
-            rnea_batch(robot.arrays, Q, QD, QDD, g, workspace_size(robot.n_bodies, n, robot.nq), chunks(K), tau, status)
+            rnea_batch(robot.arrays, Q, QD, QDD, g, chunks(K), tau, status)
             if status.any():
                 _report_batch(robot, status, Q, ("qd", QD), ("qdd", QDD))
             return tau
         q, qd, qdd = Q[0], QD[0], QDD[0]
-    tau = np.zeros(n)
-    status = _RNEA.call(robot.arrays, _scratch(robot), q, qd, qdd, g, tau)
-    if status:
-        _report(robot, status, q, ("qd", qd), ("qdd", qdd))
-    return tau
+    return inverse_dynamics(robot, q, qd, qdd, gravity, robot.shared_data).copy()
 
 
 def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None):
@@ -382,29 +395,18 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
-        if not _is_fast(q, data.q_shape):
-            q = _one_state(robot, q, robot.nq, "q", robot.config_names)
+        if not _is_vector(q):
+            (q,) = _checked(robot, q)
         k = data.kernel
-        zero = k.vectors[ZERO_]
-        status = _RNEA.call(robot.arrays, k, q, zero, zero, g, k.vectors[G_])
-        if status:
-            _report(robot, status, q)
+        _rnea(robot, k, q, k.vectors[ZERO_], k.vectors[ZERO_], g, k.vectors[G_])
         return data.g
-    if _is_fast(q, (robot.nq,)):
-        batch = False
-    else:
+    if not _is_vector(q):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
-    if batch:
-        Z = np.zeros((Q.shape[0], robot.nv))
-        return inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
-    k = robot.shared_data.kernel
-    out = np.zeros(robot.nv)
-    q = q if _is_fast(q, (robot.nq,)) else Q[0]
-    zero = k.vectors[ZERO_]
-    status = _RNEA.call(robot.arrays, k, q, zero, zero, g, out)
-    if status:
-        _report(robot, status, q)
-    return out
+        if batch:
+            Z = np.zeros((Q.shape[0], robot.nv))
+            return inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
+        q = Q[0]
+    return gravity_vector(robot, q, gravity, robot.shared_data).copy()
 
 
 def gamma_bytes(robot: RobotModel, K: int = 1) -> int:

@@ -22,43 +22,46 @@ def chunks(K: int) -> int:
 
 
 @njit(cache=True)
-def _chunk_data(wsize, nv):
-    return KernelData(np.zeros(wsize), np.zeros((3, nv, nv)), np.zeros((0, 0, 0)), np.zeros((3, nv)))
+def _chunk_data(model, nq):
+    """A workspace for one chunk of states (data.kernel_data, compiled)."""
+    N, nv = model.ints.shape[0], model.cols.shape[0]
+    return KernelData(np.zeros((3 * N + 11, 6, 6)), np.zeros((2 * nv + 3 * N, 6)), np.zeros(nq), np.zeros((3, nv, nv)),
+                      np.zeros((0, 0, 0)), np.zeros((3, nv)))
 
 
 @njit(cache=True, parallel=True)
-def coriolis_batch(model, Q, QD, factorization, wsize, nc, matrices, status):
+def coriolis_batch(model, Q, QD, factorization, nc, matrices, status):
     """matrices: (K, 3, nv, nv), M, Ṁ, C of each state."""
-    K, nv = Q.shape[0], QD.shape[1]
+    K = Q.shape[0]
     for t in prange(nc):
-        d = _chunk_data(wsize, nv)
+        d = _chunk_data(model, Q.shape[1])
         for s in range(t * K // nc, (t + 1) * K // nc):
-            status[s] = coriolis_kernel(model, KernelData(d.work, matrices[s], d.Gamma, d.vectors), Q[s], QD[s], factorization)
+            status[s] = coriolis_kernel(model, KernelData(d.blocks, d.rows, d.q, matrices[s], d.Gamma, d.vectors), Q[s], QD[s], factorization)
 
 
 @njit(cache=True, parallel=True)
-def christoffel_batch(model, Q, nv, wsize, nc, Gamma, status):
+def christoffel_batch(model, Q, nc, Gamma, status):
     K = Q.shape[0]
     for t in prange(nc):
-        d = _chunk_data(wsize, nv)
+        d = _chunk_data(model, Q.shape[1])
         for s in range(t * K // nc, (t + 1) * K // nc):
-            status[s] = christoffel_kernel(model, KernelData(d.work, d.matrices, Gamma[s], d.vectors), Q[s])
+            status[s] = christoffel_kernel(model, KernelData(d.blocks, d.rows, d.q, d.matrices, Gamma[s], d.vectors), Q[s])
 
 
 @njit(cache=True, parallel=True)
-def mass_matrix_batch(model, Q, nv, wsize, nc, M, status):
+def mass_matrix_batch(model, Q, nc, M, status):
     K = Q.shape[0]
     for t in prange(nc):
-        d = _chunk_data(wsize, nv)
+        d = _chunk_data(model, Q.shape[1])
         for s in range(t * K // nc, (t + 1) * K // nc):
             status[s] = mass_matrix_kernel(model, d, Q[s])
             M[s] = d.matrices[M_]
 
 
 @njit(cache=True, parallel=True)
-def rnea_batch(model, Q, QD, QDD, gravity, wsize, nc, tau, status):
-    K, nv = Q.shape[0], QD.shape[1]
+def rnea_batch(model, Q, QD, QDD, gravity, nc, tau, status):
+    K = Q.shape[0]
     for t in prange(nc):
-        d = _chunk_data(wsize, nv)
+        d = _chunk_data(model, Q.shape[1])
         for s in range(t * K // nc, (t + 1) * K // nc):
             status[s] = rnea_kernel(model, d, Q[s], QD[s], QDD[s], gravity, tau[s])

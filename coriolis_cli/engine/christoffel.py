@@ -13,7 +13,7 @@ from __future__ import annotations
 from numba import njit
 
 from .joints import failed, load_configuration
-from .kinematics import configuration, forward_kinematics, views
+from .kinematics import forward_kinematics, views
 from .spatial import CHRISTOFFEL, add_child_composite, bar_crf_minus, body_factorization, matvec6
 
 
@@ -43,13 +43,13 @@ def christoffel_kernel(model, data, q):
     ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    qn = configuration(data.work, q.shape[0])
+    qn = data.q
     status = load_configuration(model, q, qn)
     if failed(status):
         return status
     Gamma = data.Gamma
-    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(data.work, N, n, q.shape[0])
-    forward_kinematics(model, qn, R, pos, S, IC, T)
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    forward_kinematics(model, qn, X, S, IC, T)
     _composite_inertias(ints, IC)  # lines 1-3 and 22: IC_k = Σ_{l ⪰ k} I_l
     Bt, D = T[2], T[3]
     F1, F2, F3, h = F[0], F[1], F[2], F[3]

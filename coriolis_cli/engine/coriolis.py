@@ -12,7 +12,7 @@ from numba import njit
 
 from .data import C_, M_, MDOT_
 from .joints import OK, check_finite, failed, load_configuration
-from .kinematics import body_velocities, configuration, forward_kinematics, views
+from .kinematics import body_velocities, forward_kinematics, views
 from .spatial import add_child_composite, body_factorization
 
 
@@ -24,17 +24,17 @@ def coriolis_kernel(model, data, q, qd, factorization):
     ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    qn = configuration(data.work, q.shape[0])
+    qn = data.q
     status = load_configuration(model, q, qn)
     if failed(status):
         return status
-    bad = check_finite(qd, q.shape[0])
+    bad = check_finite(qd, n, q.shape[0])
     if bad != OK:
         return bad
     M, Mdot, C = data.matrices[M_], data.matrices[MDOT_], data.matrices[C_]
-    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(data.work, N, n, q.shape[0])
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
     # lines 1-7: forward sweep. v_i, Ṡ_i = v_i × S_i, IC_i = I_i, BC_i = B(v_i, I_i)
-    forward_kinematics(model, qn, R, pos, S, IC, T)
+    forward_kinematics(model, qn, X, S, IC, T)
     body_velocities(model, S, qd, v, Sd)
     for i in range(N):
         body_factorization(v[i], IC[i], factorization, T, BC[i])

@@ -6,7 +6,7 @@ from numba import njit
 
 from .data import M_
 from .joints import failed, load_configuration
-from .kinematics import configuration, forward_kinematics, views
+from .kinematics import forward_kinematics, views
 from .spatial import add_child_composite, dot6, matvec6
 
 
@@ -16,13 +16,13 @@ def mass_matrix_kernel(model, data, q):
     ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    qn = configuration(data.work, q.shape[0])
+    qn = data.q
     status = load_configuration(model, q, qn)
     if failed(status):
         return status
     M = data.matrices[M_]
-    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(data.work, N, n, q.shape[0])
-    forward_kinematics(model, qn, R, pos, S, IC, T)
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    forward_kinematics(model, qn, X, S, IC, T)
     F2 = F[0]
     for j in range(n - 1, -1, -1):
         b = cols[j, 0]

@@ -24,9 +24,12 @@ GAMMA_MAX_BYTES = 256 * 2**20
 
 class KernelData(NamedTuple):
     """The workspace as the compiled kernels see it. Few arrays, because each array argument
-    costs time on every call from Python: matrices and vectors are stacked."""
+    costs time on every call from Python, and pre-shaped, because slicing one along its first
+    axis is free in compiled code (see kinematics.views)."""
 
-    work: np.ndarray  # scratch, sliced into named arrays by kinematics.views (the configuration too)
+    blocks: np.ndarray  # (3N + 11, 6, 6): composite inertias IC, BC, body placements, scratch
+    rows: np.ndarray  # (2nv + 3N, 6): motion subspaces S, Ṡ, body velocities, accelerations, forces
+    q: np.ndarray  # (nq,): the configuration the kernels use (quaternions normalized)
     matrices: np.ndarray  # (3, nv, nv): M, Ṁ, C
     Gamma: np.ndarray  # (nv, nv, nv); (0, 0, 0) until christoffel is first called with this workspace
     vectors: np.ndarray  # (3, nv): τ, g, and zeros (q̇ = q̈ = 0 for g(q))
@@ -36,17 +39,13 @@ M_, MDOT_, C_ = 0, 1, 2  # rows of KernelData.matrices
 TAU_, G_, ZERO_ = 0, 1, 2  # rows of KernelData.vectors
 
 
-def workspace_size(n_bodies: int, nv: int, nq: int) -> int:
-    """Doubles needed by :func:`coriolis_cli.engine.kinematics.views`."""
-    N, n = n_bodies, nv
-    return nq + N * 9 + N * 3 + n * 6 + n * 6 + N * 6 + N * 36 + N * 36 + N * 6 + N * 6 + 6 * 6 + 4 * 36 + 6 * 6 * 6
-
-
 EMPTY_GAMMA = np.zeros((0, 0, 0))
 
 
 def kernel_data(nq: int, nv: int, n_bodies: int) -> KernelData:
-    return KernelData(np.zeros(workspace_size(n_bodies, nv, nq)), np.zeros((3, nv, nv)), EMPTY_GAMMA, np.zeros((3, nv)))
+    N = n_bodies
+    return KernelData(np.zeros((3 * N + 11, 6, 6)), np.zeros((2 * nv + 3 * N, 6)), np.zeros(nq), np.zeros((3, nv, nv)),
+                      EMPTY_GAMMA, np.zeros((3, nv)))
 
 
 def gamma_bytes_for(nv: int, K: int = 1) -> int:

@@ -11,7 +11,7 @@ from numba import njit
 
 from ..model.joints import FREE
 from .joints import OK, check_finite, failed, load_configuration
-from .kinematics import body_velocities, configuration, forward_kinematics, views
+from .kinematics import body_velocities, forward_kinematics, views
 from .spatial import crf_vec, dot6, matvec6
 
 
@@ -21,17 +21,17 @@ def rnea_kernel(model, data, q, qd, qdd, gravity, tau):
     ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    qn = configuration(data.work, q.shape[0])
+    qn = data.q
     status = load_configuration(model, q, qn)
     if failed(status):
         return status
-    bad = check_finite(qd, q.shape[0])
+    bad = check_finite(qd, n, q.shape[0])
     if bad == OK:
-        bad = check_finite(qdd, q.shape[0] + n)
+        bad = check_finite(qdd, n, q.shape[0] + n)
     if bad != OK:
         return bad
-    R, pos, S, Sd, v, IC, BC, a, f, F, T, G = views(data.work, N, n, q.shape[0])
-    forward_kinematics(model, qn, R, pos, S, IC, T)
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    forward_kinematics(model, qn, X, S, IC, T)
     body_velocities(model, S, qd, v, Sd)
     a0 = F[0]
     for r in range(6):

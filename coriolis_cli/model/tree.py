@@ -18,9 +18,12 @@ from .description import MASS_EPS, Limits, Mimic, RobotDescription, validate
 from .geometry import rpy_to_matrix
 from .joints import joint_type
 
-# Column offsets of ModelArrays.geom: joint rotation 9, joint translation 3, axis 3, mass 1, COM 3,
-# inertia about the COM 9.
-G_ROT, G_TRANS, G_AXIS, G_MASS, G_COM, G_INERTIA, GEOM_WIDTH = 0, 9, 12, 15, 16, 19, 28
+# Column offsets of ModelArrays.geom: joint rotation E (9), joint translation 3, axis a (3), mass 1,
+# COM 3, inertia about the COM 9; then, so that a revolute joint's rotation in its parent frame is
+# E Rot(a, q) = E + sin q (E â) + (1 − cos q) (E â²) without building Rot, E â (9), E â² (9) and
+# the axis in the parent frame E a (3).
+G_ROT, G_TRANS, G_AXIS, G_MASS, G_COM, G_INERTIA, G_ROT_HAT, G_ROT_HAT2, G_PARENT_AXIS, GEOM_WIDTH = (
+    0, 9, 12, 15, 16, 19, 28, 37, 46, 49)
 
 
 def _frozen(a) -> np.ndarray:
@@ -174,7 +177,13 @@ class RobotModel:
             geom[i, G_AXIS:G_MASS] = b.joint.axis
             geom[i, G_MASS] = b.mass
             geom[i, G_COM:G_INERTIA] = b.com
-            geom[i, G_INERTIA:] = b.inertia.ravel()
+            geom[i, G_INERTIA:G_ROT_HAT] = b.inertia.ravel()
+            a = b.joint.axis
+            hat = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+            E = b.joint.rotation
+            geom[i, G_ROT_HAT:G_ROT_HAT2] = (E @ hat).ravel()
+            geom[i, G_ROT_HAT2:G_PARENT_AXIS] = (E @ hat @ hat).ravel()
+            geom[i, G_PARENT_AXIS:GEOM_WIDTH] = E @ a
         if N:
             roots = ints[:, 0] < 0
             geom[roots, G_TRANS:G_AXIS] -= geom[0, G_TRANS:G_AXIS]  # computation frame at the root joint
