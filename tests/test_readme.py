@@ -33,3 +33,12 @@ def test_yaml_example_is_the_bundled_two_link_arm(tmp_path, rng):
         q, qd = rng.uniform(-3, 3, 2), rng.uniform(-10, 10, 2)
         for x, y in zip(cc.coriolis_matrix(a, q, qd), cc.coriolis_matrix(b, q, qd)):
             assert np.allclose(x, y, rtol=0, atol=1e-14)
+
+
+def test_python_api_examples_run(monkeypatch):
+    """Every ```python block of README runs as written, from the repository root."""
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    assert len(blocks) >= 2
+    for code in blocks:
+        exec(compile(code, "README.md", "exec"), {})

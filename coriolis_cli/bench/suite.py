@@ -114,7 +114,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
         out.timings.append(Timing("C", OURS_PLAIN, 1e6 * median_call_time(
             lambda: engine.coriolis_matrix(robot, q, qd), repeat), "public API, fresh outputs"))
         out.timings.append(Timing("C", OURS_LOOP, 1e6 * median_loop_time(
-            lambda R: coriolis_loop(R, robot.arrays, data.kernel, Q, QD, 0), repeat), "as C++ is timed"))
+            lambda R: coriolis_loop(R, robot.arrays, data.kernel, Q, QD, engine.FACTORIZATIONS["christoffel"]), repeat), "as C++ is timed"))
         if batch:
             K = BATCH
             QB = np.ascontiguousarray(np.resize(Q, (K, robot.nq)))

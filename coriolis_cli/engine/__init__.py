@@ -10,6 +10,7 @@ prepare_kernel_cache()
 
 # ruff: noqa: E402
 
+from .spatial import FACTORIZATIONS
 from .api import (
     GAMMA_MAX_BYTES,
     Data,
@@ -25,6 +26,6 @@ from .api import (
 )
 
 __all__ = [
-    "Data", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "christoffel", "christoffel_largest",
+    "Data", "FACTORIZATIONS", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "christoffel", "christoffel_largest",
     "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "mass_matrix",
 ]

@@ -136,3 +136,26 @@ def check_finite(x, n, offset):
 def failed(status):
     """True for the status codes after which nothing was computed."""
     return status > 0 or status == RECHECK or (status < 0 and status % 2 == 0)
+
+
+@njit(cache=True)
+def root_acceleration(model, q, gravity, out):
+    """out = a_0 = [0; −g] in the computation frame. With a free root joint that frame is the
+    base's, so g is rotated by Rᵀ of the base quaternion (unit norm: see load_configuration)."""
+    gx, gy, gz = gravity[0], gravity[1], gravity[2]
+    ints = model.ints
+    if ints.shape[0] > 0 and ints[0, 1] == FREE:
+        qs = ints[0, 2]
+        x, y, z, w = q[qs + 3], q[qs + 4], q[qs + 5], q[qs + 6]
+        r00, r01, r02 = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)
+        r10, r11, r12 = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)
+        r20, r21, r22 = 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)
+        gx, gy, gz = (r00 * gravity[0] + r10 * gravity[1] + r20 * gravity[2],
+                      r01 * gravity[0] + r11 * gravity[1] + r21 * gravity[2],
+                      r02 * gravity[0] + r12 * gravity[1] + r22 * gravity[2])
+    out[0] = 0.0
+    out[1] = 0.0
+    out[2] = 0.0
+    out[3] = -gx
+    out[4] = -gy
+    out[5] = -gz

@@ -2,15 +2,14 @@
 
 a_0 = −g, a_i = a_p(i) + S_i q̈_i + Ṡ_i q̇_i, f_i = I_i a_i + v_i ×* I_i v_i, τ_i = S_iᵀ f_i,
 f_p(i) += f_i. With a floating base the computation frame is the base frame, so gravity is
-rotated into it with the base quaternion.
+rotated into it with the base quaternion (joints.root_acceleration).
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from ..model.joints import FREE
-from .joints import OK, check_finite, failed, load_configuration
+from .joints import OK, check_finite, failed, load_configuration, root_acceleration
 from .kinematics import body_velocities, forward_kinematics, views
 from .spatial import crf_vec, dot6, matvec6
 
@@ -34,22 +33,7 @@ def rnea_kernel(model, data, q, qd, qdd, gravity, tau):
     forward_kinematics(model, qn, X, S, IC, T)
     body_velocities(model, S, qd, v, Sd)
     a0 = F[0]
-    for r in range(6):
-        a0[r] = 0.0
-    gx, gy, gz = gravity[0], gravity[1], gravity[2]
-    if N > 0 and ints[0, 1] == FREE:
-        qs = ints[0, 2]
-        x, y, z, w = qn[qs + 3], qn[qs + 4], qn[qs + 5], qn[qs + 6]  # unit norm (load_configuration)
-        # g_base = Rᵀ g_world
-        r00, r01, r02 = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)
-        r10, r11, r12 = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)
-        r20, r21, r22 = 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)
-        gx, gy, gz = (
-            r00 * gravity[0] + r10 * gravity[1] + r20 * gravity[2],
-            r01 * gravity[0] + r11 * gravity[1] + r21 * gravity[2],
-            r02 * gravity[0] + r12 * gravity[1] + r22 * gravity[2],
-        )
-    a0[3], a0[4], a0[5] = -gx, -gy, -gz
+    root_acceleration(model, qn, gravity, a0)  # a_0 = −g, in the computation frame
     for c in range(n):
         b = cols[c, 0]
         if c == 0 or cols[c - 1, 0] != b:
