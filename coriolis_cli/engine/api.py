@@ -167,6 +167,16 @@ def _report_batch(robot, status: np.ndarray, Q, *velocities) -> None:
         _report(robot, int(status[warned[0]]), Q)
 
 
+def _batch(robot, batch_kernel, out, Q, inputs, *velocities):
+    """K states in parallel: ``batch_kernel(model, Q, *inputs, chunks, out, status)``, then the
+    first failure or warning reported as for one state."""
+    status = np.zeros(Q.shape[0], dtype=np.int64)
+    batch_kernel(robot.arrays, Q, *inputs, chunks(Q.shape[0]), out, status)
+    if status.any():
+        _report_batch(robot, status, Q, *velocities)
+    return out
+
+
 def _velocities(robot, x, what, K):
     X, _ = _as_states(x, robot.nv, what, robot.dof_names)
     if X.shape[0] != K:
@@ -220,12 +230,7 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
         QD = _velocities(robot, qd, "qd", Q.shape[0])
         if batch:
-            K = Q.shape[0]
-            out = np.zeros((K, 3, n, n))
-            status = np.zeros(K, dtype=np.int64)
-            coriolis_batch(robot.arrays, Q, QD, kind, chunks(K), out, status)
-            if status.any():
-                _report_batch(robot, status, Q, ("qd", QD))
+            out = _batch(robot, coriolis_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind), ("qd", QD))
             return out[:, M_], out[:, MDOT_], out[:, C_]
         q, qd = Q[0], QD[0]
     kernel = robot.shared_data.kernel
@@ -266,14 +271,9 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
     if not _is_vector(q):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
         if batch:
-            K = Q.shape[0]
-            check_gamma_bytes(n, K, force)
-            G = np.zeros((K, n, n, n))  # calloc: pages of structural zeros are never touched
-            status = np.zeros(K, dtype=np.int64)
-            christoffel_batch(robot.arrays, Q, chunks(K), G, status)
-            if status.any():
-                _report_batch(robot, status, Q)
-            return G
+            check_gamma_bytes(n, Q.shape[0], force)
+            # calloc: pages of structural zeros are never touched
+            return _batch(robot, christoffel_batch, np.zeros((Q.shape[0], n, n, n)), Q, ())
         q = Q[0]
     check_gamma_bytes(n, 1, force)
     G = np.zeros((n, n, n))
@@ -339,13 +339,7 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
     if not _is_vector(q):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
         if batch:
-            K = Q.shape[0]
-            M = np.zeros((K, n, n))
-            status = np.zeros(K, dtype=np.int64)
-            mass_matrix_batch(robot.arrays, Q, chunks(K), M, status)
-            if status.any():
-                _report_batch(robot, status, Q)
-            return M
+            return _batch(robot, mass_matrix_batch, np.zeros((Q.shape[0], n, n)), Q, ())
         q = Q[0]
     return mass_matrix(robot, q, robot.shared_data).copy()
 
@@ -379,12 +373,7 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
         QD = _velocities(robot, qd, "qd", K)
         QDD = _velocities(robot, qdd, "qdd", K)
         if batch:
-            tau = np.zeros((K, n))
-            status = np.zeros(K, dtype=np.int64)
-            rnea_batch(robot.arrays, Q, QD, QDD, g, chunks(K), tau, status)
-            if status.any():
-                _report_batch(robot, status, Q, ("qd", QD), ("qdd", QDD))
-            return tau
+            return _batch(robot, rnea_batch, np.zeros((K, n)), Q, (QD, QDD, g), ("qd", QD), ("qdd", QDD))
         q, qd, qdd = Q[0], QD[0], QDD[0]
     return inverse_dynamics(robot, q, qd, qdd, gravity, robot.shared_data).copy()
 
