@@ -4,7 +4,8 @@ The engine (numba) is imported on first use of one of its functions, so that loa
 running ``coriolis --help`` does not pay for it.
 """
 
-from .errors import CheckFailed, CoriolisError, InputError, ModelError, OutputError, SizeError, SpecError, StateError
+from .errors import (CheckFailed, CoriolisError, InputError, ModelError, ModelWarning, OutputError, SizeError, SpecError,
+                     StateError)
 from .model import RobotModel, load_robot
 
 __version__ = "0.1.0"
@@ -13,7 +14,7 @@ _ENGINE = ("christoffel", "christoffel_largest", "coriolis_matrix", "gravity_vec
            "Data", "QuaternionWarning")
 
 __all__ = [
-    "CheckFailed", "CoriolisError", "Data", "InputError", "ModelError", "OutputError", "QuaternionWarning", "RobotModel",
+    "CheckFailed", "CoriolisError", "Data", "InputError", "ModelError", "ModelWarning", "OutputError", "QuaternionWarning", "RobotModel",
     "SizeError", "SpecError", "StateError", "christoffel", "christoffel_largest", "coriolis_matrix", "engine",
     "gravity_vector", "inverse_dynamics", "load_robot", "mass_matrix",
 ]

@@ -25,10 +25,15 @@ EXT_FORMAT = {".json": "json", ".npz": "npz", ".csv": "csv", ".txt": "table"}
 COND_WARN = 1e10
 
 
+def _strict() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx and ctx.find_root().meta.get("coriolis.strict"))
+
+
 def _load(robot: str, floating_base: bool):
     from .model import load_robot
 
-    return load_robot(robot, floating_base=floating_base)
+    return load_robot(robot, floating_base=floating_base, strict=_strict())
 
 
 def _warn_compile_once():
@@ -74,10 +79,21 @@ robot_argument = click.argument("robot", metavar="ROBOT")
 floating_option = click.option("--floating-base", is_flag=True, help="Put a free joint between the world and the root link.")
 
 
+def _remember_strict(ctx, param, value):
+    if value:
+        ctx.find_root().meta["coriolis.strict"] = True
+
+
+strict_option = click.option(
+    "--strict", is_flag=True, expose_value=False, callback=_remember_strict,
+    help="Refuse robots with inertias no rigid body has or joints that move no mass (default: warn and compute).")
+
+
 # ---------------------------------------------------------------------------------------- info
 @cli.command()
 @robot_argument
 @floating_option
+@strict_option
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def info(robot, floating_base, fmt):
     """The kinematic tree, DoF, depth, mass and joints of ROBOT."""
@@ -179,6 +195,7 @@ def _parse_what(what: str):
 @cli.command()
 @robot_argument
 @floating_option
+@strict_option
 @click.option("--q", help="Configuration, comma separated (nq values; free joint: x,y,z,qx,qy,qz,qw).")
 @click.option("--qd", help="Velocity, comma separated (nv values).")
 @click.option("--qdd", help="Acceleration for tau, comma separated (default zero).")
@@ -282,6 +299,7 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
 @cli.command()
 @click.argument("robots", nargs=-1, metavar="[ROBOT ...]")
 @floating_option
+@strict_option
 @click.option("--trials", type=click.IntRange(1), default=100, show_default=True, help="Random states per robot.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--ref-trials", type=click.IntRange(0), default=10, show_default=True,
@@ -303,7 +321,7 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
         suite = [(r + (" +floating" if floating_base else ""), r, floating_base) for r in robots]
     else:
         suite = default_suite()
-    models = [(label, load_suite_robot(src, fb)) for label, src, fb in suite]
+    models = [(label, load_suite_robot(src, fb, _strict())) for label, src, fb in suite]
     _warn_compile_once()
     records = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -333,6 +351,7 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
 @cli.command()
 @robot_argument
 @floating_option
+@strict_option
 @click.option("--trials", type=click.IntRange(1), default=20, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
@@ -361,6 +380,7 @@ def skew(robot, floating_base, trials, seed, fmt):
 @click.option("--dofs", default="5:40:5", show_default=True, help="START:STOP[:STEP] or a comma list.")
 @click.option("--what", default="C,Gamma", show_default=True, help="C (M, Ṁ and C together), Gamma, or both.")
 @floating_option
+@strict_option
 @click.option("--repeat", type=click.IntRange(3), default=15, show_default=True, help="Timed rounds; the median is reported.")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
 @click.option("--batch", is_flag=True, help="Also time a batch of 10,000 states (per state, in parallel).")
@@ -446,7 +466,9 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
 
 # -------------------------------------------------------------------------------------- main
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    err.print(f"[yellow]warning:[/yellow] {message}")
+    from rich.markup import escape
+
+    err.print(f"[yellow]warning:[/yellow] {escape(str(message))}", soft_wrap=True)
 
 
 def main(argv=None):
@@ -462,7 +484,9 @@ def main(argv=None):
         e.show()
         sys.exit(e.exit_code)
     except CoriolisError as e:
-        err.print(f"[red]error:[/red] {e}", markup=True, soft_wrap=True)
+        from rich.markup import escape
+
+        err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, soft_wrap=True)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -470,8 +494,11 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - the one place unexpected errors are turned into a message
         if debug:
             raise
+        from rich.markup import escape
+
         msg = str(e).splitlines()[0] if str(e) else ""
-        err.print(f"[red]error:[/red] unexpected {type(e).__name__}: {msg} (run with --debug for the traceback)", soft_wrap=True)
+        err.print(f"[red]error:[/red] unexpected {type(e).__name__}: {escape(msg)} (run with --debug for the traceback)",
+                  soft_wrap=True)
         sys.exit(3)
     if isinstance(rv, int) and rv != 0:
         sys.exit(rv)

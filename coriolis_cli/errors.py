@@ -38,3 +38,9 @@ class CheckFailed(CoriolisError):
     """A verification check did not meet its tolerance (exit code 1)."""
 
     exit_code = 1
+
+
+class ModelWarning(UserWarning):
+    """A robot can be computed but something about it is wrong (inertias that no rigid body has,
+    a joint that moves no mass, an ignored attribute). ``strict=True`` turns the inertia and mass
+    problems into :class:`ModelError`."""

@@ -158,10 +158,14 @@ def test_usage_errors_exit_2(run_cli):
 def test_no_inertial_anywhere(run_cli, tmp_path):
     p = tmp_path / "bare.urdf"
     p.write_text(PANDA.replace("<inertial>", "<!--").replace("</inertial>", "-->"))
-    assert_one_line_error(run_cli("info", p), "moves no mass")
+    r = run_cli("info", p)
+    assert r.code == 0, r
+    warned = [line for line in r.err.splitlines() if line.startswith("warning:")]
+    assert len(warned) == 1 and all(f"joint 'panda_joint{k}' moves no mass" in warned[0] for k in range(1, 8)), r.err
+    assert_one_line_error(run_cli("info", p, "--strict"), "moves no mass")
 
 
-def test_zero_mass_leaf_on_a_joint_is_refused_but_on_a_fixed_joint_merged(tmp_path):
+def test_zero_mass_leaf_on_a_joint_warns_but_on_a_fixed_joint_is_merged(tmp_path):
     leaf = PANDA.replace('<link name="panda_link8" />', '<link name="panda_link8"><inertial><mass value="0"/>'
                          '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>')
     p = tmp_path / "leaf.urdf"
@@ -169,8 +173,10 @@ def test_zero_mass_leaf_on_a_joint_is_refused_but_on_a_fixed_joint_merged(tmp_pa
     assert cc.load_robot(str(p)).nv == 7  # fixed joint: merged, nothing to move
     p.write_text(leaf.replace('<joint name="panda_joint8" type="fixed">', '<joint name="panda_joint8" type="revolute">')
                  .replace('<origin xyz="0.0 0.0 0.107"', '<axis xyz="0 0 1"/><origin xyz="0.0 0.0 0.107"'))
+    with pytest.warns(cc.ModelWarning, match="joint 'panda_joint8' moves no mass"):
+        assert cc.load_robot(str(p)).nv == 8
     with pytest.raises(ModelError, match="joint 'panda_joint8' moves no mass"):
-        cc.load_robot(str(p))
+        cc.load_robot(str(p), strict=True)
 
 
 # ---------------------------------------------------------------------------- output safety

@@ -212,5 +212,5 @@ def default_suite() -> list[tuple[str, str, bool]]:
     return suite
 
 
-def load_suite_robot(src: str, fb: bool) -> RobotModel:
-    return load_robot(src, floating_base=fb)
+def load_suite_robot(src: str, fb: bool, strict: bool = False) -> RobotModel:
+    return load_robot(src, floating_base=fb, strict=strict)

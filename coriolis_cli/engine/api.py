@@ -18,6 +18,7 @@ import numpy as np
 from numba import typeof
 
 from ..errors import StateError
+from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
 from .batch import chunks, christoffel_batch, coriolis_batch, mass_matrix_batch, rnea_batch
 from .christoffel import christoffel_kernel
@@ -38,7 +39,8 @@ _ND = np.ndarray
 
 
 class QuaternionWarning(UserWarning):
-    """A free joint's quaternion was not of unit norm and has been normalized."""
+    """A joint's quaternion (free, spherical) or (cos, sin) pair (planar) was not of unit norm and
+    has been normalized."""
 
 
 class _Compiled:
@@ -148,13 +150,17 @@ def _report(robot: RobotModel, status: int, q, *velocities) -> None:
         raise StateError("a state is not finite")  # unreachable: the code names an entry
     b = (-status - 2) // 2
     joint = _free_body_names(robot, b)
-    if status % 2 == 0:
-        raise StateError(f"the quaternion of joint '{joint}' is zero")
-    qs = int(robot.q_start[b])
+    qs, jt = int(robot.q_start[b]), robot.bodies[b].joint.type
     Q = np.atleast_2d(q)
-    norm = np.linalg.norm(Q[:, qs + 3 : qs + 7], axis=1)
+    if jt == "planar":
+        what, part = "(cos, sin) pair", Q[:, qs + PLANAR_ANGLE_OFFSET : qs + PLANAR_ANGLE_OFFSET + 2]
+    else:
+        what, part = "quaternion", Q[:, qs + QUATERNION_OFFSET[joint_type(jt).code] :][:, :4]
+    if status % 2 == 0:
+        raise StateError(f"the {what} of joint '{joint}' is zero")
+    norm = np.linalg.norm(part, axis=1)
     worst = norm[np.argmax(np.abs(norm - 1.0))]
-    warnings.warn(f"the quaternion of joint '{joint}' has norm {worst:.6g}; normalized", QuaternionWarning, stacklevel=3)
+    warnings.warn(f"the {what} of joint '{joint}' has norm {worst:.6g}; normalized", QuaternionWarning, stacklevel=3)
 
 
 def _report_batch(robot, status: np.ndarray, Q, *velocities) -> None:

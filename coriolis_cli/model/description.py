@@ -7,15 +7,17 @@ turns it into the kinematic tree the engine runs on (fixed joints merged, bodies
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, ModelWarning
 from .geometry import inertia_from_6, rpy_to_matrix
 
-MOVABLE_TYPES = ("revolute", "continuous", "prismatic")
-SUPPORTED_TYPES = MOVABLE_TYPES + ("fixed",)
+MOVABLE_TYPES = ("revolute", "continuous", "prismatic")  # one DoF along or about an axis
+MULTI_DOF_TYPES = ("planar", "floating", "spherical")  # URDF has the first two; YAML all three
+SUPPORTED_TYPES = MOVABLE_TYPES + MULTI_DOF_TYPES + ("fixed",)
 
 # Mass below which a link counts as massless when we look for joints that move nothing.
 MASS_EPS = 1e-12
@@ -93,6 +95,8 @@ def _finite(values, what: str) -> None:
 
 
 def _check_inertial(link: LinkSpec) -> None:
+    """Errors only for what cannot be computed: non-finite numbers, a negative mass. Inertias that
+    no rigid body has are computed with and reported by :func:`inertia_issues`."""
     inertial = link.inertial
     if inertial is None:
         return
@@ -105,19 +109,55 @@ def _check_inertial(link: LinkSpec) -> None:
     _finite(inertial.xyz, f"{where}: inertial origin")
     _finite(inertial.rpy, f"{where}: inertial rpy")
     _finite(inertial.inertia, f"{where}: inertia")
-    Ic = inertia_from_6(*inertial.inertia)
-    eig = np.linalg.eigvalsh(Ic)
-    scale = max(1e-12, float(np.max(np.abs(eig))))
-    if eig[0] < -1e-9 * scale:
-        raise ModelError(
-            f"{where}: inertia matrix is not positive semi-definite (eigenvalues {np.round(eig, 6).tolist()})"
-        )
-    a, b, c = sorted(float(e) for e in eig)
-    if a + b < c - 1e-6 * scale:
-        raise ModelError(
-            f"{where}: principal moments {a:.6g}, {b:.6g}, {c:.6g} violate the triangle inequality "
-            "(no rigid body has them)"
-        )
+
+
+# Principal moments below this fraction of the robot's inertia scale are round-off (CAD exports
+# write 1e-20 for zero), never an error.
+INERTIA_ROUND_OFF = 1e-12
+
+
+@dataclass(frozen=True)
+class InertiaIssue:
+    """A link whose rotational inertia no rigid body has: ``shortfall`` is by how much, relative
+    to its largest principal moment."""
+
+    link: str
+    problem: str  # "not positive semi-definite" | "triangle inequality"
+    moments: tuple[float, float, float]
+    shortfall: float
+
+    def __str__(self) -> str:
+        a, b, c = self.moments
+        if self.problem == "triangle inequality":
+            return (f"'{self.link}' principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle inequality "
+                    f"by {100 * self.shortfall:.3g} %")
+        return f"'{self.link}' inertia not positive semi-definite (smallest principal moment {a:.6g})"
+
+
+def inertia_scale(links) -> float:
+    """The largest principal moment of any link (0 when none has inertia)."""
+    scale = 0.0
+    for link in links:
+        if link.inertial is not None:
+            scale = max(scale, float(np.max(np.abs(np.linalg.eigvalsh(inertia_from_6(*link.inertial.inertia))))))
+    return scale
+
+
+def inertia_issues(links, scale: float) -> list[InertiaIssue]:
+    """Every link among ``links`` whose inertia about its COM is not that of a rigid body, beyond
+    round-off (INERTIA_ROUND_OFF × ``scale``)."""
+    issues = []
+    tol = INERTIA_ROUND_OFF * scale
+    for link in links:
+        if link.inertial is None:
+            continue
+        a, b, c = (float(e) for e in np.linalg.eigvalsh(inertia_from_6(*link.inertial.inertia)))
+        top = max(abs(c), 1e-300)
+        if a < -tol:
+            issues.append(InertiaIssue(link.name, "not positive semi-definite", (a, b, c), -a / top))
+        elif c - a - b > tol:
+            issues.append(InertiaIssue(link.name, "triangle inequality", (a, b, c), (c - a - b) / top))
+    return issues
 
 
 def validate(desc: RobotDescription) -> RobotDescription:
@@ -146,8 +186,7 @@ def validate(desc: RobotDescription) -> RobotDescription:
         joint_names.add(j.name)
         if j.type not in SUPPORTED_TYPES:
             raise ModelError(
-                f"joint '{j.name}': type '{j.type}' is not supported (use one of {', '.join(SUPPORTED_TYPES)}; "
-                "a floating base is added with --floating-base)"
+                f"joint '{j.name}': type '{j.type}' is not supported (use one of {', '.join(SUPPORTED_TYPES)})"
             )
         for role, link in (("parent", j.parent), ("child", j.child)):
             if link not in seen:
@@ -175,9 +214,14 @@ def validate(desc: RobotDescription) -> RobotDescription:
                     f"joint '{j.name}': lower limit {j.limits.lower} is above upper limit {j.limits.upper}"
                 )
         joints.append(j)
-    for j in joints:
+    for k, j in enumerate(joints):
         if j.mimic is not None and j.mimic.joint not in joint_names:
-            raise ModelError(f"joint '{j.name}' mimics joint '{j.mimic.joint}', which does not exist")
+            warnings.warn(ModelWarning(f"joint '{j.name}' mimics joint '{j.mimic.joint}', which does not exist; "
+                                       "it is loaded as an independent joint"), stacklevel=2)
+            joints[k] = replace(j, mimic=None)
+        if j.type == "planar" and not np.allclose(np.abs(np.asarray(j.axis, float)), (0, 0, 1)):
+            warnings.warn(ModelWarning(f"planar joint '{j.name}': axis {tuple(float(a) for a in j.axis)} is ignored; the "
+                                       "joint moves in the xy plane of its frame (as in Pinocchio)"), stacklevel=2)
     roots = [link.name for link in desc.links if link.name not in parent_of]
     if not roots:
         raise ModelError("the joints form a cycle: every link has a parent joint")

@@ -93,10 +93,11 @@ def load_description(path_or_spec: str) -> RobotDescription:
     )
 
 
-def load_robot(path_or_spec: str, floating_base: bool = False) -> RobotModel:
+def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False) -> RobotModel:
     """Load a robot from a .urdf/.yaml file or a spec such as ``quadruped:20``.
 
     ``floating_base=True`` puts a free joint (Pinocchio's free-flyer convention) between the
-    world and the root link.
+    world and the root link. Inertias that no rigid body has and joints that move no mass are
+    computed with and reported in one warning each; ``strict=True`` refuses them.
     """
-    return build_model(load_description(path_or_spec), floating_base=floating_base)
+    return build_model(load_description(path_or_spec), floating_base=floating_base, strict=strict)

@@ -6,15 +6,16 @@ base the root link is the world; with ``floating_base=True`` it becomes body 0 b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, ModelWarning
 from . import joints
-from .description import MASS_EPS, Limits, Mimic, RobotDescription, validate
+from .description import MASS_EPS, InertiaIssue, Limits, Mimic, RobotDescription, inertia_issues, inertia_scale, validate
 from .geometry import rpy_to_matrix
 from .joints import joint_type
 
@@ -93,6 +94,9 @@ class RobotModel:
     floating_base: bool
     base_link: str
     description: RobotDescription
+    # what is physically wrong but computable (see build_model)
+    inertia_issues: tuple[InertiaIssue, ...] = ()
+    massless_joints: tuple[str, ...] = ()
 
     # ---- sizes -------------------------------------------------------------------------
     @property
@@ -162,12 +166,14 @@ class RobotModel:
         geom = np.zeros((N, GEOM_WIDTH))
         last_col = {-1: -1}
         qi = vi = 0
+        n_roots = sum(1 for b in self.bodies if b.parent < 0)
         for i, b in enumerate(self.bodies):
             jt = joint_type(b.joint.type)
-            ints[i] = (b.parent, jt.code, qi, vi)
+            code, unit = joints.code_at(b.joint.type, sole_root=b.parent < 0 and n_roots == 1)
+            ints[i] = (b.parent, code, qi, vi)
             prev = last_col[b.parent]
             for k in range(jt.nv):
-                cols[vi + k] = (i, prev, jt.unit_columns[k])
+                cols[vi + k] = (i, prev, unit[k])
                 prev = vi + k
             last_col[i] = prev
             qi += jt.nq
@@ -256,8 +262,13 @@ def _add_inertia(m1, c1, I1, m2, c2, I2):
     return m, c, out
 
 
-def build_model(desc: RobotDescription, floating_base: bool = False) -> RobotModel:
-    """Turn a description into the tree the engine runs on."""
+def build_model(desc: RobotDescription, floating_base: bool = False, strict: bool = False) -> RobotModel:
+    """Turn a description into the tree the engine runs on.
+
+    Computes with the inertias as given. Links whose inertia no rigid body has (beyond round-off)
+    and joints that move no mass (M singular) give one :class:`ModelWarning` each, listing every
+    case; ``strict=True`` makes them a :class:`ModelError`. Links welded to a fixed world are not
+    checked: they cannot affect M."""
     desc = validate(desc)
     parent_of = {j.child for j in desc.joints}
     root = next(link.name for link in desc.links if link.name not in parent_of)
@@ -304,12 +315,15 @@ def build_model(desc: RobotDescription, floating_base: bool = False) -> RobotMod
     # Depth-first preorder, so parent(i) < i and every subtree is contiguous.
     # Stack entries: (link, joint that reaches it, owning body, link frame in that body's frame)
     stack = [(root, None, owner, np.eye(3), np.zeros(3))]
+    welded = [] if floating_base else [root]  # links fixed to the world
     while stack:
         name, j, b, R, p = stack.pop()
         if j is not None:
             if j.type == "fixed":
                 if b >= 0:
                     merge_into(b, name, R, p)
+                else:
+                    welded.append(name)
             else:
                 joint = Joint(
                     name=j.name,
@@ -344,23 +358,36 @@ def build_model(desc: RobotDescription, floating_base: bool = False) -> RobotMod
     )
     if model.nv == 0:
         raise ModelError("the robot has no movable joints (all joints are fixed)")
-    _check_moves_mass(model)
-    return model
+    moving = [link for link in desc.links if link.name not in set(welded)]
+    issues = tuple(inertia_issues(moving, inertia_scale(moving)))
+    massless = _massless_joints(model)
+    problems = []
+    if issues:
+        problems.append(f"{len(issues)} link{'s' if len(issues) > 1 else ''} with inertias no rigid body has: "
+                        + "; ".join(str(i) for i in issues))
+    if massless:
+        problems.append("M is singular: " + "; ".join(massless))
+    if strict and problems:
+        raise ModelError(" and ".join(problems) + " (computed anyway without --strict)")
+    for text in problems:
+        warnings.warn(ModelWarning(text + "; computed as given"), stacklevel=2)
+    return replace(model, inertia_issues=issues, massless_joints=tuple(massless))
 
 
-def _check_moves_mass(model: RobotModel) -> None:
-    """Every joint must move some mass, else M is singular. Checked at q = 0."""
+
+
+
+def _massless_joints(model: RobotModel) -> list[str]:
+    """Joints that move no mass, so M is singular, as sentences naming them. Checked at q = 0."""
+    out = []
     N = model.n_bodies
     if model.floating_base:
         root = model.bodies[0]
         children = [b for b in model.bodies if b.parent == 0]
         own = min(root.mass, float(np.linalg.eigvalsh(root.inertia)[0]))
         if own <= MASS_EPS and len(children) == 1:
-            raise ModelError(
-                f"floating base: the root link '{root.name}' has no inertia of its own and carries the single "
-                f"joint '{children[0].joint.name}', so that joint and the free joint make the same motion and M "
-                "is singular (give the root link an <inertial>, or use a fixed base)"
-            )
+            out.append(f"the floating base's root link '{root.name}' has no inertia of its own and carries the single "
+                       f"joint '{children[0].joint.name}', so the two make the same motion")
     # world placement of each body at q = 0
     Rw = [np.eye(3)] * N
     pw = [np.zeros(3)] * N
@@ -377,17 +404,21 @@ def _check_moves_mass(model: RobotModel) -> None:
             comp[p] = _add_inertia(*comp[p], *comp[i])
     for i, b in enumerate(model.bodies):
         m, c, Ic = comp[i]
-        a = Rw[i] @ b.joint.axis
-        if b.joint.type == "prismatic":
+        d = c - pw[i]
+        about_joint = Ic + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))  # rotational inertia about the joint
+        t = b.joint.type
+        if t == "prismatic":
             moved = m
-        elif b.joint.type == "free":
+        elif t in ("free", "floating"):
             moved = min(m, float(np.linalg.eigvalsh(Ic)[0]))
+        elif t == "spherical":
+            moved = float(np.linalg.eigvalsh(about_joint)[0])
+        elif t == "planar":
+            z = Rw[i][:, 2]
+            moved = min(m, float(z @ about_joint @ z))
         else:
-            d = c - pw[i]
-            r2 = np.dot(d, d) - np.dot(d, a) ** 2
-            moved = float(a @ Ic @ a) + m * r2
+            a = Rw[i] @ b.joint.axis
+            moved = float(a @ about_joint @ a)
         if not moved > MASS_EPS:
-            raise ModelError(
-                f"joint '{b.joint.name}' moves no mass: the links it carries have no mass or inertia "
-                "about its axis, so the mass matrix would be singular (add <inertial> to them)"
-            )
+            out.append(f"joint '{b.joint.name}' moves no mass (the links it carries have no mass or inertia about its axis)")
+    return out

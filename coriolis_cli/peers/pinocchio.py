@@ -20,6 +20,30 @@ def available() -> bool:
     return True
 
 
+def _build_directly(pin, robot: RobotModel):
+    """Pinocchio's model from our kinematic tree, joint by joint (for joint types URDF lacks)."""
+    model = pin.Model()
+    ids = []
+    for b in robot.bodies:
+        t = b.joint.type
+        if t in ("free", "floating"):
+            jm = pin.JointModelFreeFlyer()
+        elif t == "spherical":
+            jm = pin.JointModelSpherical()
+        elif t == "planar":
+            jm = pin.JointModelPlanar()
+        elif t == "prismatic":
+            jm = pin.JointModelPrismaticUnaligned(np.asarray(b.joint.axis, float))
+        else:
+            jm = pin.JointModelRevoluteUnaligned(np.asarray(b.joint.axis, float))
+        parent = 0 if b.parent < 0 else ids[b.parent]
+        placement = pin.SE3(np.asarray(b.joint.rotation, float), np.asarray(b.joint.translation, float))
+        jid = model.addJoint(parent, jm, placement, b.joint.name)
+        model.appendBodyToJoint(jid, pin.Inertia(b.mass, np.asarray(b.com, float), np.asarray(b.inertia, float)), pin.SE3.Identity())
+        ids.append(jid)
+    return model
+
+
 class PinocchioPeer:
     """Pinocchio's model and data for one of our robots, with the index maps between the two."""
 
@@ -28,11 +52,14 @@ class PinocchioPeer:
 
         self.pin = pin
         self.robot = robot
-        xml = to_urdf(robot.description)
-        if robot.floating_base:
-            self.model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
-        else:
-            self.model = pin.buildModelFromXML(xml)
+        if any(b.joint.type == "spherical" for b in robot.bodies):
+            self.model = _build_directly(pin, robot)  # URDF has no spherical joint
+        else:  # through Pinocchio's own URDF parser: fixed joints merged by it, not by us
+            xml = to_urdf(robot.description)
+            if robot.floating_base:
+                self.model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
+            else:
+                self.model = pin.buildModelFromXML(xml)
         self.data = self.model.createData()
         if self.model.nv != robot.nv:
             raise RuntimeError(f"Pinocchio sees nv = {self.model.nv}, we see {robot.nv}")
