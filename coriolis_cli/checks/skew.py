@@ -22,10 +22,11 @@ TOL = 1e-10
 class SkewRow:
     factorization: str
     description: str
-    valid_error: float  # max |C q̇ − RNEA| / max |RNEA|
-    eta_max: float  # max |ηᵀ (Ṁ − 2C) η| / (|η|² max |Ṁ|)
-    symmetric_part: float  # max |N + Nᵀ| / max |Ṁ|
-    christoffel_error: float  # max |C − Σ Γ q̇| / max |C|
+    # sizes never below the scales of verify, m = max |M| and w = max(1, max |q̇|)
+    valid_error: float  # max |C q̇ − RNEA| / max(max |RNEA|, m w²)
+    eta_max: float  # max |ηᵀ (Ṁ − 2C) η| / (|η|² max(max |Ṁ|, m w))
+    symmetric_part: float  # max |N + Nᵀ| / max(max |Ṁ|, m w)
+    christoffel_error: float  # max |C − Σ Γ q̇| / max(max |C|, m w)
     valid: bool
     admissible: bool
     christoffel_consistent: bool
@@ -41,14 +42,14 @@ class SkewRow:
         return d
 
 
-def _non_admissible(C, qd, rng):
-    """S with S q̇ = 0 (C + S stays valid) and S + Sᵀ ≠ 0 (not admissible), of the size of C."""
+def _non_admissible(size, qd, rng):
+    """S with S q̇ = 0 (C + S stays valid) and S + Sᵀ ≠ 0 (not admissible), entries up to ``size``."""
     n = len(qd)
     w = rng.normal(size=n)
     w -= (w @ qd) / (qd @ qd) * qd
     u = rng.normal(size=n)
     S = np.outer(u, w)
-    return S * (np.abs(C).max() / max(np.abs(S).max(), 1e-300))
+    return S * (size / max(np.abs(S).max(), 1e-300))
 
 
 def skew_report(robot: RobotModel, trials: int = 20, seed: int = 0, etas: int = 20) -> list[SkewRow]:
@@ -62,19 +63,20 @@ def skew_report(robot: RobotModel, trials: int = 20, seed: int = 0, etas: int = 
         tau = engine.inverse_dynamics(robot, q, qd, zeros, gravity=False)
         G = engine.christoffel(robot, q)
         Cs = G @ qd
-        _, Mdot, Cc = engine.coriolis_matrix(robot, q, qd, "christoffel")
+        M, Mdot, Cc = engine.coriolis_matrix(robot, q, qd, "christoffel")
         _, _, Cf = engine.coriolis_matrix(robot, q, qd, "featherstone")
-        Cv = Cc + _non_admissible(Cc, qd, rng)
+        m, w = float(np.abs(M).max()), max(1.0, float(np.abs(qd).max()))
+        Cv = Cc + _non_admissible(max(np.abs(Cc).max(), m * w), qd, rng)
         eta = rng.normal(size=(etas, n))
-        scale_m = max(np.abs(Mdot).max(), 1e-300)
+        scale_m = max(np.abs(Mdot).max(), m * w, 1e-300)
         for key, C in (("christoffel", Cc), ("featherstone", Cf), ("valid-only", Cv)):
             N = Mdot - 2.0 * C
             quad = np.abs(np.einsum("ei,ij,ej->e", eta, N, eta)) / np.einsum("ei,ei->e", eta, eta)
             row = np.array([
-                np.abs(C @ qd - tau).max() / max(np.abs(tau).max(), 1e-300),
+                np.abs(C @ qd - tau).max() / max(np.abs(tau).max(), m * w * w, 1e-300),
                 quad.max() / scale_m,
                 np.abs(N + N.T).max() / scale_m,
-                np.abs(C - Cs).max() / max(np.abs(Cs).max(), 1e-300),
+                np.abs(C - Cs).max() / max(np.abs(Cs).max(), m * w, 1e-300),
             ])
             stats[key] = np.maximum(stats[key], row)
     rows = []

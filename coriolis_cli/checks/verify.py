@@ -1,12 +1,16 @@
 """`coriolis verify`: random trials against identities and independent references.
 
 Each check reports its largest absolute error over the trials, the same relative to the size of
-the reference quantity, and passes when the relative error is within its tolerance. The engine is
+the quantity, and passes when the relative error is within its tolerance. The size is that of the
+reference or, when larger, a scale that cannot vanish: ‖M‖·max(1, ‖q̇‖)^k with k the number of
+velocities in the quantity (0 for M and Γ, 1 for C and Ṁ, 2 for C q̇ and τ). A robot whose C is
+physically zero (a gripper, a racecar) is then not failed for round-off divided by round-off. The engine is
 reached through ``coriolis_cli.engine`` at call time, so a corrupted engine is caught.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -19,6 +23,8 @@ from ..peers import pinocchio as pinocchio_peer
 from ..peers.safeea import christoffel_safeea, is_serial_revolute
 
 TINY = 1e-300
+# installed with the package (robots/ in a checkout links here)
+BUNDLED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robots")
 
 CHECKS = {
     "a": ("C q̇ = RNEA (gravity off)", 1e-10),
@@ -32,6 +38,7 @@ CHECKS = {
     "h": ("planar 2-link closed form", 1e-12),
     "i": ("Γ = Safeea recursion", 1e-10),
     "j": ("M, C, RNEA = Pinocchio", 1e-10),
+    "k": ("inertias of rigid bodies (PSD, triangle inequality)", 0.0),
 }
 
 
@@ -43,8 +50,9 @@ class CheckResult:
     max_rel: float | None
     tolerance: float
     trials: int
-    passed: bool | None  # None: not applicable to this robot
+    passed: bool | None  # None: not applicable to this robot, or skipped
     note: str = ""
+    warning: bool = False  # something is wrong with the robot, not with the numbers: does not fail
 
 
 @dataclass
@@ -74,16 +82,19 @@ class _Acc:
         self.ref = 0.0
         self.n = 0
 
-    def add(self, err, ref):
+    def add(self, err, ref, floor: float = 0.0):
+        """``floor``: the scale below which the size of ``ref`` is not trusted (see the module)."""
         err = np.asarray(err)
         ref = np.asarray(ref)
         e = float(np.max(np.abs(err))) if err.size else 0.0
         self.err = max(self.err, e if np.isfinite(e) else np.inf)
-        self.ref = max(self.ref, float(np.max(np.abs(ref))) if ref.size else 0.0)
+        self.ref = max(self.ref, float(np.max(np.abs(ref))) if ref.size else 0.0, floor)
         self.n += 1
 
     def result(self, key, note=""):
         name, tol = CHECKS[key]
+        if self.n == 0:
+            return CheckResult(key, name, None, None, tol, 0, None, note or "skipped: no trials")
         rel = self.err / max(self.ref, TINY) if self.ref > 0 else self.err
         return CheckResult(key, name, self.err, rel, tol, self.n, bool(rel <= tol), note)
 
@@ -147,28 +158,30 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
         M, Mdot, C = engine.coriolis_matrix(robot, q, qd)
         G = engine.christoffel(robot, q)
         tau = engine.inverse_dynamics(robot, q, qd, zeros, gravity=False)
-        acc["a"].add(C @ qd - tau, tau)
-        acc["b"].add(Mdot - C - C.T, Mdot)
-        acc["d"].add(C - G @ qd, C)
+        m = float(np.max(np.abs(M)))  # > 0 for any robot with mass
+        w = max(1.0, float(np.max(np.abs(qd))))
+        acc["a"].add(C @ qd - tau, tau, m * w * w)
+        acc["b"].add(Mdot - C - C.T, Mdot, m * w)
+        acc["d"].add(C - G @ qd, C, m * w)
         if not robot.floating_base:
-            acc["f1"].add(G - G.transpose(0, 2, 1), G)
+            acc["f1"].add(G - G.transpose(0, 2, 1), G, m)
         acc["f2"].add(np.concatenate([M[~rel], C[~rel], Mdot[~rel], G[~triple]]), M)
         sym_M = max(sym_M, float(np.abs(M - M.T).max()))
         eig = np.linalg.eigvalsh(0.5 * (M + M.T))
         min_eig_ratio = min(min_eig_ratio, eig[0] / eig[-1])
         if params is not None:
             Mr, Cr = two_link_closed_form(params, q, qd)
-            acc["h"].add(np.concatenate([(M - Mr).ravel(), (C - Cr).ravel()]), np.concatenate([Mr.ravel(), Cr.ravel()]))
+            acc["h"].add(np.concatenate([(M - Mr).ravel(), (C - Cr).ravel()]), np.concatenate([Mr.ravel(), Cr.ravel()]), m * w)
         if t < ref_trials:
-            acc["c"].add(Mdot - fd.mdot_fd(robot, engine.mass_matrix, q, qd), Mdot)
+            acc["c"].add(Mdot - fd.mdot_fd(robot, engine.mass_matrix, q, qd), Mdot, m * w)
             if not robot.floating_base:
-                acc["e"].add(G - fd.christoffel_fd(robot, engine.mass_matrix, q), G)
+                acc["e"].add(G - fd.christoffel_fd(robot, engine.mass_matrix, q), G, m)
             if serial:
-                acc["i"].add(G - christoffel_safeea(robot, q), G)
+                acc["i"].add(G - christoffel_safeea(robot, q), G, m)
             if peer is not None:
                 tg = engine.inverse_dynamics(robot, q, qd, zeros)
                 err = np.concatenate([(M - peer.mass_matrix(q)).ravel(), (C - peer.coriolis_matrix(q, qd)).ravel(), tg - peer.rnea(q, qd, zeros)])
-                acc["j"].add(err, np.concatenate([M.ravel(), C.ravel(), tg]))
+                acc["j"].add(err, np.concatenate([M.ravel(), C.ravel(), tg]), m * w * w)
         if progress is not None:
             progress()
     out = RobotVerification(label or robot.name, robot.name, n, robot.floating_base, trials)
@@ -183,11 +196,20 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     f2.passed = f2.max_abs == 0.0
     out.checks.append(f2)
     name, tol = CHECKS["g"]
+    note = "max_rel holds min λ(M)/max λ(M)"
+    if robot.massless_joints:
+        note += "; M is singular: " + "; ".join(robot.massless_joints)
     out.checks.append(CheckResult("g", name, sym_M, float(min_eig_ratio), tol, trials,
-                                  bool(sym_M == 0.0 and min_eig_ratio > 0), "max_rel holds min λ(M)/max λ(M)"))
+                                  bool(sym_M == 0.0 and min_eig_ratio > 0), note))
     out.checks.append(acc["h"].result("h") if params is not None else _na("h", "not a planar 2R arm"))
     out.checks.append(acc["i"].result("i") if serial else _na("i", "the Safeea recursion covers fixed-base serial revolute chains"))
     out.checks.append(acc["j"].result("j") if peer is not None else _na("j", "pin (Pinocchio) is not installed" if use_pinocchio else "skipped"))
+    name, tol = CHECKS["k"]
+    issues = robot.inertia_issues
+    worst = max((i.shortfall for i in issues), default=0.0)
+    out.checks.append(CheckResult("k", name, worst, worst, tol, len(robot.bodies), True if not issues else None,
+                                  "; ".join(str(i) for i in issues) + " (computed as given)" if issues else "",
+                                  warning=bool(issues)))
     return out
 
 
@@ -197,10 +219,8 @@ def default_suite() -> list[tuple[str, str, bool]]:
     The planar 2-link arm stays fixed: its root link is massless, so a floating base would make M
     singular (the model refuses it)."""
     import glob
-    import os
 
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    robots = sorted(glob.glob(os.path.join(here, "robots", "*.urdf")))
+    robots = sorted(glob.glob(os.path.join(BUNDLED_DIR, "*.urdf")))
     specs = ["serial:10", "serial:20", "serial:30", "binary:20", "biped:20", "quadruped:20"]
     suite = []
     for src in robots + specs:

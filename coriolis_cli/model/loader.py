@@ -27,6 +27,7 @@ def read_text(path: str) -> str:
         raise ModelError(f"{path}: no such file") from None
     except OSError as e:
         raise ModelError(f"{path}: cannot read ({e.strerror})") from None
+    data = data.rstrip(b"\x00")  # NUL padding at the end, as some tools write it
     if b"\x00" in data:
         raise ModelError(f"{path}: not a text file (binary data)")
     try:

@@ -43,6 +43,24 @@ def _xml_origin(el, source: str):
     return out[0], out[1]
 
 
+# What dynamics reads from a URDF; everything else (visual, collision, material, transmission,
+# gazebo, text) is dropped before the reader sees it.
+_ESSENTIAL = {
+    "robot": ("link", "joint"),
+    "link": ("inertial",),
+    "inertial": ("origin", "mass", "inertia"),
+    "joint": ("parent", "child", "origin", "axis", "limit", "mimic", "dynamics"),
+}
+
+
+def _essential(el: ET.Element) -> ET.Element:
+    out = ET.Element(el.tag, dict(el.attrib))
+    for child in el:
+        if isinstance(child.tag, str) and child.tag in _ESSENTIAL.get(el.tag, ()):
+            out.append(_essential(child))
+    return out
+
+
 def _opt(x):
     return None if x is None else float(x)
 
@@ -51,20 +69,25 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
     """Parse URDF text into a description. Mesh references are never resolved."""
     import yourdfpy  # imported lazily: it pulls in trimesh
 
+    text = text.lstrip("\ufeff \t\r\n")  # urdfdom accepts blank lines or a BOM before <?xml
     if not text.strip():
         raise ModelError(f"{source}: the file is empty")
     try:
-        root = ET.fromstring(text)
+        root = ET.fromstring(text)  # expat: no limit on text nodes, unlike libxml2's 10 MB
     except ET.ParseError as e:
         raise ModelError(f"{source}: malformed XML ({e})") from None
     if root.tag != "robot":
         raise ModelError(f"{source}: not a URDF file (root element is <{root.tag}>, expected <robot>)")
-    # yourdfpy resolves includes of nothing; it only needs the XML. Silence its mesh warnings.
+    if not root.get("name"):
+        root.set("name", os.path.splitext(os.path.basename(source))[0] or "robot")
+    essential = _essential(root)
+    # yourdfpy reads what dynamics needs and nothing else: geometry (whatever its tags), materials,
+    # plugins and text never reach it. Silence its mesh warnings.
     previous = _log.level
     _log.setLevel(logging.ERROR)
     try:
         urdf = yourdfpy.URDF.load(
-            io.BytesIO(text.encode("utf-8")),
+            io.BytesIO(ET.tostring(essential)),
             build_scene_graph=False,
             build_collision_scene_graph=False,
             load_meshes=False,
@@ -75,6 +98,10 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
         raise ModelError(f"{source}: cannot read URDF ({msg})") from None
     finally:
         _log.setLevel(previous)
+    if (len(urdf.robot.links), len(urdf.robot.joints)) != (len(essential.findall("link")), len(essential.findall("joint"))):
+        raise ModelError(f"{source}: the URDF reader returned {len(urdf.robot.links)} links and {len(urdf.robot.joints)} "
+                         f"joints of {len(essential.findall('link'))} and {len(essential.findall('joint'))}; refusing a "
+                         "partial robot")
     robot = urdf.robot
     # Origins as written (yourdfpy turns rpy into a matrix; reading the text keeps round trips exact)
     joint_origin = {el.get("name"): _xml_origin(el.find("origin"), source) for el in root.findall("joint")}
@@ -97,10 +124,14 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
                 inertia=(I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2]),
             )
         links.append(LinkSpec(name=link.name, inertial=inertial))
+    without_axis = {el.get("name") for el in root.findall("joint") if el.find("axis") is None}
     joints = []
     for j in robot.joints:
         xyz, rpy = joint_origin.get(j.name) or _origin(j.origin)
-        axis = (1.0, 0.0, 0.0) if j.axis is None else tuple(float(a) for a in np.asarray(j.axis).ravel()[:3])
+        if j.name in without_axis:  # URDF's default axis is x; a planar joint's plane is then still xy
+            axis = (0.0, 0.0, 1.0) if j.type == "planar" else (1.0, 0.0, 0.0)
+        else:
+            axis = tuple(float(a) for a in np.asarray(j.axis).ravel()[:3])
         limits = None
         if j.limit is not None:
             limits = Limits(_opt(j.limit.lower), _opt(j.limit.upper), _opt(j.limit.effort), _opt(j.limit.velocity))
@@ -126,7 +157,7 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
                 mimic=mimic,
             )
         )
-    name = robot.name or os.path.splitext(os.path.basename(source))[0]
+    name = root.get("name")
     return RobotDescription(name=name, links=tuple(links), joints=tuple(joints), source=source)
 
 

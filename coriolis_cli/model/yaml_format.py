@@ -115,7 +115,8 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
                 child=_str(raw.get("child"), f"{where}.child"),
                 xyz=_vec(raw.get("xyz", [0, 0, 0]), 3, f"{where}.xyz"),
                 rpy=_vec(raw.get("rpy", [0, 0, 0]), 3, f"{where}.rpy"),
-                axis=_vec(raw.get("axis", [1, 0, 0]), 3, f"{where}.axis"),
+                # a planar joint's plane is its frame's xy plane: its axis is z unless written
+                axis=_vec(raw.get("axis", [0, 0, 1] if raw.get("type") == "planar" else [1, 0, 0]), 3, f"{where}.axis"),
                 limits=limits,
                 mimic=mimic,
             )

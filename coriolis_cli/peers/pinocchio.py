@@ -52,14 +52,20 @@ class PinocchioPeer:
 
         self.pin = pin
         self.robot = robot
-        if any(b.joint.type == "spherical" for b in robot.bodies):
-            self.model = _build_directly(pin, robot)  # URDF has no spherical joint
-        else:  # through Pinocchio's own URDF parser: fixed joints merged by it, not by us
+        self.model = None
+        if not any(b.joint.type == "spherical" for b in robot.bodies):  # URDF has no spherical joint
+            # through Pinocchio's own URDF parser: fixed joints merged by it, not by us
             xml = to_urdf(robot.description)
-            if robot.floating_base:
-                self.model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
-            else:
-                self.model = pin.buildModelFromXML(xml)
+            try:
+                if robot.floating_base:
+                    self.model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
+                else:
+                    self.model = pin.buildModelFromXML(xml)
+            except (ValueError, RuntimeError):  # urdfdom is stricter (e.g. revolute joints need <limit>)
+                self.model = None
+        self.route = "urdf" if self.model is not None else "tree"
+        if self.model is None:
+            self.model = _build_directly(pin, robot)
         self.data = self.model.createData()
         if self.model.nv != robot.nv:
             raise RuntimeError(f"Pinocchio sees nv = {self.model.nv}, we see {robot.nv}")

@@ -10,17 +10,20 @@ def _num(x):
     return "—" if x is None else f"{x:.2e}"
 
 
-def _status(passed):
-    if passed is None:
-        return Text("n/a", style="dim")
-    return Text("pass", style="green") if passed else Text("FAIL", style="bold red")
+def _status(check):
+    if check.warning:
+        return Text("warn", style="yellow")
+    if check.passed is None:
+        return Text("skipped" if check.note.startswith("skipped") else "n/a", style="dim")
+    return Text("pass", style="green") if check.passed else Text("FAIL", style="bold red")
 
 
 def verification_table(rec) -> Table:
     t = Table(
         title=f"{rec.label}  (nv = {rec.nv}, {rec.trials} trials)",
         title_justify="left",
-        caption="relative error = max |error| / max |reference| over the trials",
+        caption="relative error = max |error| / size, the size being max |reference| or, when larger, "
+                "max |M|·max(1, max |q̇|)^k (k = 0 for M and Γ, 1 for C and Ṁ, 2 for C q̇ and τ)",
         caption_justify="left",
     )
     for col, just in (("", "left"), ("check", "left"), ("max abs error", "right"), ("max rel error", "right"),
@@ -28,7 +31,7 @@ def verification_table(rec) -> Table:
         t.add_column(col, justify=just)
     for c in rec.checks:
         t.add_row(c.key, c.name, _num(c.max_abs), _num(c.max_rel), f"{c.tolerance:.0e}" if c.tolerance else "exact",
-                  str(c.trials), _status(c.passed), Text(c.note, style="dim"))
+                  str(c.trials), _status(c), Text(c.note, style="dim"))
     return t
 
 

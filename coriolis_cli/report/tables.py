@@ -55,6 +55,12 @@ def info_record(robot: RobotModel) -> dict:
         ],
         "joints": joints,
         "fixed_joints_merged": sum(1 for j in desc.joints if j.type == "fixed"),
+        "physical_consistency": {
+            "consistent": not robot.inertia_issues and not robot.massless_joints,
+            "inertia_issues": [{"link": i.link, "problem": i.problem, "principal_moments": list(i.moments),
+                                "shortfall": i.shortfall} for i in robot.inertia_issues],
+            "massless_joints": list(robot.massless_joints),
+        },
     }
 
 
@@ -115,7 +121,23 @@ def info_renderable(robot: RobotModel):
         kind = j["type"] + (f" (mimics {j['mimic']['joint']})" if j["mimic"] else "")
         joints.add_row(str(i), j["name"], kind, axis, j["parent"], j["child"], _fmt_limit(j["lower"]),
                        _fmt_limit(j["upper"]), _fmt_limit(j["effort"]), _fmt_limit(j["velocity"]))
-    return Group(link_tree(robot), Text(""), summary, Text(""), joints)
+    return Group(link_tree(robot), Text(""), summary, Text(""), joints, Text(""), consistency_renderable(robot))
+
+
+def consistency_renderable(robot: RobotModel):
+    """What is physically wrong with the robot but computed as given (see build_model)."""
+    if not robot.inertia_issues and not robot.massless_joints:
+        return Text("physical consistency: every link's inertia is that of a rigid body, and every joint moves mass",
+                    style="green")
+    t = Table(title="physical consistency (computed as given; --strict refuses)", title_justify="left")
+    for col in ("link or joint", "problem", "principal moments", "shortfall"):
+        t.add_column(col, justify="right" if col == "shortfall" else "left")
+    for i in robot.inertia_issues:
+        t.add_row(Text(i.link), Text(i.problem), Text(", ".join(f"{m:.6g}" for m in i.moments)),
+                  f"{100 * i.shortfall:.3g} %")
+    for sentence in robot.massless_joints:
+        t.add_row(Text("—"), Text(sentence), Text(""), Text("M singular"))
+    return t
 
 
 def matrix_table(title: str, A: np.ndarray, names, related: np.ndarray | None = None) -> Table:

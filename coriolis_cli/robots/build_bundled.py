@@ -1,4 +1,4 @@
-"""Regenerate the bundled robots in this folder: python robots/build_bundled.py
+"""Regenerate the bundled robots in this folder: python robots/build_bundled.py (robots/ links to coriolis_cli/robots/)
 
 planar_2link: textbook two-link planar arm (closed forms for M and C exist).
 panda: Franka Emika Panda kinematics (franka_description) with the inertial parameters identified by
@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
 from coriolis_cli.model import generate, to_urdf  # noqa: E402
 from coriolis_cli.model.description import Inertial, JointSpec, Limits, LinkSpec, RobotDescription  # noqa: E402
