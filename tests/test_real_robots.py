@@ -217,8 +217,11 @@ def _multi_dof_robots(tmp_path, floating):
     (tmp_path / "mixed.urdf").write_text(MIXED)
     (tmp_path / "sph.yaml").write_text(SPHERICAL_YAML.replace("joints:", SLED.rstrip("\n") + "\njoints:"))
     robots = [_no_warnings(lambda: cc.load_robot(str(tmp_path / "sph.yaml"), floating_base=floating))]
-    if not floating:  # the mixed robot has its own floating root
+    if not floating:
         robots.append(_no_warnings(lambda: cc.load_robot(str(tmp_path / "mixed.urdf"))))
+    else:  # a free joint above its own floating root: two free joints, M singular but C defined
+        with pytest.warns(cc.ModelWarning, match="M is singular"):
+            robots.append(cc.load_robot(str(tmp_path / "mixed.urdf"), floating_base=True))
     return robots
 
 
@@ -244,6 +247,16 @@ def test_multi_dof_gamma_follows_the_generalized_speed_definition(tmp_path, floa
         G = cc.christoffel(r, q)
         by_columns = np.stack([cc.coriolis_matrix(r, q, e)[2] for e in np.eye(r.nv)], axis=2)
         assert np.abs(G - by_columns).max() <= 1e-13 * np.abs(G).max()
+
+
+def test_verify_checks_generalized_speeds_without_coordinate_checks(tmp_path, run_cli):
+    (tmp_path / "mixed.urdf").write_text(MIXED)
+    v = run_cli("verify", tmp_path / "mixed.urdf", "--trials", "5", "--ref-trials", "2", "--format", "json")
+    assert v.code == 0, v.out
+    checks = {c["key"]: c for c in json.loads(v.out)["robots"][0]["checks"]}
+    assert checks["e"]["passed"] is None and checks["f1"]["passed"] is None
+    assert all(checks[k]["passed"] for k in ("a", "b", "c", "d", "f2", "g"))
+    assert checks["j"]["passed"] in (True, None)
 
 
 def test_multi_dof_configurations_are_valid_and_normalized_with_a_warning(tmp_path):

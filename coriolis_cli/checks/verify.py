@@ -147,6 +147,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     triple = rel[:, :, None] & rel[:, None, :] & rel[None, :, :]
     params = planar_two_link_params(robot)
     serial = is_serial_revolute(robot) and not robot.floating_base
+    coordinates = robot.velocities_are_coordinates  # else generalized speeds (free, planar, spherical)
     pin_ok = use_pinocchio and pinocchio_peer.available()
     peer = pinocchio_peer.PinocchioPeer(robot) if pin_ok else None
     min_eig_ratio = np.inf
@@ -163,7 +164,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
         acc["a"].add(C @ qd - tau, tau, m * w * w)
         acc["b"].add(Mdot - C - C.T, Mdot, m * w)
         acc["d"].add(C - G @ qd, C, m * w)
-        if not robot.floating_base:
+        if coordinates:
             acc["f1"].add(G - G.transpose(0, 2, 1), G, m)
         acc["f2"].add(np.concatenate([M[~rel], C[~rel], Mdot[~rel], G[~triple]]), M)
         sym_M = max(sym_M, float(np.abs(M - M.T).max()))
@@ -174,7 +175,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
             acc["h"].add(np.concatenate([(M - Mr).ravel(), (C - Cr).ravel()]), np.concatenate([Mr.ravel(), Cr.ravel()]), m * w)
         if t < ref_trials:
             acc["c"].add(Mdot - fd.mdot_fd(robot, engine.mass_matrix, q, qd), Mdot, m * w)
-            if not robot.floating_base:
+            if coordinates:
                 acc["e"].add(G - fd.christoffel_fd(robot, engine.mass_matrix, q), G, m)
             if serial:
                 acc["i"].add(G - christoffel_safeea(robot, q), G, m)
@@ -187,9 +188,9 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     out = RobotVerification(label or robot.name, robot.name, n, robot.floating_base, trials)
     for key in ("a", "b", "c", "d"):
         out.checks.append(acc[key].result(key))
-    out.checks.append(acc["e"].result("e") if not robot.floating_base else
+    out.checks.append(acc["e"].result("e") if coordinates else
                       _na("e", "generalized speeds: Γ[:, :, k] = C(q, e_k) is checked by (d)"))
-    out.checks.append(acc["f1"].result("f1") if not robot.floating_base else
+    out.checks.append(acc["f1"].result("f1") if coordinates else
                       _na("f1", "not symmetric for generalized speeds (Wensing–Slotine eq. 9-10)"))
     f2 = acc["f2"].result("f2")
     f2.max_rel = f2.max_abs
@@ -200,7 +201,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     if robot.massless_joints:
         note += "; M is singular: " + "; ".join(robot.massless_joints)
     out.checks.append(CheckResult("g", name, sym_M, float(min_eig_ratio), tol, trials,
-                                  bool(sym_M == 0.0 and min_eig_ratio > 0), note))
+                                  bool(sym_M == 0.0 and min_eig_ratio > 0 and not robot.massless_joints), note))
     out.checks.append(acc["h"].result("h") if params is not None else _na("h", "not a planar 2R arm"))
     out.checks.append(acc["i"].result("i") if serial else _na("i", "the Safeea recursion covers fixed-base serial revolute chains"))
     out.checks.append(acc["j"].result("j") if peer is not None else _na("j", "pin (Pinocchio) is not installed" if use_pinocchio else "skipped"))

@@ -120,6 +120,13 @@ class RobotModel:
         return max(level, default=0)
 
     @cached_property
+    def velocities_are_coordinates(self) -> bool:
+        """True when ν = q̇ (1-DoF joints only). Free, planar and spherical joints have generalized
+        speeds instead: then Γ is defined by Γ[:, :, k] = C(q, e_k), is not symmetric in its last
+        two indices, and eq. (4) does not apply."""
+        return all(b.joint.type in ("revolute", "continuous", "prismatic") for b in self.bodies)
+
+    @cached_property
     def total_mass(self) -> float:
         return float(sum(b.mass for b in self.bodies))
 

@@ -6,6 +6,10 @@ the same q = [x, y, z, qx, qy, qz, qw] and ν = [v; ω] in the base frame as we 
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+
 import numpy as np
 
 from ..model.tree import RobotModel
@@ -18,6 +22,20 @@ def available() -> bool:
     except Exception:  # noqa: BLE001 - any import failure means the peer is absent
         return False
     return True
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence file descriptor 2 (not just sys.stderr) for the duration."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _build_directly(pin, robot: RobotModel):
@@ -57,10 +75,11 @@ class PinocchioPeer:
             # through Pinocchio's own URDF parser: fixed joints merged by it, not by us
             xml = to_urdf(robot.description)
             try:
-                if robot.floating_base:
-                    self.model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
-                else:
-                    self.model = pin.buildModelFromXML(xml)
+                with _quiet_stderr():  # urdfdom prints its refusals from C++
+                    if robot.floating_base:
+                        self.model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
+                    else:
+                        self.model = pin.buildModelFromXML(xml)
             except (ValueError, RuntimeError):  # urdfdom is stricter (e.g. revolute joints need <limit>)
                 self.model = None
         self.route = "urdf" if self.model is not None else "tree"
