@@ -2,8 +2,18 @@ import glob
 import os
 import tempfile
 
-# Tests never touch the user's cache of parsed URDF descriptions.
+# Tests never touch the user's caches, and no variable of the user's changes what the tool does:
+# every environment variable the tool reads is set or removed here.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="coriolis-test-cache-")
+for _name in ("CORIOLIS_NO_CACHE", "COLUMNS"):
+    os.environ.pop(_name, None)
+
+from hypothesis import settings  # noqa: E402
+
+# CI runs the same examples every time (a green run is reproducible); local runs explore.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 import numpy as np
 import pytest

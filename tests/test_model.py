@@ -1,5 +1,6 @@
 """Model layer: loaders, generated topologies, conversion round trips, and bad descriptions."""
 
+import json
 import math
 import os
 
@@ -9,7 +10,7 @@ import pytest
 import coriolis_cli as cc
 from coriolis_cli.errors import ModelError, SpecError
 from coriolis_cli.model import generate, load_description, parse_urdf, parse_yaml, to_urdf, to_yaml
-from coriolis_cli.model.description import Inertial, JointSpec, LinkSpec, RobotDescription
+from coriolis_cli.model.description import Inertial, JointSpec, LinkSpec, RobotDescription, description_to_dict
 from coriolis_cli.model.tree import build_model
 
 from .conftest import BUNDLED, robot_path
@@ -301,3 +302,44 @@ def test_parsed_urdf_cache_follows_the_file_content(tmp_path, monkeypatch):
     p.write_text(CHAIN.replace('name="j1"', 'name="k1"'))
     assert load_description(str(p)).joints[0].name == "k1"
     assert len(list((tmp_path / "cache" / "coriolis" / "urdf").glob("*.json"))) == 2
+
+
+def _cache_entries(tmp_path):
+    return sorted((tmp_path / "cache" / "coriolis" / "urdf").glob("*.json"))
+
+
+@pytest.mark.parametrize("tamper", ["other robot", "wrong types", "fifo", "edited number", "not json", "directory"])
+def test_a_cache_entry_that_cannot_prove_its_origin_is_rebuilt(tmp_path, monkeypatch, tamper):
+    """Every kind of doubtful entry gives the uncached result, and is replaced by a good one."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    a, b = tmp_path / "a.urdf", tmp_path / "b.urdf"
+    a.write_text(CHAIN)
+    heavier = '<link name="a"><inertial><origin xyz="0.1 0 0" rpy="0 0 0"/><mass value="2.0"/>'
+    b.write_text(CHAIN.replace('<link name="a"><inertial><origin xyz="0.1 0 0" rpy="0 0 0"/><mass value="1.0"/>', heavier))
+    assert heavier in b.read_text()
+    truth = parse_urdf(CHAIN, str(a))
+    load_description(str(a))
+    load_description(str(b))
+    entry_a = next(p for p in _cache_entries(tmp_path) if json.loads(p.read_text())["description"] == description_to_dict(truth))
+    entry_b = next(p for p in _cache_entries(tmp_path) if p != entry_a)
+    if tamper == "other robot":  # a copy of b's entry over a's
+        entry_a.write_bytes(entry_b.read_bytes())
+    elif tamper == "wrong types":
+        data = json.loads(entry_a.read_text())
+        data["description"]["links"][1]["inertial"]["mass"] = "2"
+        entry_a.write_text(json.dumps(data))
+    elif tamper == "edited number":
+        entry_a.write_text(entry_a.read_text().replace('"mass": 1.0', '"mass": 1.5', 1))
+    elif tamper == "not json":
+        entry_a.write_text("{")
+    elif tamper == "fifo":
+        entry_a.unlink()
+        os.mkfifo(entry_a)
+    elif tamper == "directory":
+        entry_a.unlink()
+        entry_a.mkdir()
+    got = load_description(str(a))
+    assert got == truth
+    assert np.array_equal(cc.mass_matrix(build_model(got), np.zeros(2)), cc.mass_matrix(build_model(truth), np.zeros(2)))
+    if tamper != "directory":
+        assert entry_a.is_file() and json.loads(entry_a.read_text())["description"] == description_to_dict(truth)

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import coriolis_cli as cc
@@ -58,8 +58,17 @@ def random_trees(draw):
     return RobotDescription("random", tuple(links), tuple(joints)), draw(st.booleans()), draw(st.integers(0, 2**31))
 
 
+# Found once (on a fresh clone): Γ of a one-link tree is zero up to round-off, so a tolerance on
+# Γ's own size vanished; Γ is measured against ‖M‖, as verify does.
+ONE_LINK_FAR = (RobotDescription("random", (
+    LinkSpec("root", Inertial(1.0, (0, 0, 0), (0, 0, 0), (0.1, 0, 0, 0.1, 0, 0.1))),
+    LinkSpec("l0", Inertial(2.0, (1.17, 0.3, -0.2), (0.4, -0.7, 0.2), (0.02, 0, 0, 0.03, 0, 0.04)))),
+    (JointSpec("j0", "revolute", "root", "l0", (0.9, -0.6, 0.3), (0.2, 0.1, -0.5), (0.3, -0.8, 0.5)),)), False, 7)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_trees())
+@example(ONE_LINK_FAR)
 def test_random_trees_satisfy_every_identity(case):
     desc, floating, seed = case
     robot = build_model(desc, floating_base=floating)
@@ -76,7 +85,7 @@ def test_random_trees_satisfy_every_identity(case):
     G = cc.christoffel(robot, q)
     assert np.abs(C - G @ qd).max() <= 1e3 * EPS * scale  # 3
     if not floating:
-        assert np.abs(G - G.transpose(0, 2, 1)).max() <= 1e3 * EPS * np.abs(G).max()
+        assert np.abs(G - G.transpose(0, 2, 1)).max() <= 1e3 * EPS * np.abs(M).max()
         Gfd = fd.christoffel_fd(robot, cc.mass_matrix, q)
         assert np.abs(G - Gfd).max() <= 1e-7 * np.abs(M).max()
     rel = robot.dof_related  # 4

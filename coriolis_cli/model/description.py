@@ -266,15 +266,42 @@ def description_to_dict(desc: RobotDescription) -> dict:
     }
 
 
+def _str_of(x) -> str:
+    if not isinstance(x, str):
+        raise ValueError(f"expected a string, got {type(x).__name__}")
+    return x
+
+
+def _num_of(x) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise ValueError(f"expected a number, got {type(x).__name__}")
+    return float(x)
+
+
+def _nums(x, n: int) -> tuple[float, ...]:
+    if not isinstance(x, list) or len(x) != n:
+        raise ValueError(f"expected {n} numbers")
+    return tuple(_num_of(v) for v in x)
+
+
+def _opt_num(x):
+    return None if x is None else _num_of(x)
+
+
 def description_from_dict(data: dict, source: str = "") -> RobotDescription:
+    """The inverse of description_to_dict; ValueError (or KeyError, TypeError) on anything else."""
     links = tuple(
-        LinkSpec(d["name"], None if d["inertial"] is None else Inertial(
-            d["inertial"]["mass"], tuple(d["inertial"]["xyz"]), tuple(d["inertial"]["rpy"]), tuple(d["inertial"]["inertia"])))
+        LinkSpec(_str_of(d["name"]), None if d["inertial"] is None else Inertial(
+            _num_of(d["inertial"]["mass"]), _nums(d["inertial"]["xyz"], 3), _nums(d["inertial"]["rpy"], 3),
+            _nums(d["inertial"]["inertia"], 6)))
         for d in data["links"]
     )
-    joints = tuple(
-        JointSpec(d["name"], d["type"], d["parent"], d["child"], tuple(d["xyz"]), tuple(d["rpy"]), tuple(d["axis"]),
-                  None if d["limits"] is None else Limits(**d["limits"]), None if d["mimic"] is None else Mimic(**d["mimic"]))
-        for d in data["joints"]
-    )
-    return RobotDescription(data["name"], links, joints, source=source)
+    joints = []
+    for d in data["joints"]:
+        lim, mim = d["limits"], d["mimic"]
+        joints.append(JointSpec(
+            _str_of(d["name"]), _str_of(d["type"]), _str_of(d["parent"]), _str_of(d["child"]), _nums(d["xyz"], 3),
+            _nums(d["rpy"], 3), _nums(d["axis"], 3),
+            None if lim is None else Limits(*(_opt_num(lim[k]) for k in ("lower", "upper", "effort", "velocity"))),
+            None if mim is None else Mimic(_str_of(mim["joint"]), _num_of(mim["multiplier"]), _num_of(mim["offset"]))))
+    return RobotDescription(_str_of(data["name"]), links, tuple(joints), source=source)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import stat
 
 from ..errors import ModelError
 from .description import RobotDescription, description_from_dict, description_to_dict
@@ -43,11 +45,46 @@ def _cache_dir() -> str | None:
     return os.path.join(base, "coriolis", "urdf")
 
 
+CACHE_SCHEMA = 2  # bump when the cached layout or the parser's output changes
+CACHE_MAX_BYTES = 64 * 2**20
+
+
+def _payload_hash(payload: dict) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _read_cache_entry(path: str, key: str) -> dict | None:
+    """The cached description for the source whose hash is ``key``, or None on any doubt: not a
+    regular file, too large, not ours (schema, source hash), or altered (payload hash)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO put in its place must not block
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > CACHE_MAX_BYTES:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            entry = json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    finally:
+        os.close(fd)
+    if not isinstance(entry, dict) or entry.get("schema") != CACHE_SCHEMA or entry.get("source_sha256") != key:
+        return None
+    payload = entry.get("description")
+    if not isinstance(payload, dict) or entry.get("payload_sha256") != _payload_hash(payload):
+        return None
+    return payload
+
+
 def _parse_urdf_cached(content: str, source: str) -> RobotDescription:
     """Parse with yourdfpy once per file content; later runs read the parsed description back.
 
     yourdfpy imports trimesh, which alone takes most of a second. The key is a hash of the text,
-    so an edited file is parsed again. Set CORIOLIS_NO_CACHE=1 to bypass the cache.
+    so an edited file is parsed again. An entry is used only if it proves it was made from this
+    text by this schema and is unaltered; anything else is discarded and rebuilt, with results
+    identical to an uncached run. Set CORIOLIS_NO_CACHE=1 to bypass the cache.
     """
     from .. import __version__
 
@@ -55,21 +92,26 @@ def _parse_urdf_cached(content: str, source: str) -> RobotDescription:
     key = hashlib.sha256((__version__ + "\0" + content).encode("utf-8")).hexdigest()
     path = None if directory is None else os.path.join(directory, key + ".json")
     if path is not None:
-        try:
-            with open(path, encoding="utf-8") as f:
-                return description_from_dict(json.load(f), source)
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+        payload = _read_cache_entry(path, key)
+        if payload is not None:
+            try:
+                return description_from_dict(payload, source)
+            except Exception:  # noqa: BLE001 - a malformed entry of any kind is rebuilt, never trusted
+                pass
     desc = parse_urdf(content, source)
     if path is not None:
+        payload = description_to_dict(desc)
+        entry = {"schema": CACHE_SCHEMA, "source_sha256": key, "payload_sha256": _payload_hash(payload),
+                 "description": payload}
+        tmp = path + f".{os.getpid()}.part"
         try:
             os.makedirs(directory, exist_ok=True)
-            tmp = path + f".{os.getpid()}.part"
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(description_to_dict(desc), f)
-            os.replace(tmp, path)
+                json.dump(entry, f)
+            os.replace(tmp, path)  # replaces a FIFO or a corrupt entry too
         except OSError:
-            pass  # a read-only home only costs the parse next time
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # a read-only home only costs the parse next time
     return desc
 
 
