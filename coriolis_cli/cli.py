@@ -43,6 +43,18 @@ def _warn_compile_once():
         err.print("[dim]compiling the numba kernels (first run only, 10-60 s; later runs load the cache)...[/dim]")
 
 
+def _require_finite(record: dict, keys) -> None:
+    """A result that overflowed is an error naming it, never written as a number."""
+    for k in keys:
+        value = record.get(k)
+        if k == "Gamma" and value is None and "Gamma_largest" in record:
+            value = [v for *_, v in record["Gamma_largest"][0]]
+        if value is not None and not np.all(np.isfinite(value)):
+            bad = int(np.size(value) - np.count_nonzero(np.isfinite(value)))
+            raise StateError(f"{k} is not finite at this state ({bad} entr{'ies' if bad > 1 else 'y'} overflowed); "
+                             "nothing was written")
+
+
 def _resolve_format(fmt: str | None, output: str | None) -> str:
     if fmt:
         return fmt
@@ -207,8 +219,10 @@ def _parse_what(what: str):
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: from the -o extension, else table.")
 @click.option("--top", type=int, default=20, show_default=True, help="Γ entries listed in tables (largest first).")
 @click.option("-o", "--output", help="Write to this file instead of standard output.")
-@click.option("--force", is_flag=True, help="Overwrite an existing file; compute Γ above the memory guard.")
-def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factorization, fmt, top, output, force):
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@click.option("--allow-large", is_flag=True,
+              help="Write Γ above the 256 MiB guard (nv > 322), if the machine has the memory it needs.")
+def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factorization, fmt, top, output, force, allow_large):
     """Compute M, Ṁ, C, Γ, g or τ of ROBOT at one state."""
     from . import engine
     from .report.formats import compute_to_csv, to_json, to_npz
@@ -228,11 +242,16 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
     stream_gamma = False
     if "Gamma" in keys:
         try:
-            engine.check_gamma_size(model, 1, force)
-        except SizeError:
+            engine.check_gamma_size(model, 1, allow_large)
+        except SizeError as e:
             if fmt != "table":
-                raise
+                raise SizeError(f"{e}; the table format lists its largest entries without holding it "
+                                "(--what Gamma --top N), or pass --allow-large") from None
             stream_gamma = True  # a table shows the largest entries only: never hold Γ
+        if not stream_gamma:
+            # Γ itself, plus its text (JSON, CSV: about 60 bytes an entry) or its compressed copy (NPZ)
+            per_entry = 8 + (60 if fmt in ("json", "csv") else 8 if fmt == "npz" else 0)
+            engine.check_memory(per_entry * model.nv**3, f"Γ ({model.nv}³ entries) in {fmt} format")
     _warn_compile_once()
     record: dict = {
         "robot": model.name,
@@ -246,6 +265,7 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
         if {"M", "Mdot", "C"} & set(keys):
             M, Mdot, C = engine.coriolis_matrix(model, qv, qdv, factorization)
             record.update(M=M, Mdot=Mdot, C=C)
+            _require_finite(record, ("M", "Mdot", "C"))
             cond = np.linalg.cond(M)
             if not cond < COND_WARN:
                 warnings.warn(f"M is nearly singular (condition number {cond:.3g}); results may be inaccurate")
@@ -253,12 +273,13 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
             if stream_gamma:
                 record["Gamma_largest"] = engine.christoffel_largest(model, qv, top)
             else:
-                record["Gamma"] = engine.christoffel(model, qv, force=True)
+                record["Gamma"] = engine.christoffel(model, qv, force=True)  # sizes checked above
         if "g" in keys:
             record["g"] = engine.gravity_vector(model, qv)
         if "tau" in keys:
             record["qdd"] = qddv
             record["tau"] = engine.inverse_dynamics(model, qv, qdv, qddv)
+    _require_finite(record, keys)
     for k in ("M", "Mdot", "C"):
         if k not in keys:
             record.pop(k, None)
@@ -300,9 +321,9 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
 @click.argument("robots", nargs=-1, metavar="[ROBOT ...]")
 @floating_option
 @strict_option
-@click.option("--trials", type=click.IntRange(1), default=100, show_default=True, help="Random states per robot.")
+@click.option("--trials", type=click.IntRange(1, 1_000_000), default=100, show_default=True, help="Random states per robot.")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--ref-trials", type=click.IntRange(0), default=10, show_default=True,
+@click.option("--ref-trials", type=click.IntRange(0, 10_000), default=10, show_default=True,
               help="States on which the finite-difference, Safeea and Pinocchio references run.")
 @click.option("--no-pinocchio", is_flag=True, help="Skip check (j) even when pin is installed.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
@@ -352,7 +373,7 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
 @robot_argument
 @floating_option
 @strict_option
-@click.option("--trials", type=click.IntRange(1), default=20, show_default=True)
+@click.option("--trials", type=click.IntRange(1, 100_000), default=20, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def skew(robot, floating_base, trials, seed, fmt):
@@ -381,7 +402,7 @@ def skew(robot, floating_base, trials, seed, fmt):
 @click.option("--what", default="C,Gamma", show_default=True, help="C (M, Ṁ and C together), Gamma, or both.")
 @floating_option
 @strict_option
-@click.option("--repeat", type=click.IntRange(3), default=15, show_default=True, help="Timed rounds; the median is reported.")
+@click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds; the median is reported.")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
 @click.option("--batch", is_flag=True, help="Also time a batch of 10,000 states (per state, in parallel).")
 @click.option("--table1", is_flag=True, help="The core paper's Table 1 at 20 DoF beside the paper's numbers.")

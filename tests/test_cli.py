@@ -148,9 +148,9 @@ def test_compute_unwritable_output_leaves_nothing(run_cli, tmp_path):
 def test_compute_gamma_guard(run_cli, tmp_path):
     # full-tensor formats are refused above the guard (tables stream; see test_robustness)
     r = run_cli("compute", "serial:400", "--random", "--what", "Gamma", "--format", "json")
-    assert_one_line_error(r, "--force", "MiB")
+    assert_one_line_error(r, "--allow-large", "MiB")
     out = tmp_path / "g.npz"
-    assert_one_line_error(run_cli("compute", "serial:400", "--random", "--what", "Gamma", "-o", out), "--force")
+    assert_one_line_error(run_cli("compute", "serial:400", "--random", "--what", "Gamma", "-o", out, "--force"), "--allow-large")
     assert not out.exists()
 
 

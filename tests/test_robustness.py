@@ -230,7 +230,7 @@ def test_thousand_link_urdf(run_cli, tmp_path):
     out = tmp_path / "mc.npz"
     assert run_cli("compute", u, "--random", "--what", "M,C", "-o", out).code == 0
     assert np.load(out)["C"].shape == (1000, 1000)
-    assert_one_line_error(run_cli("compute", u, "--random", "--what", "Gamma", "--format", "json"), "MiB", "--force")
+    assert_one_line_error(run_cli("compute", u, "--random", "--what", "Gamma", "--format", "json"), "MiB", "--allow-large")
 
 
 def test_gamma_table_streams_largest_entries_above_the_guard(run_cli, monkeypatch):

@@ -24,6 +24,7 @@ from ..peers.safeea import christoffel_safeea, is_serial_revolute
 # Core paper, Table 1 (C++ on RBDL, Intel i7 3.2 GHz), µs per evaluation at 20 DoF
 PAPER_TABLE1 = {"serial": (18.0, 122.0), "binary": (10.0, 33.0), "biped": (13.0, 64.0), "quadruped": (10.0, 37.0)}
 N_STATES = 64
+MAX_SWEEP = 200  # systems in one --dofs sweep
 # our implementations as the report names them
 OURS_DATA = "coriolis, data= (public API)"
 OURS_PLAIN = "coriolis, fresh outputs (public API)"
@@ -174,20 +175,31 @@ def parse_dofs(text: str) -> list[int]:
     """``5:40:5`` (start:stop:step, stop included) or a comma list ``10,20,30``."""
     from ..errors import StateError
 
+    from ..model.topologies import MAX_DOF
+
     try:
         if ":" in text:
             parts = [int(x) for x in text.split(":")]
+            if len(parts) not in (2, 3):
+                raise ValueError
             start, stop = parts[0], parts[1]
             step = parts[2] if len(parts) > 2 else 1
             if step <= 0:
                 raise ValueError
+            if start <= 0 or stop > MAX_DOF or (stop - start) // step + 1 > MAX_SWEEP:
+                raise StateError(f"--dofs: '{text}' must stay within 1..{MAX_DOF} DoF and {MAX_SWEEP} systems")
             dofs = list(range(start, stop + 1, step))
         else:
-            dofs = [int(x) for x in text.split(",") if x.strip()]
+            items = [x for x in text.split(",") if x.strip()]
+            if len(items) > MAX_SWEEP:
+                raise StateError(f"--dofs: at most {MAX_SWEEP} systems")
+            dofs = [int(x) for x in items]
     except ValueError:
         raise StateError(f"--dofs: '{text}' is not START:STOP[:STEP] or a comma list of integers") from None
     if not dofs or min(dofs) <= 0:
         raise StateError(f"--dofs: '{text}' must give positive numbers of DoF")
+    if max(dofs) > MAX_DOF:
+        raise StateError(f"--dofs: at most {MAX_DOF} DoF can be generated")
     return dofs
 
 

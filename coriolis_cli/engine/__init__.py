@@ -16,6 +16,7 @@ from .api import (
     Data,
     QuaternionWarning,
     check_gamma_size,
+    check_memory,
     christoffel,
     christoffel_largest,
     coriolis_matrix,
@@ -26,6 +27,6 @@ from .api import (
 )
 
 __all__ = [
-    "Data", "FACTORIZATIONS", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "christoffel", "christoffel_largest",
+    "Data", "FACTORIZATIONS", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "check_memory", "christoffel", "christoffel_largest",
     "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "mass_matrix",
 ]

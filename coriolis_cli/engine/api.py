@@ -17,14 +17,15 @@ import warnings
 import numpy as np
 from numba import typeof
 
-from ..errors import StateError
+from ..errors import SizeError, StateError
 from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
 from .batch import chunks, christoffel_batch, coriolis_batch, mass_matrix_batch, rnea_batch
 from .christoffel import christoffel_kernel
 from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
-from .data import C_, G_, GAMMA_MAX_BYTES, M_, MDOT_, TAU_, ZERO_, Data, KernelData, check_gamma_bytes, gamma_bytes_for
+from .data import (C_, G_, GAMMA_MAX_BYTES, M_, MDOT_, TAU_, ZERO_, Data, KernelData, check_gamma_bytes, check_memory,
+                   gamma_bytes_for)
 from .rnea import rnea_kernel
 from .joints import RECHECK
 from .spatial import FACTORIZATIONS
@@ -236,6 +237,7 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
         QD = _velocities(robot, qd, "qd", Q.shape[0])
         if batch:
+            check_memory(24 * Q.shape[0] * n * n, f"M, Ṁ and C of {Q.shape[0]} states")
             out = _batch(robot, coriolis_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind), ("qd", QD))
             return out[:, M_], out[:, MDOT_], out[:, C_]
         q, qd = Q[0], QD[0]
@@ -266,7 +268,7 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
     if data is not None:
         if data.Gamma is None or getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
-            data.ensure_gamma(force)
+            _with_hint(data.ensure_gamma, force)
         if not (type(q) is _ND and q.dtype is _F64 and q.ndim == 1):
             (q,) = _checked(robot, q)
         status = _CHRISTOFFEL.call(robot.arrays, data.kernel, q)
@@ -277,13 +279,23 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
     if not _is_vector(q):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
         if batch:
-            check_gamma_bytes(n, Q.shape[0], force)
+            _with_hint(check_gamma_bytes, n, Q.shape[0], force)
+            check_memory(gamma_bytes_for(n, Q.shape[0]), f"Γ of {Q.shape[0]} states")
             # calloc: pages of structural zeros are never touched
             return _batch(robot, christoffel_batch, np.zeros((Q.shape[0], n, n, n)), Q, ())
         q = Q[0]
-    check_gamma_bytes(n, 1, force)
+    _with_hint(check_gamma_bytes, n, 1, force)
+    check_memory(gamma_bytes_for(n), "Γ")
     G = np.zeros((n, n, n))
     return _single(robot, _CHRISTOFFEL, _scratch_with_gamma(robot, G), q, G)
+
+
+def _with_hint(check, *args):
+    try:
+        check(*args)
+    except SizeError as e:
+        raise SizeError(f"{e}; pass force=True to compute it anyway, or list its largest entries with "
+                        "christoffel_largest") from None
 
 
 def _single(robot, kernel, kdata, q, result, status=None):
@@ -415,6 +427,6 @@ def check_gamma_size(robot: RobotModel, K: int = 1, force: bool = False) -> None
 
 
 __all__ = [
-    "Data", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "christoffel", "christoffel_largest",
+    "Data", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "check_memory", "christoffel", "christoffel_largest",
     "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "mass_matrix",
 ]

@@ -12,6 +12,7 @@ mistake; copy an output before changing it.
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 import numpy as np
@@ -54,12 +55,34 @@ def gamma_bytes_for(nv: int, K: int = 1) -> int:
 
 def check_gamma_bytes(nv: int, K: int = 1, force: bool = False) -> None:
     need = gamma_bytes_for(nv, K)
-    if need > GAMMA_MAX_BYTES and not force:
+    if need > GAMMA_MAX_BYTES and not force:  # callers add how to go on (force=True, or the CLI's flags)
         raise SizeError(
             f"Γ of this robot holds nv³ = {nv}³ = {K * nv**3:,} doubles ({need / 2**20:,.0f} MiB), "
-            f"above the {GAMMA_MAX_BYTES // 2**20} MiB limit; the table format lists its largest entries without "
-            "holding it (coriolis compute --what Gamma --top N), or pass --force (force=True) to compute it anyway"
+            f"above the {GAMMA_MAX_BYTES // 2**20} MiB limit"
         )
+
+
+def available_memory() -> int | None:
+    """Bytes the machine can still give (Linux MemAvailable), or None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def check_memory(nbytes: int, what: str) -> None:
+    """SizeError, before anything is allocated, when ``what`` needs more than the machine has."""
+    have = available_memory()
+    if have is not None and nbytes > have:
+        raise SizeError(f"{what} needs about {nbytes / 2**30:,.1f} GiB and the machine has "
+                        f"{have / 2**30:,.1f} GiB available")
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -72,6 +95,8 @@ class Data:
     """Workspace and outputs for one robot, reused across calls (not shared between threads)."""
 
     def __init__(self, robot):
+        nq, nv, N = robot.nq, robot.nv, robot.n_bodies
+        check_memory(8 * (nq + 4 * nv * nv + 3 * nv + 36 * (3 * N + 11) + 6 * (2 * nv + 3 * N)), "the workspace")
         self.robot = robot
         self.nq, self.nv = robot.nq, robot.nv
         self.kernel = kernel_data(robot.nq, robot.nv, robot.n_bodies)
@@ -85,6 +110,7 @@ class Data:
     def ensure_gamma(self, force: bool = False) -> None:
         if self.Gamma is None:
             check_gamma_bytes(self.nv, 1, force)
+            check_memory(gamma_bytes_for(self.nv), "Γ")
             G = np.zeros((self.nv, self.nv, self.nv))
             self.kernel = self.kernel._replace(Gamma=G)
             self.Gamma = _read_only(G)

@@ -14,6 +14,8 @@ import numpy as np
 
 from ..errors import ModelError, ModelWarning
 from .geometry import inertia_from_6, rpy_to_matrix
+from .limits import max_bodies
+from .numbers import check_magnitude
 
 MOVABLE_TYPES = ("revolute", "continuous", "prismatic")  # one DoF along or about an axis
 MULTI_DOF_TYPES = ("planar", "floating", "spherical")  # URDF has the first two; YAML all three
@@ -88,10 +90,18 @@ class RobotDescription:
         raise KeyError(name)
 
 
-def _finite(values, what: str) -> None:
+def _finite(values, what: str, bounded: bool = True) -> None:
+    """Finite and, if ``bounded``, small enough that the dynamics cannot overflow
+    (numbers.MAX_MAGNITUDE). Axes (directions) and limits (never in the dynamics) are not bounded."""
     for v in values:
         if v is None or not math.isfinite(float(v)):
             raise ModelError(f"{what} is not a finite number ({v})")
+    if not bounded:
+        return
+    try:
+        check_magnitude([float(v) for v in values], what)
+    except ValueError as e:
+        raise ModelError(str(e)) from None
 
 
 def _check_inertial(link: LinkSpec) -> None:
@@ -106,6 +116,7 @@ def _check_inertial(link: LinkSpec) -> None:
         raise ModelError(f"{where}: mass is not a finite number ({m})")
     if m < 0:
         raise ModelError(f"{where}: negative mass {m}")
+    _finite((m,), f"{where}: mass")
     _finite(inertial.xyz, f"{where}: inertial origin")
     _finite(inertial.rpy, f"{where}: inertial rpy")
     _finite(inertial.inertia, f"{where}: inertia")
@@ -167,6 +178,9 @@ def validate(desc: RobotDescription) -> RobotDescription:
     """
     if not desc.links:
         raise ModelError("the robot has no links")
+    if len(desc.links) > max_bodies():
+        raise ModelError(f"the robot has {len(desc.links):,} links, more than the {max_bodies():,} allowed "
+                         "(set CORIOLIS_MAX_BODIES to raise the limit)")
     seen: set[str] = set()
     for link in desc.links:
         if not link.name:
@@ -202,13 +216,14 @@ def validate(desc: RobotDescription) -> RobotDescription:
         _finite(j.rpy, f"joint '{j.name}': origin rpy")
         axis = np.asarray(j.axis, dtype=float)
         if j.type in MOVABLE_TYPES:
-            _finite(axis, f"joint '{j.name}': axis")
-            norm = float(np.linalg.norm(axis))
-            if norm < 1e-9:
+            _finite(axis, f"joint '{j.name}': axis", bounded=False)
+            big = float(np.max(np.abs(axis)))
+            if big == 0.0 or np.linalg.norm(axis / big) * big < 1e-9:
                 raise ModelError(f"joint '{j.name}': axis is zero")
-            j = replace(j, axis=tuple(float(a) for a in axis / norm))
+            unit = axis / big  # scaled first, so that the norm cannot overflow
+            j = replace(j, axis=tuple(float(a) for a in unit / np.linalg.norm(unit)))
         if j.limits is not None and j.limits.lower is not None and j.limits.upper is not None:
-            _finite((j.limits.lower, j.limits.upper), f"joint '{j.name}': limits")
+            _finite((j.limits.lower, j.limits.upper), f"joint '{j.name}': limits", bounded=False)
             if j.limits.lower > j.limits.upper:
                 raise ModelError(
                     f"joint '{j.name}': lower limit {j.limits.lower} is above upper limit {j.limits.upper}"

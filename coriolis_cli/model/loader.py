@@ -10,6 +10,7 @@ import stat
 
 from ..errors import ModelError
 from .description import RobotDescription, description_from_dict, description_to_dict
+from .limits import read_bounded
 from .topologies import TOPOLOGIES, generate, is_spec, parse_spec
 from .tree import RobotModel, build_model
 from .urdf import parse_urdf
@@ -23,12 +24,13 @@ def read_text(path: str) -> str:
     if os.path.isdir(path):
         raise ModelError(f"{path}: is a directory, not a robot file")
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_bounded(path)
     except FileNotFoundError:
         raise ModelError(f"{path}: no such file") from None
     except OSError as e:
         raise ModelError(f"{path}: cannot read ({e.strerror})") from None
+    except ValueError as e:
+        raise ModelError(f"{path}: {e}") from None
     data = data.rstrip(b"\x00")  # NUL padding at the end, as some tools write it
     if b"\x00" in data:
         raise ModelError(f"{path}: not a text file (binary data)")

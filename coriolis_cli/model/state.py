@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import yaml
 
 from ..errors import StateError
+from ..errors import ModelError
+from .limits import load_json, load_yaml
 from .loader import read_text
+from .numbers import as_float, parse_number
 from .tree import RobotModel
+
+
+def _float(value) -> float:
+    try:
+        return as_float(value)
+    except ValueError:
+        return math.inf  # reported as not a finite number
 
 
 def parse_vector(text: str, expected: int, option: str, names) -> np.ndarray:
@@ -20,7 +29,7 @@ def parse_vector(text: str, expected: int, option: str, names) -> np.ndarray:
     values = []
     for p in parts:
         try:
-            x = float(p)
+            x = parse_number(p)
         except ValueError:
             raise StateError(f"{option}: '{p}' is not a number") from None
         if not math.isfinite(x):
@@ -43,19 +52,23 @@ def _fill(target: np.ndarray, mapping, names, what: str, path: str) -> None:
     for key, value in mapping.items():
         if key not in index:
             raise StateError(f"{path}: unknown DoF name '{key}' in '{what}' (known: {', '.join(names[:8])}{', ...' if len(names) > 8 else ''})")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
-            raise StateError(f"{path}: {what}.{key} must be a finite number, got {value!r}")
-        target[index[key]] = float(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(_float(value)):
+            shown = repr(value) if isinstance(value, float) or not isinstance(value, int) else "an integer too large for a double"
+            raise StateError(f"{path}: {what}.{key} must be a finite number, got {shown[:40]}")
+        target[index[key]] = _float(value)
 
 
 def read_state_file(path: str, robot: RobotModel) -> tuple[np.ndarray, np.ndarray]:
     """A YAML or JSON mapping ``{q: {name: value}, qd: {name: value}}``; missing entries take the
     neutral configuration and zero velocity."""
-    text = read_text(path)
     try:
-        data = json.loads(text) if path.lower().endswith(".json") else yaml.safe_load(text)
+        text = read_text(path)
+    except ModelError as e:
+        raise StateError(str(e)) from None
+    try:
+        data = load_json(text) if path.lower().endswith(".json") else load_yaml(text)
     except (ValueError, yaml.YAMLError) as e:
-        raise StateError(f"{path}: cannot parse ({str(e).splitlines()[0]})") from None
+        raise StateError(f"{path}: cannot parse ({(str(e).splitlines() or ['syntax error'])[0]})") from None
     if not isinstance(data, dict) or not set(data) <= {"q", "qd"}:
         raise StateError(f"{path}: expected a mapping with keys 'q' and/or 'qd'")
     q = robot.neutral_configuration()

@@ -51,6 +51,8 @@ def parse_spec(text: str) -> tuple[str, int, int]:
             seed = int(seed_s)
         except ValueError:
             raise SpecError(f"'{text}': the seed must be an integer, got '{seed_s}'") from None
+        if seed < 0:
+            raise SpecError(f"'{text}': the seed must not be negative, got {seed}")
     return topo, dof, seed
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import ModelError
 from .description import Inertial, JointSpec, Limits, LinkSpec, Mimic, RobotDescription
 from .geometry import matrix_to_rpy
+from .numbers import parse_number
 
 _log = logging.getLogger("yourdfpy")
 
@@ -34,7 +35,7 @@ def _xml_origin(el, source: str):
     for key in ("xyz", "rpy"):
         text = el.get(key, "0 0 0")
         try:
-            values = tuple(float(v) for v in text.split())
+            values = tuple(parse_number(v) for v in text.split())
         except ValueError:
             raise ModelError(f"{source}: origin {key}=\"{text}\" is not three numbers") from None
         if len(values) != 3:
@@ -53,11 +54,35 @@ _ESSENTIAL = {
 }
 
 
-def _essential(el: ET.Element) -> ET.Element:
+# numeric attributes of the essential elements: name -> how many numbers
+_NUMERIC = {
+    "origin": {"xyz": 3, "rpy": 3}, "mass": {"value": 1}, "axis": {"xyz": 3},
+    "inertia": {k: 1 for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")},
+    "limit": {k: 1 for k in ("lower", "upper", "effort", "velocity")},
+    "mimic": {"multiplier": 1, "offset": 1}, "dynamics": {"damping": 1, "friction": 1},
+}
+
+
+def _essential(el: ET.Element, source: str, owner: str = "") -> ET.Element:
+    """The element with only what dynamics reads; numbers checked as URDF writes them."""
     out = ET.Element(el.tag, dict(el.attrib))
+    if el.tag in ("link", "joint"):
+        owner = f"{el.tag} '{el.get('name')}'"
+    for attr, count in _NUMERIC.get(el.tag, {}).items():
+        text = el.get(attr)
+        if text is None:
+            continue
+        parts = text.split()
+        try:
+            if len(parts) != count:
+                raise ValueError(f"'{text}' is not {count} number{'s' if count > 1 else ''}")
+            for p in parts:
+                parse_number(p)
+        except ValueError as e:
+            raise ModelError(f"{source}: {owner} <{el.tag} {attr}>: {e}") from None
     for child in el:
         if isinstance(child.tag, str) and child.tag in _ESSENTIAL.get(el.tag, ()):
-            out.append(_essential(child))
+            out.append(_essential(child, source, owner))
     return out
 
 
@@ -80,7 +105,7 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
         raise ModelError(f"{source}: not a URDF file (root element is <{root.tag}>, expected <robot>)")
     if not root.get("name"):
         root.set("name", os.path.splitext(os.path.basename(source))[0] or "robot")
-    essential = _essential(root)
+    essential = _essential(root, source)
     # yourdfpy reads what dynamics needs and nothing else: geometry (whatever its tags), materials,
     # plugins and text never reach it. Silence its mesh warnings.
     previous = _log.level

@@ -28,12 +28,22 @@ import yaml
 
 from ..errors import ModelError
 from .description import Inertial, JointSpec, Limits, LinkSpec, Mimic, RobotDescription
+from .limits import load_yaml
+from .numbers import as_float, parse_number
 
 
 def _num(value, where: str) -> float:
+    if isinstance(value, str):  # YAML 1.1 reads 1e-3 (no decimal point) as a string
+        try:
+            value = parse_number(value)
+        except ValueError:
+            raise ModelError(f"{where} must be a number, got {value[:40]!r}") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ModelError(f"{where} must be a number, got {value!r}")
-    return float(value)
+        raise ModelError(f"{where} must be a number, got {str(value)[:40]!r}")
+    try:
+        return as_float(value)
+    except ValueError as e:
+        raise ModelError(f"{where}: {e}") from None
 
 
 def _vec(value, n: int, where: str) -> tuple[float, ...]:
@@ -58,10 +68,12 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
     if not text.strip():
         raise ModelError(f"{source}: the file is empty")
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as e:
         first = str(e).splitlines()[0] if str(e) else "syntax error"
         raise ModelError(f"{source}: malformed YAML ({first})") from None
+    except ValueError as e:
+        raise ModelError(f"{source}: refused: {e}") from None
     data = _mapping(data, f"{source}: the document")
     for key in ("links", "joints"):
         if key not in data:

@@ -9,11 +9,24 @@ import json
 import numpy as np
 
 
+def _finite_or_none(x):
+    if isinstance(x, float):
+        return x if np.isfinite(x) else None
+    if isinstance(x, list):
+        return [_finite_or_none(v) for v in x]
+    return x
+
+
 def _jsonable(x):
+    """Plain JSON data; a non-finite number becomes null (JSON has no NaN or Infinity)."""
     if isinstance(x, np.ndarray):
+        if x.dtype.kind == "f" and not np.all(np.isfinite(x)):
+            return _finite_or_none(x.tolist())
         return x.tolist()
     if isinstance(x, (np.floating, np.integer)):
-        return x.item()
+        return _finite_or_none(x.item())
+    if isinstance(x, float):
+        return _finite_or_none(x)
     if isinstance(x, dict):
         return {k: _jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
@@ -22,7 +35,7 @@ def _jsonable(x):
 
 
 def to_json(record: dict) -> str:
-    return json.dumps(_jsonable(record), indent=2, allow_nan=True) + "\n"
+    return json.dumps(_jsonable(record), indent=2, allow_nan=False) + "\n"
 
 
 def compute_to_csv(record: dict, keys) -> str:
