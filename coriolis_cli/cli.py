@@ -9,14 +9,22 @@ import warnings
 import click
 import numpy as np
 from rich.console import Console
+from rich.text import Text
 
 from . import __version__
 from .errors import CoriolisError, SizeError, StateError
 
 # Piped output is not squeezed to 80 columns: wide matrices stay readable in files and logs.
 _width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "160"))
-out = Console(highlight=False, width=_width)
-err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 200)
+# Markup is off everywhere: every string, a robot's, a joint's, a path, is printed as written, and
+# our own styling goes through rich Text and style= only. One path, nothing to escape by hand.
+out = Console(highlight=False, markup=False, width=_width)
+err = Console(stderr=True, highlight=False, markup=False, width=None if sys.stderr.isatty() else 200)
+
+
+def _styled(*parts) -> Text:
+    """Text from (string, style) pairs; strings are never read as markup."""
+    return Text.assemble(*parts)
 
 WHAT_CHOICES = ("M", "Mdot", "C", "Gamma", "g", "tau")
 FORMATS = ("table", "json", "npz", "csv")
@@ -40,7 +48,7 @@ def _warn_compile_once():
     from .engine.cache import kernels_cached
 
     if not kernels_cached():
-        err.print("[dim]compiling the numba kernels (first run only, 10-60 s; later runs load the cache)...[/dim]")
+        err.print(_styled(("compiling the numba kernels (first run only, 10-60 s; later runs load the cache)...", "dim")))
 
 
 def _require_finite(record: dict, keys) -> None:
@@ -73,7 +81,7 @@ def _emit_text(text: str, output: str | None, force: bool):
 
 
 def _render_to_text(renderable) -> str:
-    console = Console(record=True, width=160, file=open(os.devnull, "w"), highlight=False)
+    console = Console(record=True, width=160, file=open(os.devnull, "w"), highlight=False, markup=False)
     console.print(renderable)
     return console.export_text()
 
@@ -345,7 +353,7 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
     models = [(label, load_suite_robot(src, fb, _strict())) for label, src, fb in suite]
     _warn_compile_once()
     records = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as progress:
         task = progress.add_task("verifying", total=len(models) * trials)
         for label, model in models:
@@ -360,10 +368,10 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
             out.print(verification_table(r))
         n_checks = sum(1 for r in records for c in r.checks if c.passed is not None)
         if failed:
-            out.print(f"[bold red]{len(failed)} of {n_checks} checks failed[/bold red]: "
-                      + ", ".join(f"{label} ({key})" for label, key in failed))
+            out.print(_styled((f"{len(failed)} of {n_checks} checks failed", "bold red"),
+                              ": " + ", ".join(f"{label} ({key})" for label, key in failed)))
         else:
-            out.print(f"[green]all {n_checks} applicable checks passed[/green] on {len(records)} robot(s)")
+            out.print(_styled((f"all {n_checks} applicable checks passed", "green"), f" on {len(records)} robot(s)"))
     if failed:
         sys.exit(1)
 
@@ -449,7 +457,7 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
     models = [(label, _load(src, floating_base), topo) for label, src, topo, _ in jobs]
     _warn_compile_once()
     results = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as progress:
         task = progress.add_task("timing", total=len(models))
         for label, model, topo in models:
@@ -487,9 +495,7 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
 
 # -------------------------------------------------------------------------------------- main
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    from rich.markup import escape
-
-    err.print(f"[yellow]warning:[/yellow] {escape(str(message))}", soft_wrap=True)
+    err.print(_styled(("warning:", "yellow"), f" {message}"), soft_wrap=True)
 
 
 def main(argv=None):
@@ -505,9 +511,7 @@ def main(argv=None):
         e.show()
         sys.exit(e.exit_code)
     except CoriolisError as e:
-        from rich.markup import escape
-
-        err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, soft_wrap=True)
+        err.print(_styled(("error:", "red"), f" {e}"), soft_wrap=True)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -515,10 +519,8 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - the one place unexpected errors are turned into a message
         if debug:
             raise
-        from rich.markup import escape
-
         msg = str(e).splitlines()[0] if str(e) else ""
-        err.print(f"[red]error:[/red] unexpected {type(e).__name__}: {escape(msg)} (run with --debug for the traceback)",
+        err.print(_styled(("error:", "red"), f" unexpected {type(e).__name__}: {msg} (run with --debug for the traceback)"),
                   soft_wrap=True)
         sys.exit(3)
     if isinstance(rv, int) and rv != 0:

@@ -155,3 +155,48 @@ def test_gamma_size_has_its_own_flag_and_a_memory_check(run_cli, tmp_path, monke
     assert out.read_bytes() == b"old"
     with pytest.raises(cc.SizeError, match="force=True"):  # the library speaks API, not CLI flags
         cc.christoffel(cc.load_robot("serial:400"), np.zeros(400))
+
+
+# ---- user text is printed as written ---------------------------------------------------------------
+MARKUP_ROBOT = """<robot name="[/r]">
+  <link name="[bold red]base[/bold red]"/>
+  <link name="[/x]"><inertial><origin xyz="0.2 0 0"/><mass value="1.0"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>
+  <link name="l2"><inertial><origin xyz="0.1 0 0"/><mass value="0.5"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <joint name="[bold red]j1[/bold red]" type="revolute"><parent link="[bold red]base[/bold red]"/><child link="[/x]"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="[/j2]" type="revolute"><parent link="[/x]"/><child link="l2"/><origin xyz="0.4 0 0"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>
+"""
+
+
+@pytest.mark.parametrize("argv", [
+    ["info"], ["info", "--format", "json"], ["compute", "--random", "--what", "M,C,Gamma,g"],
+    ["verify", "--trials", "2", "--ref-trials", "1"], ["skew", "--trials", "2"],
+    ["bench", "--what", "C", "--repeat", "3"],
+])
+def test_names_that_look_like_markup_are_printed_as_written(run_cli, tmp_path, argv):
+    folder = tmp_path / "[" / "x]"  # the path contains [/x]
+    folder.mkdir(parents=True)
+    p = folder / "[bold]r.urdf"
+    p.write_text(MARKUP_ROBOT)
+    r = run_cli(argv[0], p, *argv[1:])
+    assert r.code == 0, r
+    text = r.out + r.err
+    assert "Traceback" not in text and "MarkupError" not in text
+    if argv[0] in ("info", "compute"):
+        assert "[bold red]j1[/bold red]" in text and "[/j2]" in text
+    if argv == ["info"]:
+        assert "[/x]" in text and "[bold red]base[/bold red]" in text
+
+
+def test_markup_in_errors_and_specs_is_printed_as_written(run_cli, tmp_path):
+    assert_one_line_error(run_cli("info", "[/x]:3"), "[/x]:3")
+    assert_one_line_error(run_cli("info", "[bold]serial[/bold]:3"), "[bold]serial[/bold]:3")
+    assert_one_line_error(run_cli("info", str(tmp_path / "[" / "x]" / "[red]r.urdf")), "x]/[red]r.urdf: no such file")
+    p = tmp_path / "w.urdf"
+    p.write_text(MARKUP_ROBOT.replace("<inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.02\"", "<inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.05\"", 1))
+    r = run_cli("info", p)
+    assert r.code == 0 and "warning: 1 link with inertias no rigid body has: '[/x]'" in r.err, r.err
