@@ -498,10 +498,23 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     err.print(_styled(("warning:", "yellow"), f" {message}"), soft_wrap=True)
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that clean-up (temporary files) runs as for Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     warnings.showwarning = _show_warning
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         rv = cli.main(args=argv, prog_name="coriolis", standalone_mode=False)
     except click.exceptions.Abort:
@@ -516,6 +529,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
+    except Terminated:
+        err.print("terminated")
+        sys.exit(143)
     except Exception as e:  # noqa: BLE001 - the one place unexpected errors are turned into a message
         if debug:
             raise

@@ -200,3 +200,61 @@ def test_markup_in_errors_and_specs_is_printed_as_written(run_cli, tmp_path):
     p.write_text(MARKUP_ROBOT.replace("<inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.02\"", "<inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.05\"", 1))
     r = run_cli("info", p)
     assert r.code == 0 and "warning: 1 link with inertias no rigid body has: '[/x]'" in r.err, r.err
+
+
+# ---- files ----------------------------------------------------------------------------------------
+def test_output_files_honour_the_umask_and_keep_an_existing_mode(run_cli, tmp_path):
+    old = os.umask(0o022)
+    try:
+        new = tmp_path / "new.json"
+        assert run_cli("compute", TWO_LINK, "--random", "-o", new).code == 0
+        assert (new.stat().st_mode & 0o777) == 0o644
+        os.umask(0o077)
+        kept = tmp_path / "kept.json"
+        kept.write_text("{}")
+        kept.chmod(0o640)
+        assert run_cli("compute", TWO_LINK, "--random", "-o", kept, "--force").code == 0
+        assert (kept.stat().st_mode & 0o777) == 0o640 and json.loads(kept.read_text())["robot"] == "planar_2link"
+    finally:
+        os.umask(old)
+
+
+def test_force_never_replaces_a_special_file_and_writes_through_symlinks(run_cli, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert_one_line_error(run_cli("compute", TWO_LINK, "--random", "-o", fifo, "--force", "--format", "json"),
+                          "not a regular file")
+    assert fifo.is_fifo()
+    assert_one_line_error(run_cli("compute", TWO_LINK, "--random", "-o", "/dev/null", "--force", "--format", "json"),
+                          "not a regular file")
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    assert run_cli("compute", TWO_LINK, "--random", "-o", link, "--force").code == 0
+    assert link.is_symlink() and json.loads(real.read_text())["robot"] == "planar_2link"
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "later.json")
+    assert_one_line_error(run_cli("compute", TWO_LINK, "--random", "-o", dangling), "already exists")
+    assert run_cli("compute", TWO_LINK, "--random", "-o", dangling, "--force").code == 0
+    assert dangling.is_symlink() and (tmp_path / "later.json").is_file()
+
+
+def test_sigterm_leaves_no_temporary_file(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "gamma.npz"
+    for delay in (1.5, 2.5, 3.5):
+        proc = subprocess.Popen([sys.executable, "-m", "coriolis_cli.cli", "compute", "serial:300", "--random", "--what",
+                                 "Gamma", "--format", "npz", "-o", str(out), "--force"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=120)
+        assert proc.returncode in (0, 143), proc.stderr.read()
+        assert not list(tmp_path.glob(".coriolis-*.part")), delay
+        if out.exists():  # finished before the signal: the file is whole
+            assert np.load(out)["Gamma"].shape == (300, 300, 300)
