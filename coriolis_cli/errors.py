@@ -5,9 +5,16 @@ Exit codes used by the CLI: 2 for bad input (any ``InputError``), 1 for a failed
 
 
 class CoriolisError(Exception):
-    """Base class of every error the library raises on purpose."""
+    """Base class of every error the library raises on purpose.
+
+    ``hint``: what a command-line user can do about it (a flag to pass), kept out of the message so
+    that the library speaks of its own API only; the CLI prints it after the message."""
 
     exit_code = 2
+
+    def __init__(self, message: str = "", hint: str | None = None):
+        super().__init__(message)
+        self.hint = hint
 
 
 class InputError(CoriolisError):

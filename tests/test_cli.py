@@ -193,7 +193,7 @@ def test_bench_runs_and_reports(run_cli, tmp_path):
     assert plot.read_bytes()[:4] == b"\x89PNG"
     assert_one_line_error(run_cli("bench", robot_path("panda.urdf"), "--plot", tmp_path / "x.png"), "--plot draws a DoF sweep")
     assert_one_line_error(run_cli("bench", "--dofs", "a:b"), "--dofs")
-    assert_one_line_error(run_cli("bench", "--what", "Foo"), "unknown output 'Foo'")
+    assert_one_line_error(run_cli("bench", "--what", "Foo"), "unknown quantity 'Foo'")
 
 
 def test_bench_robot_with_peers(run_cli):

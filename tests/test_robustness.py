@@ -145,12 +145,12 @@ def test_xml_element_mutations_never_trace_back(tmp_path_factory, tag, nth, how)
 
 # --------------------------------------------------------------------------- the error path
 def test_unexpected_errors_point_to_debug(run_cli, monkeypatch):
-    import coriolis_cli.cli as cli_module
+    import coriolis_cli.cli.info as info_command
 
     def boom(*a, **k):
         raise RuntimeError("simulated failure")
 
-    monkeypatch.setattr(cli_module, "_load", boom)
+    monkeypatch.setattr(info_command, "load", boom)
     r = run_cli("info", robot_path("panda.urdf"))
     assert r.code == 3 and "unexpected RuntimeError: simulated failure" in r.err and "--debug" in r.err
     assert "Traceback" not in r.err

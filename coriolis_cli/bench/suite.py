@@ -8,11 +8,10 @@ outputs, dccrba for reference), Pinocchio's best route to Γ (nv calls of comput
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-
-import time
 
 from .. import engine
 from ..engine.timing import christoffel_loop, coriolis_loop
@@ -24,7 +23,6 @@ from ..peers.safeea import christoffel_safeea, is_serial_revolute
 # Core paper, Table 1 (C++ on RBDL, Intel i7 3.2 GHz), µs per evaluation at 20 DoF
 PAPER_TABLE1 = {"serial": (18.0, 122.0), "binary": (10.0, 33.0), "biped": (13.0, 64.0), "quadruped": (10.0, 37.0)}
 N_STATES = 64
-MAX_SWEEP = 200  # systems in one --dofs sweep
 # our implementations as the report names them
 OURS_DATA = "coriolis, data= (public API)"
 OURS_PLAIN = "coriolis, fresh outputs (public API)"
@@ -171,38 +169,6 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
                 lambda: christoffel_safeea(robot, q), repeat=3, round_seconds=0.0), "O(n³), Python"))
 
 
-def parse_dofs(text: str) -> list[int]:
-    """``5:40:5`` (start:stop:step, stop included) or a comma list ``10,20,30``."""
-    from ..errors import StateError
-
-    from ..model.topologies import MAX_DOF
-
-    try:
-        if ":" in text:
-            parts = [int(x) for x in text.split(":")]
-            if len(parts) not in (2, 3):
-                raise ValueError
-            start, stop = parts[0], parts[1]
-            step = parts[2] if len(parts) > 2 else 1
-            if step <= 0:
-                raise ValueError
-            if start <= 0 or stop > MAX_DOF or (stop - start) // step + 1 > MAX_SWEEP:
-                raise StateError(f"--dofs: '{text}' must stay within 1..{MAX_DOF} DoF and {MAX_SWEEP} systems")
-            dofs = list(range(start, stop + 1, step))
-        else:
-            items = [x for x in text.split(",") if x.strip()]
-            if len(items) > MAX_SWEEP:
-                raise StateError(f"--dofs: at most {MAX_SWEEP} systems")
-            dofs = [int(x) for x in items]
-    except ValueError:
-        raise StateError(f"--dofs: '{text}' is not START:STOP[:STEP] or a comma list of integers") from None
-    if not dofs or min(dofs) <= 0:
-        raise StateError(f"--dofs: '{text}' must give positive numbers of DoF")
-    if max(dofs) > MAX_DOF:
-        raise StateError(f"--dofs: at most {MAX_DOF} DoF can be generated")
-    return dofs
-
-
 def fit_slope(dofs, times) -> float | None:
     """Slope of log(time) against log(DoF): ≈ 2 for C on chains (O(N²)), ≈ 3 for Γ."""
     x = np.log(np.asarray(dofs, dtype=float))
@@ -210,6 +176,60 @@ def fit_slope(dofs, times) -> float | None:
     if len(x) < 2:
         return None
     return float(np.polyfit(x, y, 1)[0])
+
+
+TOPOLOGY_ORDER = ("serial", "binary", "biped", "quadruped")
+
+
+@dataclass
+class BenchJob:
+    label: str
+    source: str  # a robot file or a spec
+    topology: str | None
+
+
+@dataclass
+class BenchReport:
+    mode: str  # "robots", "table1" or "sweep"
+    floating_base: bool
+    systems: list[SystemBench]
+    slopes: dict = field(default_factory=dict)  # sweep: topology -> output -> log-log slope
+
+    def as_dict(self) -> dict:
+        d = {"mode": self.mode, "floating_base": self.floating_base, "systems": [s.as_dict() for s in self.systems]}
+        if self.mode == "sweep":
+            d["slopes"] = self.slopes
+        return d
+
+    def sweeps(self) -> dict:
+        """topology -> its systems, in DoF order (sweep mode)."""
+        return {t: [s for s in self.systems if s.topology == t] for t in dict.fromkeys(s.topology for s in self.systems)}
+
+
+def plan_jobs(robots, topologies, dofs, floating_base: bool, table1: bool) -> tuple[str, list[BenchJob]]:
+    """What to time: ROBOT files, the paper's Table 1 systems, or a DoF sweep of generated topologies."""
+    if robots:
+        return "robots", [BenchJob(bench_label(r) + (" +floating" if floating_base else ""), r, None) for r in robots]
+    if table1:
+        return "table1", [BenchJob(f"{t}:20", f"{t}:20", t) for t in TOPOLOGY_ORDER]
+    return "sweep", [BenchJob(f"{t}:{d}", f"{t}:{d}", t) for t in topologies for d in dofs]
+
+
+def run_jobs(mode: str, models, whats, floating_base: bool, peers: bool, repeat: int, batch: bool,
+             advance=None) -> BenchReport:
+    """Time each (job, model); ``advance(label)`` is called before each one (progress)."""
+    systems = []
+    for job, model in models:
+        if advance is not None:
+            advance(job.label)
+        systems.append(bench_system(model, job.label, job.topology, tuple(whats), peers, repeat,
+                                    batch=batch or (peers and mode == "robots"), slow_baselines=mode != "sweep"))
+    report = BenchReport(mode, floating_base, systems)
+    if mode == "sweep":
+        report.slopes = {t: {w: fit_slope([s.dof for s in ss], [s.get(w, OURS_LOOP) for s in ss])
+                             for w in whats if all(s.get(w, OURS_LOOP) is not None for s in ss)}
+                         for t, ss in report.sweeps().items()}
+    return report
 
 
 def bench_label(src: str) -> str:

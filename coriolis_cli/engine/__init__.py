@@ -23,10 +23,11 @@ from .api import (
     gamma_bytes,
     gravity_vector,
     inverse_dynamics,
+    largest_entries,
     mass_matrix,
 )
 
 __all__ = [
     "Data", "FACTORIZATIONS", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "check_memory", "christoffel", "christoffel_largest",
-    "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "mass_matrix",
+    "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "largest_entries", "mass_matrix",
 ]

@@ -312,25 +312,16 @@ def _single(robot, kernel, kdata, q, result, status=None):
     return result
 
 
-def christoffel_largest(robot: RobotModel, q, top: int):
-    """The ``top`` largest |Γ_ijk| without holding Γ: slice by slice, Γ[:, :, k] = C(q, e_k).
-
-    Returns ``(entries, nonzero)`` with entries ``(i, j, k, value)`` largest first and the number of
-    entries that are not exactly zero. Memory is O(nv²) whatever the robot.
-    """
-    n = robot.nv
-    data = Data(robot)
-    (q,) = _checked(robot, q)
-    e = np.zeros(n)
+def largest_entries(slices, n: int, top: int, tiny: float = 0.0):
+    """The ``top`` largest |Γ_ijk| from Γ's slices ``(k, Γ[:, :, k])``, largest first, and the number
+    of entries with |Γ_ijk| > ``tiny`` (entries at or below it are not listed). The one selection
+    for dense and streamed Γ alike."""
     best_v = np.zeros(0)
     best_i = np.zeros((0, 3), dtype=np.int64)
     nonzero = 0
-    for k in range(n):
-        e[:] = 0.0
-        e[k] = 1.0
-        _, _, C = coriolis_matrix(robot, q, e, data=data)
-        flat = C.ravel()
-        nonzero += int(np.count_nonzero(flat))
+    for k, slice_k in slices:
+        flat = np.ravel(slice_k)
+        nonzero += int(np.count_nonzero(np.abs(flat) > tiny))
         m = min(top, flat.size)
         idx = np.argpartition(-np.abs(flat), m - 1)[:m]
         ij = np.stack([idx // n, idx % n, np.full(m, k)], axis=1)
@@ -339,9 +330,28 @@ def christoffel_largest(robot: RobotModel, q, top: int):
         if len(best_v) > top:
             keep = np.argpartition(-np.abs(best_v), top - 1)[:top]
             best_v, best_i = best_v[keep], best_i[keep]
-    order = np.argsort(-np.abs(best_v), kind="stable")
+    keep = np.abs(best_v) > tiny
+    best_v, best_i = best_v[keep], best_i[keep]
+    order = np.lexsort((best_i[:, 2], best_i[:, 1], best_i[:, 0], -np.abs(best_v)))
     entries = [(int(best_i[o, 0]), int(best_i[o, 1]), int(best_i[o, 2]), float(best_v[o])) for o in order]
     return entries, nonzero
+
+
+def christoffel_slices(robot: RobotModel, q):
+    """Γ one slice at a time, ``(k, Γ[:, :, k] = C(q, e_k))``, in O(nv²) memory whatever the robot."""
+    data = Data(robot)
+    (q,) = _checked(robot, q)
+    e = np.zeros(robot.nv)
+    for k in range(robot.nv):
+        e[:] = 0.0
+        e[k] = 1.0
+        yield k, coriolis_matrix(robot, q, e, data=data)[2]
+
+
+def christoffel_largest(robot: RobotModel, q, top: int, tiny: float = 0.0):
+    """The ``top`` largest |Γ_ijk| without holding Γ: ``(entries, nonzero)`` with entries
+    ``(i, j, k, value)`` largest first and the number of entries with |Γ_ijk| > ``tiny``."""
+    return largest_entries(christoffel_slices(robot, q), robot.nv, top, tiny)
 
 
 # ---- CRBA and RNEA -------------------------------------------------------------------------
@@ -428,5 +438,6 @@ def check_gamma_size(robot: RobotModel, K: int = 1, force: bool = False) -> None
 
 __all__ = [
     "Data", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "check_memory", "christoffel", "christoffel_largest",
+    "largest_entries",
     "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "mass_matrix",
 ]

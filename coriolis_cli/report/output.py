@@ -27,7 +27,7 @@ def check_writable(path: str, force: bool = False) -> None:
         raise OutputError(f"{path}: is a directory")
     if os.path.lexists(path):
         if not force:
-            raise OutputError(f"{path}: already exists (pass --force to overwrite)")
+            raise OutputError(f"{path}: already exists", hint="pass --force to overwrite")
         if os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode):
             raise OutputError(f"{path}: not a regular file (a device, a FIFO or a socket); choose a file path")
     directory = os.path.dirname(os.path.abspath(target))

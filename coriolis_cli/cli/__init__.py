@@ -1,0 +1,66 @@
+"""Command-line interface: thin click commands, one module per command, that parse, call the
+layers below, and render their records. This package maps the library's typed errors to one-line
+messages and exit codes."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import click
+
+from ..errors import CoriolisError
+from . import bench, compute, convert, info, skew, verify  # noqa: F401 - each registers its command
+from .common import cli, err, styled
+
+__all__ = ["cli", "main"]
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    err.print(styled(("warning:", "yellow"), f" {message}"), soft_wrap=True)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that clean-up (temporary files) runs as for Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def main(argv=None):
+    import signal
+    import threading
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    warnings.showwarning = _show_warning
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        rv = cli.main(args=argv, prog_name="coriolis", standalone_mode=False)
+    except click.exceptions.Abort:
+        err.print("aborted")
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except CoriolisError as e:
+        hint = f" ({e.hint})" if getattr(e, "hint", None) else ""
+        err.print(styled(("error:", "red"), f" {e}{hint}"), soft_wrap=True)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    except Terminated:
+        err.print("terminated")
+        sys.exit(143)
+    except Exception as e:  # noqa: BLE001 - the one place unexpected errors are turned into a message
+        if debug:
+            raise
+        msg = str(e).splitlines()[0] if str(e) else ""
+        err.print(styled(("error:", "red"), f" unexpected {type(e).__name__}: {msg} (run with --debug for the traceback)"),
+                  soft_wrap=True)
+        sys.exit(3)
+    if isinstance(rv, int) and rv != 0:
+        sys.exit(rv)

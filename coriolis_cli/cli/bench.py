@@ -1,0 +1,101 @@
+"""`coriolis bench`: time M, Ṁ, C and Γ on robot files, over DoF sweeps, or as the paper's Table 1."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import StateError
+from .common import cli, emit, err, floating_option, load, parse_list, progress, strict_option, warn_compile_once
+
+OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma"}  # C means M, Ṁ and C together
+MAX_SWEEP = 200  # systems in one --dofs sweep
+
+
+def parse_dofs(text: str) -> list[int]:
+    """``5:40:5`` (start:stop:step, stop included) or a comma list ``10,20,30``, capped before any
+    list is built."""
+    from ..model.topologies import MAX_DOF
+
+    try:
+        if ":" in text:
+            parts = [int(x) for x in text.split(":")]
+            if len(parts) not in (2, 3):
+                raise ValueError
+            start, stop = parts[0], parts[1]
+            step = parts[2] if len(parts) > 2 else 1
+            if step <= 0:
+                raise ValueError
+            if start <= 0 or stop > MAX_DOF or (stop - start) // step + 1 > MAX_SWEEP:
+                raise StateError(f"--dofs: '{text}' must stay within 1..{MAX_DOF} DoF and {MAX_SWEEP} systems")
+            dofs = list(range(start, stop + 1, step))
+        else:
+            items = [x for x in text.split(",") if x.strip()]
+            if len(items) > MAX_SWEEP:
+                raise StateError(f"--dofs: at most {MAX_SWEEP} systems")
+            dofs = [int(x) for x in items]
+    except ValueError:
+        raise StateError(f"--dofs: '{text}' is not START:STOP[:STEP] or a comma list of integers") from None
+    if not dofs or min(dofs) <= 0:
+        raise StateError(f"--dofs: '{text}' must give positive numbers of DoF")
+    if max(dofs) > MAX_DOF:
+        raise StateError(f"--dofs: at most {MAX_DOF} DoF can be generated")
+    return dofs
+
+
+def _render(report, peers: bool):
+    from rich.console import Group
+
+    from ..report.bench import slope_table, sweep_table, system_table, table1
+
+    if report.mode == "robots":
+        return Group(*(system_table(s) for s in report.systems))
+    if report.mode == "table1":
+        return Group(table1(report.systems), *(system_table(s) for s in report.systems if peers))
+    return Group(*(sweep_table(t, ss) for t, ss in report.sweeps().items()), slope_table(report.slopes))
+
+
+@cli.command()
+@click.argument("robots", nargs=-1, metavar="[ROBOT ...]")
+@click.option("--topology", type=click.Choice(["serial", "binary", "biped", "quadruped", "all"]), default="all", show_default=True)
+@click.option("--dofs", default="5:40:5", show_default=True, help="START:STOP[:STEP] or a comma list.")
+@click.option("--what", default="C,Gamma", show_default=True, help="C (M, Ṁ and C together), Gamma, or both.")
+@floating_option
+@strict_option
+@click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds; the median is reported.")
+@click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
+@click.option("--batch", is_flag=True, help="Also time a batch of 10,000 states (per state, in parallel).")
+@click.option("--table1", is_flag=True, help="The core paper's Table 1 at 20 DoF beside the paper's numbers.")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Write a log-log plot of time vs DoF (PNG).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("-o", "--output", help="Write the report to this file.")
+@click.option("--force", is_flag=True, help="Overwrite existing files.")
+def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, table1, plot, fmt, output, force):
+    """Time M, Ṁ, C and Γ: on ROBOT files, over a DoF sweep of generated topologies, or as Table 1."""
+    from ..bench.suite import TOPOLOGY_ORDER, plan_jobs, run_jobs
+    from ..report.bench import sweep_plot
+    from ..report.formats import to_json
+    from ..report.output import check_writable, write_atomic
+
+    whats = parse_list(what, OUTPUT_NAMES, "--what")
+    for path in (plot, output):
+        if path:
+            check_writable(path, force)
+    topologies = list(TOPOLOGY_ORDER) if topology == "all" else [topology]
+    sweep = [] if robots or table1 else parse_dofs(dofs)
+    mode, jobs = plan_jobs(robots, topologies, sweep, floating_base, table1)
+    if plot and mode != "sweep":
+        raise StateError("--plot draws a DoF sweep: use it without ROBOT and without --table1")
+    models = [(job, load(job.source, floating_base)) for job in jobs]
+    warn_compile_once()
+    bar, task = progress(len(models), "timing")
+    with bar:
+        done = iter(range(len(models)))
+
+        def advance(label):
+            bar.update(task, description=f"timing {label}", completed=next(done))
+
+        report = run_jobs(mode, models, whats, floating_base, peers, repeat, batch, advance)
+    if plot:
+        write_atomic(plot, sweep_plot(report.sweeps()), force)
+        err.print(f"wrote {plot}")
+    emit(to_json(report.as_dict()) if fmt == "json" else _render(report, peers), output, force)

@@ -1,0 +1,129 @@
+"""What the commands share: the click group, the consoles, options, loading and output.
+
+Markup is off on every console: a robot's, a joint's or a file's name is printed as written,
+and our own styling goes through rich Text and style= only. One path, nothing to escape by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from .. import __version__
+from ..errors import StateError
+
+# Piped output is not squeezed to 80 columns: wide matrices stay readable in files and logs.
+_width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "160"))
+out = Console(highlight=False, markup=False, width=_width)
+err = Console(stderr=True, highlight=False, markup=False, width=None if sys.stderr.isatty() else 200)
+
+FORMATS = ("table", "json", "npz", "csv")
+EXT_FORMAT = {".json": "json", ".npz": "npz", ".csv": "csv", ".txt": "table"}
+
+
+def styled(*parts) -> Text:
+    """Text from strings and (string, style) pairs; strings are never read as markup."""
+    return Text.assemble(*parts)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="coriolis")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks for unexpected errors.")
+def cli(debug):
+    """Mass matrix M, Ṁ, Coriolis matrix C and Christoffel symbols Γ of robots (URDF, YAML or
+    generated TOPOLOGY:DOF specs such as quadruped:20) with the recursive algorithms of
+    Echeandia & Wensing."""
+
+
+robot_argument = click.argument("robot", metavar="ROBOT")
+floating_option = click.option("--floating-base", is_flag=True, help="Put a free joint between the world and the root link.")
+
+
+def _remember_strict(ctx, param, value):
+    if value:
+        ctx.find_root().meta["coriolis.strict"] = True
+
+
+strict_option = click.option(
+    "--strict", is_flag=True, expose_value=False, callback=_remember_strict,
+    help="Refuse robots with inertias no rigid body has or joints that move no mass (default: warn and compute).")
+
+
+def strict() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx and ctx.find_root().meta.get("coriolis.strict"))
+
+
+def load(robot: str, floating_base: bool):
+    from ..model import load_robot
+
+    return load_robot(robot, floating_base=floating_base, strict=strict())
+
+
+def warn_compile_once():
+    from ..engine.cache import kernels_cached
+
+    if not kernels_cached():
+        err.print(styled(("compiling the numba kernels (first run only, 10-60 s; later runs load the cache)...", "dim")))
+
+
+def parse_list(text: str, choices: dict[str, str], option: str) -> list[str]:
+    """A comma list of names, case-insensitive, each mapped through ``choices``, without repeats."""
+    picked: list[str] = []
+    for item in text.split(","):
+        key = item.strip().lower()
+        if not key:
+            continue
+        if key not in choices:
+            names = ", ".join(dict.fromkeys(choices.values()))
+            raise StateError(f"{option}: unknown quantity '{item.strip()}' (choose from {names})")
+        if choices[key] not in picked:
+            picked.append(choices[key])
+    if not picked:
+        raise StateError(f"{option}: nothing to compute")
+    return picked
+
+
+def resolve_format(fmt: str | None, output: str | None) -> str:
+    if fmt:
+        return fmt
+    if output:
+        return EXT_FORMAT.get(os.path.splitext(output)[1].lower(), "table")
+    return "table"
+
+
+def render_to_text(renderable) -> str:
+    console = Console(record=True, width=160, file=open(os.devnull, "w"), highlight=False, markup=False)
+    console.print(renderable)
+    return console.export_text()
+
+
+def emit(renderable_or_text, output: str | None, force: bool) -> None:
+    """Text or a rich renderable to ``output`` (written atomically) or to standard output."""
+    from ..report.output import write_atomic
+
+    if isinstance(renderable_or_text, str):
+        if output:
+            write_atomic(output, renderable_or_text, force)
+        else:
+            sys.stdout.write(renderable_or_text)
+    elif output:
+        write_atomic(output, render_to_text(renderable_or_text), force)
+    else:
+        out.print(renderable_or_text)
+    if output:
+        err.print(f"wrote {output}")
+
+
+def progress(total: int, what: str):
+    """A progress bar on stderr when it is a terminal (one per long command)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=err, transient=True, disable=not err.is_terminal)
+    task = bar.add_task(what, total=total)
+    return bar, task

@@ -1,0 +1,102 @@
+"""`coriolis compute`: M, Ṁ, C, Γ, g or τ at one state, as a table, JSON, CSV or NPZ."""
+
+from __future__ import annotations
+
+import click
+import numpy as np
+
+from ..errors import StateError
+from .common import (FORMATS, cli, emit, floating_option, load, parse_list, resolve_format, robot_argument, strict_option,
+                     warn_compile_once)
+
+QUANTITY_NAMES = {"m": "M", "mdot": "Mdot", "c": "C", "gamma": "Gamma", "g": "g", "tau": "tau"}
+
+
+def _state(model, q, qd, qdd, state, random, seed):
+    from ..model.state import parse_vector, random_state, read_state_file
+
+    given = sum(x is not None and x is not False for x in (q, state, random or None))
+    if given > 1:
+        raise StateError("give the state one way: --q/--qd, --state FILE or --random")
+    if random:
+        qv, qdv = random_state(model, seed)
+        if qd is not None:
+            qdv = parse_vector(qd, model.nv, "--qd", model.dof_names)
+    elif state is not None:
+        qv, qdv = read_state_file(state, model)
+    elif q is not None or qd is not None:
+        qv = model.neutral_configuration() if q is None else parse_vector(q, model.nq, "--q", model.config_names)
+        qdv = np.zeros(model.nv) if qd is None else parse_vector(qd, model.nv, "--qd", model.dof_names)
+    else:
+        raise StateError("no state given: use --q/--qd (comma lists), --state FILE or --random [--seed S]")
+    qddv = np.zeros(model.nv) if qdd is None else parse_vector(qdd, model.nv, "--qdd", model.dof_names)
+    return qv, qdv, qddv
+
+
+def _tables(result, model):
+    from rich.console import Group
+
+    from ..report.tables import gamma_table, matrix_table, vector_table
+
+    titles = {"M": "M (mass matrix)", "Mdot": "Ṁ", "C": f"C ({result.factorization} factorization)",
+              "g": "g (generalized gravity)", "tau": "τ (inverse dynamics)"}
+    parts = []
+    for k in result.quantities:
+        if k == "Gamma":
+            g = result.gamma
+            parts.append(gamma_table(g.entries, g.nonzero, model.dof_names, g.size))
+        elif k in ("g", "tau"):
+            parts.append(vector_table(titles[k], result.values[k], model.dof_names))
+        else:
+            parts.append(matrix_table(titles[k], result.values[k], model.dof_names, model.dof_related))
+    return Group(*parts)
+
+
+@cli.command()
+@robot_argument
+@floating_option
+@strict_option
+@click.option("--q", help="Configuration, comma separated (nq values; free joint: x,y,z,qx,qy,qz,qw).")
+@click.option("--qd", help="Velocity, comma separated (nv values).")
+@click.option("--qdd", help="Acceleration for tau, comma separated (default zero).")
+@click.option("--state", type=click.Path(dir_okay=False), help="YAML/JSON file {q: {dof: value}, qd: {dof: value}}.")
+@click.option("--random", is_flag=True, help="Random q within the joint limits (else [0, 2π]) and q̇ in [-10, 10].")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random.")
+@click.option("--what", default="M,C", show_default=True, help="Comma list of M, Mdot, C, Gamma, g, tau.")
+@click.option("--factorization", type=click.Choice(["christoffel", "featherstone"]), default="christoffel", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: from the -o extension, else table.")
+@click.option("--top", type=int, default=20, show_default=True, help="Γ entries listed in tables (largest first).")
+@click.option("-o", "--output", help="Write to this file instead of standard output.")
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@click.option("--allow-large", is_flag=True,
+              help="Write Γ above the 256 MiB guard (nv > 322), if the machine has the memory it needs.")
+def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factorization, fmt, top, output, force, allow_large):
+    """Compute M, Ṁ, C, Γ, g or τ of ROBOT at one state."""
+    from ..evaluation import evaluate
+    from ..report.formats import compute_to_csv, to_json, to_npz
+    from ..report.output import check_writable
+
+    fmt = resolve_format(fmt, output)
+    if fmt == "npz" and not output:
+        raise StateError("--format npz needs -o FILE")
+    if top < 1:
+        raise StateError("--top must be at least 1")
+    if output:
+        check_writable(output, force)
+    quantities = parse_list(what, QUANTITY_NAMES, "--what")
+    model = load(robot, floating_base)
+    qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)
+    warn_compile_once()
+    result = evaluate(model, qv, qdv, qddv, quantities, factorization, top, fmt, allow_large)
+    if fmt == "json":
+        emit(to_json(result.as_dict()), output, force)
+    elif fmt == "csv":
+        emit(compute_to_csv(result.as_dict(), quantities), output, force)
+    elif fmt == "npz":
+        from ..report.output import write_atomic
+        from .common import err
+
+        write_atomic(output, to_npz(result.as_dict()), force)
+        err.print(f"wrote {output}")
+    else:
+        emit(_tables(result, model), output, force)

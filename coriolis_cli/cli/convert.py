@@ -1,0 +1,56 @@
+"""`coriolis convert` and `coriolis generate`: robot descriptions to URDF or YAML files."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from ..errors import StateError
+from .common import cli, err, robot_argument
+
+
+def _write_description(desc, output: str, force: bool):
+    from ..model import to_urdf, to_yaml
+    from ..model.loader import URDF_EXT, YAML_EXT
+    from ..report.output import write_atomic
+
+    ext = os.path.splitext(output)[1].lower()
+    if ext in YAML_EXT:
+        text = to_yaml(desc)
+    elif ext in URDF_EXT:
+        text = to_urdf(desc)
+    else:
+        raise StateError(f"{output}: unknown extension '{ext}' (use .urdf or .yaml)")
+    write_atomic(output, text, force)
+    err.print(f"wrote {output}")
+
+
+@cli.command()
+@robot_argument
+@click.option("-o", "--output", required=True, help="Target file: .urdf or .yaml.")
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def convert(robot, output, force):
+    """Convert ROBOT between URDF and YAML (the format follows the extension of -o)."""
+    from ..model import build_model, load_description
+    from ..report.output import check_writable
+
+    check_writable(output, force)
+    desc = load_description(robot)
+    build_model(desc)  # refuse to convert what we could not compute with
+    _write_description(desc, output, force)
+
+
+@cli.command()
+@click.argument("spec", metavar="TOPOLOGY:DOF")
+@click.option("-o", "--output", required=True, help="Target file: .urdf or .yaml.")
+@click.option("--seed", type=int, default=None, help="Seed of the random inertias and axes (default 0).")
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def generate(spec, output, seed, force):
+    """Write a generated topology (serial, binary, biped, quadruped) such as quadruped:20."""
+    from ..model.topologies import generate as make, parse_spec
+    from ..report.output import check_writable
+
+    check_writable(output, force)
+    topo, dof, spec_seed = parse_spec(spec)
+    _write_description(make(topo, dof, spec_seed if seed is None else seed), output, force)

@@ -1,0 +1,34 @@
+"""`coriolis skew`: skew-symmetry of Ṁ − 2C for each factorization and a counter-example."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import cli, emit, floating_option, load, robot_argument, strict_option, warn_compile_once
+
+
+@cli.command()
+@robot_argument
+@floating_option
+@strict_option
+@click.option("--trials", type=click.IntRange(1, 100_000), default=20, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def skew(robot, floating_base, trials, seed, fmt):
+    """Skew-symmetry of Ṁ − 2C for each factorization, beside a valid but non-admissible one."""
+    from ..checks.skew import skew_report
+    from ..report.checks import skew_table
+    from ..report.formats import to_json
+
+    model = load(robot, floating_base)
+    warn_compile_once()
+    rows = skew_report(model, trials, seed)
+    ok = all(r.as_expected for r in rows)
+    if fmt == "json":
+        emit(to_json({"robot": model.name, "trials": trials, "as_expected": ok, "rows": [r.as_dict() for r in rows]}), None, False)
+    else:
+        emit(skew_table(model.name + (" +floating" if floating_base else ""), rows, trials), None, False)
+    if not ok:
+        sys.exit(1)

@@ -1,0 +1,119 @@
+"""One evaluation at one state, as `coriolis compute` makes it: the policy between the engine and
+the output formats, returned as a typed record.
+
+The policy: Γ is held only where the output needs every entry (JSON, CSV, NPZ) and it fits, within
+the 256 MiB guard (unless allowed) and the memory the machine has; a table lists the largest
+entries, streamed slice by slice above the guard. A nearly singular M is a warning; a result that
+overflowed is an error naming it, never a number.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import engine
+from .errors import SizeError, StateError
+from .model.tree import RobotModel
+
+QUANTITIES = ("M", "Mdot", "C", "Gamma", "g", "tau")
+# Above this condition number M is reported as nearly singular.
+COND_WARN = 1e10
+# Γ entries below this fraction of max |M| are round-off, not counted as nonzero in tables.
+GAMMA_ROUND_OFF = 1e-12
+# Bytes an entry of Γ needs beyond its 8 in memory: its text (JSON, CSV) or compressed copy (NPZ).
+EXTRA_BYTES_PER_ENTRY = {"json": 60, "csv": 60, "npz": 8}
+
+
+@dataclass
+class GammaEntries:
+    """The largest |Γ_ijk| (largest first) and how many exceed round-off (GAMMA_ROUND_OFF·max |M|)."""
+
+    entries: list[tuple[int, int, int, float]]
+    nonzero: int
+    size: int  # nv³
+    streamed: bool  # True: Γ was never held, slices were computed one at a time
+
+
+@dataclass
+class Evaluation:
+    robot: str
+    dof_names: tuple[str, ...]
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    factorization: str
+    quantities: list[str]
+    values: dict[str, np.ndarray] = field(default_factory=dict)  # M, Mdot, C, Gamma (if held), g, tau
+    gamma: GammaEntries | None = None
+
+    def as_dict(self) -> dict:
+        """The record the formats write: the state, then each quantity asked for."""
+        d = {"robot": self.robot, "dof_names": list(self.dof_names), "q": self.q, "qd": self.qd,
+             "factorization": self.factorization}
+        if "tau" in self.quantities:
+            d["qdd"] = self.qdd
+        for k in self.quantities:
+            if k in self.values:
+                d[k] = self.values[k]
+        return d
+
+
+def _require_finite(name: str, value) -> None:
+    if not np.all(np.isfinite(value)):
+        bad = int(np.size(value) - np.count_nonzero(np.isfinite(value)))
+        raise StateError(f"{name} is not finite at this state ({bad} entr{'ies' if bad > 1 else 'y'} overflowed); "
+                         "nothing was written")
+
+
+def evaluate(robot: RobotModel, q, qd, qdd, quantities, factorization: str = "christoffel", top: int = 20,
+             output_format: str = "table", allow_large: bool = False) -> Evaluation:
+    """Compute ``quantities`` (names from QUANTITIES) at (q, q̇, q̈) for ``output_format``."""
+    if top < 1:
+        raise StateError("top must be at least 1")
+    result = Evaluation(robot.name, robot.dof_names, q, qd, qdd, factorization, list(quantities))
+    hold_gamma = True
+    if "Gamma" in quantities:
+        try:
+            engine.check_gamma_size(robot, 1, allow_large)
+        except SizeError as e:
+            if output_format != "table":
+                raise SizeError(str(e), hint="the table format lists its largest entries without holding it "
+                                "(--what Gamma --top N), or pass --allow-large") from None
+            hold_gamma = False
+        if hold_gamma:
+            per_entry = 8 + EXTRA_BYTES_PER_ENTRY.get(output_format, 0)
+            engine.check_memory(per_entry * robot.nv**3, f"Γ ({robot.nv}³ entries) in {output_format} format")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        if {"M", "Mdot", "C"} & set(quantities):
+            M, Mdot, C = engine.coriolis_matrix(robot, q, qd, factorization)
+            for name, value in (("M", M), ("Mdot", Mdot), ("C", C)):
+                if name in quantities:
+                    _require_finite(name, value)
+                    result.values[name] = value
+            cond = np.linalg.cond(M)
+            if not cond < COND_WARN:
+                warnings.warn(f"M is nearly singular (condition number {cond:.3g}); results may be inaccurate")
+        if "Gamma" in quantities:
+            n = robot.nv
+            # round-off in Γ scales with M: entries below this are not counted or listed
+            tiny = GAMMA_ROUND_OFF * float(np.abs(engine.mass_matrix(robot, q)).max())
+            if hold_gamma:
+                G = engine.christoffel(robot, q, force=True)  # sizes checked above
+                _require_finite("Gamma", G)
+                result.values["Gamma"] = G
+                entries, nonzero = engine.largest_entries(((k, G[:, :, k]) for k in range(n)), n, top, tiny)
+            else:
+                entries, nonzero = engine.christoffel_largest(robot, q, top, tiny)
+                _require_finite("Gamma", [v for *_, v in entries])
+            result.gamma = GammaEntries(entries, nonzero, n**3, streamed=not hold_gamma)
+        if "g" in quantities:
+            result.values["g"] = engine.gravity_vector(robot, q)
+            _require_finite("g", result.values["g"])
+        if "tau" in quantities:
+            result.values["tau"] = engine.inverse_dynamics(robot, q, qd, qdd)
+            _require_finite("tau", result.values["tau"])
+    return result

@@ -1,0 +1,1 @@
+"""Rendering of result records: rich tables, JSON, CSV, NPZ, plots, and safe file output."""
