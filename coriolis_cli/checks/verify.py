@@ -39,6 +39,7 @@ CHECKS = {
     "i": ("Γ = Safeea recursion", 1e-10),
     "j": ("M, C, RNEA = Pinocchio", 1e-10),
     "k": ("inertias of rigid bodies (PSD, triangle inequality)", 0.0),
+    "l": ("∂τ/∂q̇ = 2C (Remark 3) = Pinocchio's RNEA derivative", 1e-10),
 }
 
 
@@ -145,11 +146,13 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     acc = {k: _Acc() for k in CHECKS}
     rel = robot.dof_related
     triple = rel[:, :, None] & rel[:, None, :] & rel[None, :, :]
-    params = planar_two_link_params(robot)
-    serial = is_serial_revolute(robot) and not robot.floating_base
+    reduced = getattr(robot, "is_reduced", False)  # other coordinates: references are on the full tree
+    tree = robot.full if reduced else robot
+    params = None if reduced else planar_two_link_params(robot)
+    serial = not reduced and is_serial_revolute(robot) and not robot.floating_base
     coordinates = robot.velocities_are_coordinates  # else generalized speeds (free, planar, spherical)
     pin_ok = use_pinocchio and pinocchio_peer.available()
-    peer = pinocchio_peer.PinocchioPeer(robot) if pin_ok else None
+    peer = pinocchio_peer.PinocchioPeer(tree) if pin_ok else None
     min_eig_ratio = np.inf
     sym_M = 0.0
     zeros = np.zeros(n)
@@ -181,8 +184,11 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                 acc["i"].add(G - christoffel_safeea(robot, q), G, m)
             if peer is not None:
                 tg = engine.inverse_dynamics(robot, q, qd, zeros)
-                err = np.concatenate([(M - peer.mass_matrix(q)).ravel(), (C - peer.coriolis_matrix(q, qd)).ravel(), tg - peer.rnea(q, qd, zeros)])
+                Mp, Cp, tp, dtau = _pinocchio_reference(robot, peer, q, qd, coordinates)
+                err = np.concatenate([(M - Mp).ravel(), (C - Cp).ravel(), tg - tp])
                 acc["j"].add(err, np.concatenate([M.ravel(), C.ravel(), tg]), m * w * w)
+                if dtau is not None:
+                    acc["l"].add(dtau - 2.0 * C, C, m * w)
         if progress is not None:
             progress()
     out = RobotVerification(label or robot.name, robot.name, n, robot.floating_base, trials)
@@ -211,7 +217,33 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     out.checks.append(CheckResult("k", name, worst, worst, tol, len(robot.bodies), True if not issues else None,
                                   "; ".join(str(i) for i in issues) + " (computed as given)" if issues else "",
                                   warning=bool(issues)))
+    out.checks.append(acc["l"].result("l") if peer is not None and coordinates else
+                      _na("l", "pin (Pinocchio) is not installed" if peer is None else
+                          "generalized speeds: ∂τ/∂ν ≠ 2C (Remark 3 holds in coordinates)"))
     return out
+
+
+def _pinocchio_reference(robot, peer, q, qd, coordinates):
+    """Pinocchio's M, C, τ (gravity on) and ∂τ/∂q̇ in ROBOT's coordinates: on the full tree, then
+    transformed by A (M̄ = AᵀMA, C̄ = AᵀCA + AᵀMȦ, τ̄ = Aᵀτ) for a robot in other coordinates."""
+    zeros = np.zeros(robot.nv)
+    if not getattr(robot, "is_reduced", False):
+        dtau = peer.rnea_velocity_derivative(q, qd) if coordinates else None
+        return peer.mass_matrix(q), peer.coriolis_matrix(q, qd), peer.rnea(q, qd, zeros), dtau
+    cmap = robot.map
+    qf, A = cmap.full_configuration(q), cmap.jacobian(q)
+    Adot = cmap.jacobian_rate(q, qd)
+    vf = A @ qd
+    Mf = peer.mass_matrix(qf)
+    M, C = A.T @ Mf @ A, A.T @ peer.coriolis_matrix(qf, vf) @ A
+    af = np.zeros(len(vf)) if Adot is None else Adot @ qd
+    if Adot is not None:
+        C = C + A.T @ Mf @ Adot
+    tau = A.T @ peer.rnea(qf, vf, af)
+    dtau = None
+    if coordinates and Adot is None:  # A constant: ∂τ̄/∂q̄̇ = Aᵀ (∂τ/∂q̇) A
+        dtau = A.T @ peer.rnea_velocity_derivative(qf, vf) @ A
+    return M, C, tau, dtau
 
 
 def default_suite() -> list[tuple[str, str, bool]]:
@@ -233,5 +265,5 @@ def default_suite() -> list[tuple[str, str, bool]]:
     return suite
 
 
-def load_suite_robot(src: str, fb: bool, strict: bool = False) -> RobotModel:
-    return load_robot(src, floating_base=fb, strict=strict)
+def load_suite_robot(src: str, fb: bool, strict: bool = False, mimic: str = "independent"):
+    return load_robot(src, floating_base=fb, strict=strict, mimic=mimic)

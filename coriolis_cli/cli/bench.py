@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import cli, emit, err, floating_option, load, parse_list, progress, strict_option, warn_compile_once
+from .common import cli, emit, err, load, parse_list, progress, robot_options, warn_compile_once
 
 OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma"}  # C means M, Ṁ and C together
 MAX_SWEEP = 200  # systems in one --dofs sweep
@@ -59,8 +59,7 @@ def _render(report, peers: bool):
 @click.option("--topology", type=click.Choice(["serial", "binary", "biped", "quadruped", "all"]), default="all", show_default=True)
 @click.option("--dofs", default="5:40:5", show_default=True, help="START:STOP[:STEP] or a comma list.")
 @click.option("--what", default="C,Gamma", show_default=True, help="C (M, Ṁ and C together), Gamma, or both.")
-@floating_option
-@strict_option
+@robot_options
 @click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds; the median is reported.")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
 @click.option("--batch", is_flag=True, help="Also time a batch of 10,000 states (per state, in parallel).")

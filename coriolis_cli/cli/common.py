@@ -58,10 +58,31 @@ def strict() -> bool:
     return bool(ctx and ctx.find_root().meta.get("coriolis.strict"))
 
 
+def _remember_mimic(ctx, param, value):
+    ctx.find_root().meta["coriolis.mimic"] = value
+
+
+mimic_option = click.option(
+    "--mimic", type=click.Choice(["independent", "enforce"]), default="independent", show_default=True,
+    expose_value=False, callback=_remember_mimic,
+    help="independent: mimic joints are DoF of their own (Pinocchio's default); enforce: q_j = a·q_m + b, "
+         "results in the independent joints' coordinates.")
+
+
+def mimic() -> str:
+    ctx = click.get_current_context(silent=True)
+    return (ctx.find_root().meta.get("coriolis.mimic") if ctx else None) or "independent"
+
+
+def robot_options(f):
+    """--floating-base, --strict and --mimic, the options of every command that loads robots."""
+    return floating_option(strict_option(mimic_option(f)))
+
+
 def load(robot: str, floating_base: bool):
     from ..model import load_robot
 
-    return load_robot(robot, floating_base=floating_base, strict=strict())
+    return load_robot(robot, floating_base=floating_base, strict=strict(), mimic=mimic())
 
 
 def warn_compile_once():

@@ -6,8 +6,7 @@ import click
 import numpy as np
 
 from ..errors import StateError
-from .common import (FORMATS, cli, emit, floating_option, load, parse_list, resolve_format, robot_argument, strict_option,
-                     warn_compile_once)
+from .common import FORMATS, cli, emit, load, parse_list, resolve_format, robot_argument, robot_options, warn_compile_once
 
 QUANTITY_NAMES = {"m": "M", "mdot": "Mdot", "c": "C", "gamma": "Gamma", "g": "g", "tau": "tau"}
 
@@ -54,8 +53,7 @@ def _tables(result, model):
 
 @cli.command()
 @robot_argument
-@floating_option
-@strict_option
+@robot_options
 @click.option("--q", help="Configuration, comma separated (nq values; free joint: x,y,z,qx,qy,qz,qw).")
 @click.option("--qd", help="Velocity, comma separated (nv values).")
 @click.option("--qdd", help="Acceleration for tau, comma separated (default zero).")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import click
 
-from .common import cli, emit, floating_option, load, robot_argument, strict_option
+from .common import cli, emit, load, robot_argument, robot_options
 
 
 @cli.command()
 @robot_argument
-@floating_option
-@strict_option
+@robot_options
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def info(robot, floating_base, fmt):
     """The kinematic tree, DoF, depth, mass and joints of ROBOT."""

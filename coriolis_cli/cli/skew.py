@@ -6,13 +6,12 @@ import sys
 
 import click
 
-from .common import cli, emit, floating_option, load, robot_argument, strict_option, warn_compile_once
+from .common import cli, emit, load, robot_argument, robot_options, warn_compile_once
 
 
 @cli.command()
 @robot_argument
-@floating_option
-@strict_option
+@robot_options
 @click.option("--trials", type=click.IntRange(1, 100_000), default=20, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)

@@ -6,13 +6,12 @@ import sys
 
 import click
 
-from .common import cli, emit, floating_option, out, progress, strict, strict_option, styled, warn_compile_once
+from .common import cli, emit, mimic, out, progress, robot_options, strict, styled, warn_compile_once
 
 
 @cli.command()
 @click.argument("robots", nargs=-1, metavar="[ROBOT ...]")
-@floating_option
-@strict_option
+@robot_options
 @click.option("--trials", type=click.IntRange(1, 1_000_000), default=100, show_default=True, help="Random states per robot.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--ref-trials", type=click.IntRange(0, 10_000), default=10, show_default=True,
@@ -32,7 +31,7 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
         suite = [(r + (" +floating" if floating_base else ""), r, floating_base) for r in robots]
     else:
         suite = default_suite()
-    models = [(label, load_suite_robot(src, fb, strict())) for label, src, fb in suite]
+    models = [(label, load_suite_robot(src, fb, strict(), mimic())) for label, src, fb in suite]
     warn_compile_once()
     records = []
     bar, task = progress(len(models) * trials, "verifying")

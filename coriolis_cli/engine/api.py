@@ -220,6 +220,10 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"
 
     With ``data=robot.create_data()`` the results are ``data.M, data.Mdot, data.C`` themselves,
     overwritten on every call."""
+    if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
+        from . import coordinates
+
+        return coordinates.coriolis_matrix(robot, q, qd, factorization, data)
     kind = FACTORIZATIONS.get(factorization) if type(factorization) is str else None
     if kind is None:
         kind = _factorization(factorization)
@@ -265,6 +269,10 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
 
     Γ holds nv³ doubles: above 256 MiB it is refused unless ``force=True``. With ``data=`` the
     result is ``data.Gamma``, allocated on the first such call."""
+    if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
+        from . import coordinates
+
+        return coordinates.christoffel(robot, q, force, data)
     if data is not None:
         if data.Gamma is None or getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
@@ -339,6 +347,10 @@ def largest_entries(slices, n: int, top: int, tiny: float = 0.0):
 
 def christoffel_slices(robot: RobotModel, q):
     """Γ one slice at a time, ``(k, Γ[:, :, k] = C(q, e_k))``, in O(nv²) memory whatever the robot."""
+    if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
+        from . import coordinates
+
+        return coordinates.christoffel_slices(robot, q)
     data = Data(robot)
     (q,) = _checked(robot, q)
     e = np.zeros(robot.nv)
@@ -357,6 +369,10 @@ def christoffel_largest(robot: RobotModel, q, top: int, tiny: float = 0.0):
 # ---- CRBA and RNEA -------------------------------------------------------------------------
 def mass_matrix(robot: RobotModel, q, data: Data | None = None):
     """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``)."""
+    if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
+        from . import coordinates
+
+        return coordinates.mass_matrix(robot, q, data)
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
@@ -385,6 +401,10 @@ def _rnea(robot, kdata, q, qd, qdd, g, tau):
 def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | None = None):
     """RNEA: τ = M q̈ + C q̇ + g. ``gravity``: True (9.81 m/s² along −z), False, or a 3-vector.
     With ``data=`` the result is ``data.tau``."""
+    if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
+        from . import coordinates
+
+        return coordinates.inverse_dynamics(robot, q, qd, qdd, gravity, data)
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
     if data is not None:
         if getattr(data, "robot", None) is not robot:
@@ -408,6 +428,10 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
 
 def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None):
     """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``)."""
+    if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
+        from . import coordinates
+
+        return coordinates.gravity_vector(robot, q, gravity, data)
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
     if data is not None:
         if getattr(data, "robot", None) is not robot:

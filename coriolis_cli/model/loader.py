@@ -138,11 +138,26 @@ def load_description(path_or_spec: str) -> RobotDescription:
     )
 
 
-def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False) -> RobotModel:
+def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent"):
     """Load a robot from a .urdf/.yaml file or a spec such as ``quadruped:20``.
 
     ``floating_base=True`` puts a free joint (Pinocchio's free-flyer convention) between the
     world and the root link. Inertias that no rigid body has and joints that move no mass are
     computed with and reported in one warning each; ``strict=True`` refuses them.
+    ``mimic="independent"`` (Pinocchio's default) loads mimic joints as DoF of their own;
+    ``mimic="enforce"`` returns the robot in the coordinates of its independent joints, with
+    q_j = a·q_m + b for every mimic joint (a :class:`~coriolis_cli.model.coordinates.ReducedRobot`).
     """
-    return build_model(load_description(path_or_spec), floating_base=floating_base, strict=strict)
+    from .coordinates import MIMIC_MODES, enforce_mimic
+
+    if mimic not in MIMIC_MODES:
+        raise ModelError(f"mimic must be one of {', '.join(MIMIC_MODES)}, got '{mimic}'")
+    desc = load_description(path_or_spec)
+    if mimic == "independent":
+        return build_model(desc, floating_base=floating_base, strict=strict)
+    names = {j.name for j in desc.joints if j.type != "fixed"}
+    for j in desc.joints:
+        if j.mimic is not None and j.mimic.joint not in names:
+            raise ModelError(f"joint '{j.name}' mimics joint '{j.mimic.joint}', which does not exist or is fixed, "
+                             "so the mimic cannot be enforced")
+    return enforce_mimic(build_model(desc, floating_base=floating_base, strict=strict))

@@ -133,6 +133,12 @@ class PinocchioPeer:
     def coriolis_matrix(self, q, v):
         return self.to_ours_matrix(self.pin.computeCoriolisMatrix(self.model, self.data, self.q(q), self.v(v)).copy())
 
+    def rnea_velocity_derivative(self, q, v):
+        """∂τ/∂q̇ from computeRNEADerivatives (joint coordinates), in our DoF order."""
+        zeros = np.zeros(self.model.nv)
+        self.pin.computeRNEADerivatives(self.model, self.data, self.q(q), self.v(v), zeros)
+        return self.to_ours_matrix(np.array(self.data.dtau_dv))
+
     def rnea(self, q, v, a, gravity=True):
         self.model.gravity.linear = np.array([0, 0, -9.81]) if gravity else np.zeros(3)
         tau = self.pin.rnea(self.model, self.data, self.q(q), self.v(v), self.v(a))

@@ -48,6 +48,8 @@ def info_record(robot: RobotModel) -> dict:
         "nv": robot.nv,
         "depth": robot.depth,
         "total_mass": robot.total_mass,
+        "coordinates": getattr(robot, "coordinates", None)
+        or ("mimic: independent" if any(b.joint.mimic for b in robot.bodies) else "joint coordinates"),
         "dof_names": list(robot.dof_names),
         "config_names": list(robot.config_names),
         "bodies": [
@@ -109,6 +111,7 @@ def info_renderable(robot: RobotModel):
         ("links", f"{rec['n_links']} ({rec['fixed_joints_merged']} fixed joint{'s' if rec['fixed_joints_merged'] != 1 else ''} "
                   f"merged into {rec['n_bodies']} bodies)"),
         ("DoF", f"nq = {rec['nq']}, nv = {rec['nv']}"),
+        ("coordinates", rec["coordinates"]),
         ("depth d", str(rec["depth"])),
         ("total mass", f"{rec['total_mass']:.6g} kg"),
     ):

@@ -1,0 +1,151 @@
+"""Changes of coordinates (core paper Sec. 3.3, eqs. 22-27, Theorem 1; Wensing–Slotine Sec. V).
+
+With q = φ(q̄) and q̇ = A q̄̇:
+
+    M̄ = AᵀMA,  C̄ = AᵀCA + AᵀMȦ,  Ṁ̄ = AᵀṀA + ȦᵀMA + AᵀMȦ (= C̄ + C̄ᵀ),  ḡ = Aᵀg,
+    τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈ + Ȧ q̄̇),
+    Γ̄_ijk = Σ A_αi A_βj A_γk Γ_αβγ + Σ A_αi (∂²q_β/∂q̄_j∂q̄_k) M_αβ   (eq. 27, coordinates).
+
+Theorem 1: the Christoffel-consistent C of the tree maps to the Christoffel-consistent C̄, so the
+identities (Ṁ̄ = C̄ + C̄ᵀ, C̄ = Σ Γ̄ q̄̇) hold in the new coordinates. The map (model.coordinates)
+supplies φ, A, Ȧ and the second derivatives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import StateError
+from . import api
+
+
+def _one(robot, x, width, what, names) -> np.ndarray:
+    arr, batch = api._as_states(x, width, what, names)
+    return arr
+
+
+class ReducedData:
+    """Workspace of a reduced robot: the full robot's workspace and the reduced outputs."""
+
+    def __init__(self, robot):
+        n = robot.nv
+        self.robot = robot
+        self.full = robot.full.create_data()
+        self.M, self.Mdot, self.C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+        self.tau, self.g = np.zeros(n), np.zeros(n)
+        self.Gamma = None
+        self._tmp = np.zeros((robot.full.nv, n))
+        self.coriolis_outputs = (self.M, self.Mdot, self.C)
+
+
+def _data(robot, data):
+    if data is None:
+        return ReducedData(robot), True
+    if not isinstance(data, ReducedData) or data.robot is not robot:
+        raise StateError("data must come from this robot's create_data()")
+    return data, False
+
+
+def _full_state(robot, qbar, vbar=None):
+    cmap = robot.map
+    q = cmap.full_configuration(qbar)
+    A = cmap.jacobian(qbar)
+    Adot = None if vbar is None else cmap.jacobian_rate(qbar, vbar)
+    return q, A, Adot
+
+
+def _congruence(A, X, tmp, out):
+    """out = Aᵀ X A (tmp holds X A)."""
+    np.matmul(X, A, out=tmp)
+    np.matmul(A.T, tmp, out=out)
+
+
+def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
+    """M̄, Ṁ̄, C̄ in the reduced coordinates (eqs. 24-25)."""
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    V = _one(robot, qd, robot.nv, "qd", robot.dof_names)
+    if Q.shape[0] != V.shape[0]:
+        raise StateError(f"qd holds {V.shape[0]} states but q holds {Q.shape[0]}")
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        if data is not None:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        outs = [coriolis_matrix(robot, Q[s], V[s], factorization) for s in range(Q.shape[0])]
+        return tuple(np.stack([o[i] for o in outs]) for i in range(3))
+    d, fresh = _data(robot, data)
+    qbar, vbar = Q[0], V[0]
+    qf, A, Adot = _full_state(robot, qbar, vbar)
+    M, Mdot, C = api.coriolis_matrix(robot.full, qf, A @ vbar, factorization, data=d.full)
+    _congruence(A, M, d._tmp, d.M)
+    _congruence(A, C, d._tmp, d.C)
+    _congruence(A, Mdot, d._tmp, d.Mdot)
+    if Adot is not None:
+        AtMAdot = A.T @ M @ Adot
+        d.C += AtMAdot
+        d.Mdot += AtMAdot + AtMAdot.T
+    return (d.M.copy(), d.Mdot.copy(), d.C.copy()) if fresh else d.coriolis_outputs
+
+
+def christoffel(robot, q, force=False, data=None):
+    """Γ̄ (eq. 27): Γ transformed by A on each index, plus the term of φ's second derivatives."""
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        if data is not None:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        return np.stack([christoffel(robot, Q[s], force) for s in range(Q.shape[0])])
+    d, fresh = _data(robot, data)
+    qbar = Q[0]
+    qf, A, _ = _full_state(robot, qbar)
+    G = api.christoffel(robot.full, qf, force=force, data=d.full)
+    Gbar = np.einsum("ai,bj,abg,gk->ijk", A, A, G, A, optimize=True)
+    H = robot.map.hessian(qbar)
+    if H is not None:
+        Gbar += np.einsum("ai,ab,bjk->ijk", A, api.mass_matrix(robot.full, qf, data=d.full), H, optimize=True)
+    if fresh:
+        return Gbar
+    if d.Gamma is None or d.Gamma.shape != Gbar.shape:
+        d.Gamma = np.zeros_like(Gbar)
+    d.Gamma[...] = Gbar
+    return d.Gamma
+
+
+def christoffel_slices(robot, q):
+    G = christoffel(robot, q, force=True)
+    for k in range(robot.nv):
+        yield k, G[:, :, k]
+
+
+def mass_matrix(robot, q, data=None):
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        return np.stack([mass_matrix(robot, Q[s]) for s in range(Q.shape[0])])
+    d, fresh = _data(robot, data)
+    qf, A, _ = _full_state(robot, Q[0])
+    _congruence(A, api.mass_matrix(robot.full, qf, data=d.full), d._tmp, d.M)
+    return d.M.copy() if fresh else d.M
+
+
+def inverse_dynamics(robot, q, qd, qdd, gravity=True, data=None):
+    """τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈ + Ȧ q̄̇)."""
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    V = _one(robot, qd, robot.nv, "qd", robot.dof_names)
+    VD = _one(robot, qdd, robot.nv, "qdd", robot.dof_names)
+    if not (Q.shape[0] == V.shape[0] == VD.shape[0]):
+        raise StateError("q, qd and qdd hold different numbers of states")
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        return np.stack([inverse_dynamics(robot, Q[s], V[s], VD[s], gravity) for s in range(Q.shape[0])])
+    d, fresh = _data(robot, data)
+    qf, A, Adot = _full_state(robot, Q[0], V[0])
+    acc = A @ VD[0] if Adot is None else A @ VD[0] + Adot @ V[0]
+    tau = api.inverse_dynamics(robot.full, qf, A @ V[0], acc, gravity, data=d.full)
+    np.matmul(A.T, tau, out=d.tau)
+    return d.tau.copy() if fresh else d.tau
+
+
+def gravity_vector(robot, q, gravity=True, data=None):
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        return np.stack([gravity_vector(robot, Q[s], gravity) for s in range(Q.shape[0])])
+    d, fresh = _data(robot, data)
+    qf, A, _ = _full_state(robot, Q[0])
+    np.matmul(A.T, api.gravity_vector(robot.full, qf, gravity, data=d.full), out=d.g)
+    return d.g.copy() if fresh else d.g

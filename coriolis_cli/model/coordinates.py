@@ -1,0 +1,225 @@
+"""Other coordinates for a robot: q = φ(q̄), q̇ = A(q̄) q̄̇ (core paper Sec. 3.3, eqs. 22-27).
+
+A coordinate map says how the tree's coordinates follow from fewer ones; :class:`ReducedRobot`
+is a robot in those coordinates, which every command and API function takes like any robot (the
+engine transforms M, C, Γ, g and τ, see :mod:`coriolis_cli.engine.coordinates`). Here, the map
+for mimic joints: q_j = a·q_m + b for every ``<mimic joint="m" multiplier="a" offset="b"/>``,
+chains resolved, so A is constant and Ȧ = 0.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import ModelError
+from .tree import RobotModel
+
+MIMIC_MODES = ("independent", "enforce")
+
+
+class MimicMap:
+    """q = A_q q̄ + b on the configuration, q̇ = A q̄̇: mimic joints follow their masters.
+
+    Every mimic and master is a 1-DoF joint; other joints (free, planar, spherical) are copied."""
+
+    def __init__(self, robot: RobotModel):
+        by_name = {b.joint.name: i for i, b in enumerate(robot.bodies)}
+        mimic = {}
+        for i, b in enumerate(robot.bodies):
+            m = b.joint.mimic
+            if m is None:
+                continue
+            if m.joint not in by_name:
+                raise ModelError(f"joint '{b.joint.name}' mimics joint '{m.joint}', which does not exist or is fixed "
+                                 "(it cannot be enforced)")
+            for who in (i, by_name[m.joint]):
+                if robot.bodies[who].joint.nv != 1:
+                    raise ModelError(f"mimic joints must be 1-DoF joints; '{robot.bodies[who].joint.name}' is "
+                                     f"{robot.bodies[who].joint.type}")
+            mimic[i] = (by_name[m.joint], float(m.multiplier), float(m.offset))
+
+        def resolve(i, seen=()):
+            """(master body, a, b) with q_i = a q_master + b, through chains of mimics."""
+            if i not in mimic:
+                return i, 1.0, 0.0
+            if i in seen:
+                raise ModelError("mimic joints form a cycle: " + " -> ".join(robot.bodies[k].joint.name for k in seen + (i,)))
+            m, a, b = mimic[i]
+            root, a2, b2 = resolve(m, seen + (i,))
+            return root, a * a2, a * b2 + b
+
+        independent = [i for i in range(robot.n_bodies) if i not in mimic]
+        self.robot = robot
+        self.independent_bodies = tuple(independent)
+        self.mimic_count = len(mimic)
+        # reduced coordinates: the independent joints' own, in model order
+        q_of, v_of = {}, {}
+        nq = nv = 0
+        for i in independent:
+            q_of[i], v_of[i] = nq, nv
+            nq += robot.bodies[i].joint.nq
+            nv += robot.bodies[i].joint.nv
+        self.nq, self.nv = nq, nv
+        A = np.zeros((robot.nv, nv))
+        Aq = np.zeros((robot.nq, nq))
+        bq = np.zeros(robot.nq)
+        for i, body in enumerate(robot.bodies):
+            qs, vs = int(robot.q_start[i]), int(robot.v_start[i])
+            if i in mimic:
+                root, a, b = resolve(i)
+                A[vs, v_of[root]] = a
+                Aq[qs, q_of[root]] = a
+                bq[qs] = b
+            else:
+                for k in range(body.joint.nv):
+                    A[vs + k, v_of[i] + k] = 1.0
+                for k in range(body.joint.nq):
+                    Aq[qs + k, q_of[i] + k] = 1.0
+        for arr in (A, Aq, bq):
+            arr.setflags(write=False)
+        self.A, self.Aq, self.bq = A, Aq, bq
+
+    # the map's interface, as engine.coordinates reads it
+    velocities_are_coordinates = True
+
+    def full_configuration(self, qbar: np.ndarray) -> np.ndarray:
+        return self.Aq @ qbar + self.bq
+
+    def jacobian(self, qbar) -> np.ndarray:
+        return self.A
+
+    def jacobian_rate(self, qbar, vbar) -> np.ndarray | None:
+        """Ȧ = Σ_k ∂A/∂q̄_k q̄̇_k, or None when it is zero."""
+        return None
+
+    def hessian(self, qbar) -> np.ndarray | None:
+        """∂²q/∂q̄_j∂q̄_k as (nv, n̄v, n̄v), or None when zero."""
+        return None
+
+    def reduce_configuration(self, q: np.ndarray) -> np.ndarray:
+        """The reduced coordinates of a full configuration (the independent joints' entries)."""
+        return np.concatenate([q[int(self.robot.q_start[i]) : int(self.robot.q_start[i]) + self.robot.bodies[i].joint.nq]
+                               for i in self.independent_bodies]) if self.independent_bodies else np.zeros(0)
+
+
+class ReducedRobot:
+    """A robot in other coordinates. Sizes, names and configurations are the reduced ones; the
+    tree, its description and physical checks are the full model's. The full model's packed
+    arrays are not exposed: the engine must go through the change of coordinates."""
+
+    is_reduced = True
+
+    def __init__(self, full: RobotModel, cmap, mode: str):
+        self.full = full
+        self.map = cmap
+        self.coordinates = mode  # e.g. "mimic: enforce"
+        self.nq, self.nv = cmap.nq, cmap.nv
+
+    # what is the full model's
+    @property
+    def name(self):
+        return self.full.name
+
+    @property
+    def bodies(self):
+        return self.full.bodies
+
+    @property
+    def description(self):
+        return self.full.description
+
+    @property
+    def base_link(self):
+        return self.full.base_link
+
+    @property
+    def floating_base(self):
+        return self.full.floating_base
+
+    @property
+    def n_bodies(self):
+        return self.full.n_bodies
+
+    @property
+    def depth(self):
+        return self.full.depth
+
+    @property
+    def total_mass(self):
+        return self.full.total_mass
+
+    @property
+    def inertia_issues(self):
+        return self.full.inertia_issues
+
+    @property
+    def massless_joints(self):
+        return self.full.massless_joints
+
+    @property
+    def joint_names(self):
+        return self.full.joint_names
+
+    # what is the reduced coordinates'
+    @cached_property
+    def dof_names(self) -> tuple[str, ...]:
+        idx = self.map.independent_bodies
+        return tuple(n for i in idx for n in _names(self.full, i)[1])
+
+    @cached_property
+    def config_names(self) -> tuple[str, ...]:
+        idx = self.map.independent_bodies
+        return tuple(n for i in idx for n in _names(self.full, i)[0])
+
+    @property
+    def velocities_are_coordinates(self) -> bool:
+        return self.full.velocities_are_coordinates and self.map.velocities_are_coordinates
+
+    @cached_property
+    def dof_related(self) -> np.ndarray:
+        """Reduced DoF i, j are related when full DoF they move are (else M̄_ij = C̄_ij = 0)."""
+        nz = (np.abs(self.map.jacobian(self.neutral_configuration())) > 0).astype(int)
+        return (nz.T @ self.full.dof_related.astype(int) @ nz) > 0
+
+    def neutral_configuration(self) -> np.ndarray:
+        return self.map.reduce_configuration(self.full.neutral_configuration())
+
+    def random_configuration(self, rng=None) -> np.ndarray:
+        return self.map.reduce_configuration(self.full.random_configuration(rng))
+
+    def integrate(self, qbar, vbar, t: float = 1.0) -> np.ndarray:
+        """Each independent joint moves by its own rule (model.joints.integrate)."""
+        from . import joints
+
+        out = np.array(qbar, dtype=float)
+        qi = vi = 0
+        for i in self.map.independent_bodies:
+            j = self.full.bodies[i].joint
+            seg = out[qi : qi + j.nq]
+            joints.integrate(j.type, seg.copy(), np.asarray(vbar)[vi : vi + j.nv], t, seg)
+            qi, vi = qi + j.nq, vi + j.nv
+        return out
+
+    def create_data(self):
+        from ..engine.coordinates import ReducedData
+
+        return ReducedData(self)
+
+    @cached_property
+    def shared_data(self):
+        return self.create_data()
+
+
+def _names(robot: RobotModel, i: int):
+    from .joints import coordinate_names
+
+    j = robot.bodies[i].joint
+    return coordinate_names(j.name, j.type)
+
+
+def enforce_mimic(robot: RobotModel) -> ReducedRobot:
+    """The robot in the coordinates of its independent joints: mimic joints follow their masters."""
+    cmap = MimicMap(robot)
+    return ReducedRobot(robot, cmap, f"mimic: enforce ({cmap.mimic_count} mimic joint{'s' if cmap.mimic_count != 1 else ''})")

@@ -1,0 +1,128 @@
+"""Changes of coordinates (core paper Sec. 3.3): mimic joints enforced, q_j = a·q_m + b."""
+
+import json
+
+import numpy as np
+import pytest
+
+import coriolis_cli as cc
+from coriolis_cli.peers import pinocchio as pinocchio_peer
+
+from .conftest import assert_one_line_error
+
+needs_pin = pytest.mark.skipif(not pinocchio_peer.available(), reason="pin (Pinocchio) is not installed")
+
+
+def _link(name, mass, xyz, i=(0.01, 0.02, 0.02)):
+    return (f'<link name="{name}"><inertial><origin xyz="{xyz}"/><mass value="{mass}"/>'
+            f'<inertia ixx="{i[0]}" ixy="0" ixz="0" iyy="{i[1]}" iyz="0" izz="{i[2]}"/></inertial></link>')
+
+
+def _joint(name, parent, child, axis, xyz, mimic="", kind="revolute"):
+    return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="{xyz}" rpy="0.1 0.2 0.3"/><axis xyz="{axis}"/>'
+            f'<limit lower="-1" upper="1" effort="1" velocity="1"/>{mimic}</joint>')
+
+
+# an arm whose wrist drives a two-finger gripper; finger_r mimics finger_l (a = -1, b = 0.01),
+# and tip mimics finger_r (a chain: tip = 0.5 * finger_r + 0.2)
+GRIPPER = ("<robot name=\"gripper\">" + '<link name="base"/>' + _link("upper", 2.0, "0.2 0 0") + _link("palm", 0.5, "0.05 0 0")
+           + _link("fl", 0.1, "0.02 0.01 0", (1e-4, 2e-4, 2e-4)) + _link("fr", 0.1, "0.02 -0.01 0", (1e-4, 2e-4, 2e-4))
+           + _link("tip", 0.05, "0.01 0 0", (5e-5, 5e-5, 5e-5))
+           + _joint("shoulder", "base", "upper", "0 0 1", "0 0 0.3") + _joint("wrist", "upper", "palm", "0 1 0", "0.4 0 0")
+           + _joint("finger_l", "palm", "fl", "0 1 0", "0.1 0.02 0", kind="prismatic")
+           + _joint("finger_r", "palm", "fr", "0 1 0", "0.1 -0.02 0", '<mimic joint="finger_l" multiplier="-1" offset="0.01"/>',
+                    kind="prismatic")
+           + _joint("tip_joint", "fr", "tip", "0 0 1", "0.04 0 0", '<mimic joint="finger_r" multiplier="0.5" offset="0.2"/>')
+           + "</robot>")
+
+
+@pytest.fixture
+def gripper(tmp_path):
+    p = tmp_path / "gripper.urdf"
+    p.write_text(GRIPPER)
+    return str(p)
+
+
+def _a_matrix():
+    A = np.zeros((5, 3))
+    A[0, 0] = A[1, 1] = A[2, 2] = 1.0
+    A[3, 2] = -1.0  # finger_r = -finger_l + 0.01
+    A[4, 2] = -0.5  # tip = 0.5 finger_r + 0.2 = -0.5 finger_l + 0.205
+    return A
+
+
+def test_mimic_enforced_is_the_congruence_of_the_tree(gripper):
+    full = cc.load_robot(gripper)
+    r = cc.load_robot(gripper, mimic="enforce")
+    assert (r.nq, r.nv) == (3, 3) and r.dof_names == ("shoulder", "wrist", "finger_l")
+    assert r.coordinates == "mimic: enforce (2 mimic joints)"
+    A = _a_matrix()
+    assert np.array_equal(r.map.jacobian(None), A)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        qb, vb, ab = rng.uniform(-1, 1, 3), rng.uniform(-3, 3, 3), rng.uniform(-3, 3, 3)
+        q = np.array([qb[0], qb[1], qb[2], -qb[2] + 0.01, 0.5 * (-qb[2] + 0.01) + 0.2])
+        assert np.allclose(r.map.full_configuration(qb), q, atol=1e-15)
+        M, Mdot, C = cc.coriolis_matrix(full, q, A @ vb)
+        Mb, Mdotb, Cb = cc.coriolis_matrix(r, qb, vb)
+        for ours, ref in ((Mb, A.T @ M @ A), (Cb, A.T @ C @ A), (Mdotb, A.T @ Mdot @ A)):
+            assert np.abs(ours - ref).max() <= 1e-14 * np.abs(M).max() * 9
+        assert np.abs(Mdotb - Cb - Cb.T).max() <= 1e-14 * np.abs(M).max() * 9  # Theorem 1
+        G = cc.christoffel(r, qb)
+        assert np.abs(np.einsum("ijk,k->ij", G, vb) - Cb).max() <= 1e-14 * np.abs(M).max() * 9
+        assert np.abs(G - np.einsum("ai,bj,abg,gk->ijk", A, A, cc.christoffel(full, q), A)).max() <= 1e-15
+        tau = cc.inverse_dynamics(full, q, A @ vb, A @ ab)
+        assert np.allclose(cc.inverse_dynamics(r, qb, vb, ab), A.T @ tau, rtol=0, atol=1e-13)
+        assert np.allclose(cc.gravity_vector(r, qb), A.T @ cc.gravity_vector(full, q), rtol=0, atol=1e-13)
+
+
+def test_reduced_robot_data_path_and_batches(gripper):
+    r = cc.load_robot(gripper, mimic="enforce")
+    data = r.create_data()
+    Q = np.stack([r.random_configuration(k) for k in range(4)])
+    V = np.ones((4, 3))
+    Ms, _, Cs = cc.coriolis_matrix(r, Q, V)
+    for k in range(4):
+        M, _, C = cc.coriolis_matrix(r, Q[k], V[k], data=data)
+        assert M is data.M and np.array_equal(M, Ms[k]) and np.array_equal(C, Cs[k])
+    assert cc.christoffel(r, Q[0], data=data) is data.Gamma
+    assert cc.mass_matrix(r, Q).shape == (4, 3, 3)
+
+
+@needs_pin
+def test_verify_and_skew_hold_in_the_reduced_coordinates(gripper, run_cli):
+    v = run_cli("verify", gripper, "--mimic", "enforce", "--trials", "10", "--ref-trials", "3", "--format", "json")
+    assert v.code == 0, v.out
+    checks = {c["key"]: c for c in json.loads(v.out)["robots"][0]["checks"]}
+    for key in ("a", "b", "c", "d", "e", "f1", "f2", "g", "j", "l"):
+        assert checks[key]["passed"] is True, checks[key]
+    s = run_cli("skew", gripper, "--mimic", "enforce", "--format", "json")
+    assert s.code == 0 and json.loads(s.out)["as_expected"]
+
+
+def test_every_command_takes_a_reduced_robot(gripper, run_cli):
+    info = run_cli("info", gripper, "--mimic", "enforce", "--format", "json")
+    rec = json.loads(info.out)
+    assert rec["coordinates"] == "mimic: enforce (2 mimic joints)" and rec["nv"] == 3
+    assert json.loads(run_cli("info", gripper, "--format", "json").out)["coordinates"] == "mimic: independent"
+    c = run_cli("compute", gripper, "--mimic", "enforce", "--random", "--what", "M,C,Gamma,g,tau", "--format", "json")
+    assert c.code == 0 and np.array(json.loads(c.out)["Gamma"]).shape == (3, 3, 3)
+    assert run_cli("compute", gripper, "--mimic", "enforce", "--random", "--what", "Gamma").code == 0
+    b = run_cli("bench", gripper, "--mimic", "enforce", "--repeat", "3", "--format", "json")
+    assert b.code == 0 and json.loads(b.out)["systems"][0]["nv"] == 3
+
+
+def test_mimic_errors_in_enforce_mode(tmp_path, run_cli):
+    p = tmp_path / "ghost.urdf"
+    p.write_text(GRIPPER.replace('<mimic joint="finger_l"', '<mimic joint="ghost"'))
+    assert_one_line_error(run_cli("info", p, "--mimic", "enforce"), "mimics joint 'ghost', which does not exist")
+    assert run_cli("info", p).code == 0  # independent: a warning, loaded as a DoF of its own
+    cyc = tmp_path / "cycle.urdf"
+    cyc.write_text(GRIPPER.replace('<limit lower="-1" upper="1" effort="1" velocity="1"/></joint><joint name="finger_r"',
+                                   '<limit lower="-1" upper="1" effort="1" velocity="1"/><mimic joint="tip_joint"/></joint>'
+                                   '<joint name="finger_r"', 1))
+    assert cyc.read_text() != GRIPPER
+    assert_one_line_error(run_cli("info", cyc, "--mimic", "enforce"), "mimic joints form a cycle")
+    with pytest.raises(cc.ModelError, match="mimic must be one of"):
+        cc.load_robot(str(p), mimic="sometimes")
