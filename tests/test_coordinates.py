@@ -8,7 +8,7 @@ import pytest
 import coriolis_cli as cc
 from coriolis_cli.peers import pinocchio as pinocchio_peer
 
-from .conftest import assert_one_line_error
+from .conftest import assert_one_line_error, robot_path
 
 needs_pin = pytest.mark.skipif(not pinocchio_peer.available(), reason="pin (Pinocchio) is not installed")
 
@@ -126,3 +126,55 @@ def test_mimic_errors_in_enforce_mode(tmp_path, run_cli):
     assert_one_line_error(run_cli("info", cyc, "--mimic", "enforce"), "mimic joints form a cycle")
     with pytest.raises(cc.ModelError, match="mimic must be one of"):
         cc.load_robot(str(p), mimic="sometimes")
+
+
+# ---- floating-base velocity representations --------------------------------------------------------
+@pytest.mark.parametrize("representation", ["mixed", "inertial"])
+def test_base_velocity_representations_are_the_body_twist_mapped(representation):
+    from coriolis_cli.model.geometry import quat_to_matrix
+    from coriolis_cli.peers import finite_differences as fd
+
+    body = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
+    r = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True, base_velocity=representation)
+    assert r.coordinates == f"base velocity: {representation}" and (r.nq, r.nv) == (body.nq, body.nv)
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        q, nu = r.random_configuration(rng), rng.uniform(-2, 2, r.nv)
+        R, p = quat_to_matrix(q[3:7]), q[0:3]
+        v, w = nu[0:3], nu[3:6]
+        # the body twist of the same motion: ᴮω = Rᵀ ᴬω; ᴮv = Rᵀ ṗ with ṗ = v (mixed) or v + ω × p (inertial)
+        pdot = v if representation == "mixed" else v + np.cross(w, p)
+        nu_body = np.concatenate([R.T @ pdot, R.T @ w, nu[6:]])
+        A = r.map.jacobian(q)
+        assert np.allclose(A @ nu, nu_body, atol=1e-14)
+        M, Mdot, C = cc.coriolis_matrix(r, q, nu)
+        Mb, _, Cb = cc.coriolis_matrix(body, q, nu_body)
+        scale = np.abs(M).max() * max(1.0, np.abs(nu).max())
+        assert np.abs(M - A.T @ Mb @ A).max() <= 1e-13 * np.abs(M).max()
+        assert np.abs(C @ nu - A.T @ Cb @ nu_body - A.T @ Mb @ r.map.jacobian_rate(q, nu) @ nu).max() <= 1e-12 * scale
+        assert np.abs(Mdot - C - C.T).max() <= 1e-13 * scale
+        # Ṁ is the true time derivative of M along the motion (integrated pose), not only C + Cᵀ
+        assert np.abs(Mdot - fd.mdot_fd(r, cc.mass_matrix, q, nu)).max() <= 1e-8 * scale
+        G = cc.christoffel(r, q)  # generalized speeds: Γ[:, :, k] = C(q, e_k)
+        assert np.abs(G - np.stack([cc.coriolis_matrix(r, q, e)[2] for e in np.eye(r.nv)], axis=2)).max() <= 1e-12 * np.abs(M).max()
+        # the equations of motion do not depend on the representation: τ̄ = Aᵀ τ
+        tau = cc.inverse_dynamics(r, q, nu, np.zeros(r.nv))
+        tau_b = cc.inverse_dynamics(body, q, nu_body, r.map.jacobian_rate(q, nu) @ nu)
+        assert np.abs(tau - A.T @ tau_b).max() <= 1e-12 * scale * max(1.0, np.abs(nu).max())
+
+
+@needs_pin
+@pytest.mark.parametrize("representation", ["mixed", "inertial"])
+def test_verify_passes_in_every_base_velocity_representation(run_cli, representation):
+    v = run_cli("verify", robot_path("humanoid.urdf"), "--floating-base", "--base-velocity", representation,
+                "--trials", "8", "--ref-trials", "3", "--format", "json")
+    assert v.code == 0, v.out
+    checks = {c["key"]: c for c in json.loads(v.out)["robots"][0]["checks"]}
+    for key in ("a", "b", "c", "d", "f2", "g", "j"):
+        assert checks[key]["passed"] is True, checks[key]
+
+
+def test_base_velocity_needs_a_floating_base(run_cli):
+    assert_one_line_error(run_cli("info", robot_path("panda.urdf"), "--base-velocity", "mixed"), "need a floating base")
+    assert_one_line_error(run_cli("info", robot_path("quadruped.urdf"), "--floating-base", "--base-velocity", "mixed",
+                                  "--mimic", "enforce"), "one change of coordinates at a time")

@@ -108,7 +108,7 @@ def test_yaml_alias_bomb_is_refused_in_milliseconds(run_cli, tmp_path):
     p.write_text("\n".join(lines) + "\nlinks: *g\njoints: []\n")
     t = time.perf_counter()
     r = run_cli("info", p)
-    assert time.perf_counter() - t < 5
+    assert time.perf_counter() - t < 15  # seconds, not minutes, on a loaded machine
     assert_one_line_error(r, "aliases expand to more than")
     s = tmp_path / "bomb_state.yaml"
     s.write_text("\n".join(lines) + "\nq: *g\n")
@@ -134,7 +134,7 @@ def test_inputs_are_bounded(run_cli, tmp_path, monkeypatch):
 def test_caps_are_checked_before_anything_is_built(run_cli, argv, fragment):
     t = time.perf_counter()
     assert_one_line_error(run_cli(*argv), fragment)
-    assert time.perf_counter() - t < 5
+    assert time.perf_counter() - t < 15  # seconds, not minutes, on a loaded machine
 
 
 def test_trial_counts_are_capped(run_cli):
@@ -254,7 +254,8 @@ def test_sigterm_leaves_no_temporary_file(tmp_path):
         time.sleep(delay)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=120)
-        assert proc.returncode in (0, 143), proc.stderr.read()
+        # 143: our handler cleaned up; -15: killed while Python was still starting, before writing anything
+        assert proc.returncode in (0, 143, -signal.SIGTERM), proc.stderr.read()
         assert not list(tmp_path.glob(".coriolis-*.part")), delay
         if out.exists():  # finished before the signal: the file is whole
             assert np.load(out)["Gamma"].shape == (300, 300, 300)

@@ -265,5 +265,7 @@ def default_suite() -> list[tuple[str, str, bool]]:
     return suite
 
 
-def load_suite_robot(src: str, fb: bool, strict: bool = False, mimic: str = "independent"):
-    return load_robot(src, floating_base=fb, strict=strict, mimic=mimic)
+def load_suite_robot(src: str, fb: bool, strict: bool = False, mimic: str = "independent", base_velocity: str = "body"):
+    if not fb and base_velocity != "body":
+        base_velocity = "body"  # the suite's fixed-base robots have no base velocity to represent
+    return load_robot(src, floating_base=fb, strict=strict, mimic=mimic, base_velocity=base_velocity)

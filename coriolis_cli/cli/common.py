@@ -74,15 +74,31 @@ def mimic() -> str:
     return (ctx.find_root().meta.get("coriolis.mimic") if ctx else None) or "independent"
 
 
+def _remember_base_velocity(ctx, param, value):
+    ctx.find_root().meta["coriolis.base_velocity"] = value
+
+
+base_velocity_option = click.option(
+    "--base-velocity", type=click.Choice(["body", "mixed", "inertial"]), default="body", show_default=True,
+    expose_value=False, callback=_remember_base_velocity,
+    help="Floating base velocity: body [ᴮv; ᴮω] (Pinocchio's), mixed [ṗ; ᴬω], inertial [ṗ − ᴬω × p; ᴬω] "
+         "(iDynTree's BODY_FIXED, MIXED, INERTIAL_FIXED).")
+
+
+def base_velocity() -> str:
+    ctx = click.get_current_context(silent=True)
+    return (ctx.find_root().meta.get("coriolis.base_velocity") if ctx else None) or "body"
+
+
 def robot_options(f):
-    """--floating-base, --strict and --mimic, the options of every command that loads robots."""
-    return floating_option(strict_option(mimic_option(f)))
+    """--floating-base, --strict, --mimic and --base-velocity: every command that loads robots."""
+    return floating_option(strict_option(mimic_option(base_velocity_option(f))))
 
 
 def load(robot: str, floating_base: bool):
     from ..model import load_robot
 
-    return load_robot(robot, floating_base=floating_base, strict=strict(), mimic=mimic())
+    return load_robot(robot, floating_base=floating_base, strict=strict(), mimic=mimic(), base_velocity=base_velocity())
 
 
 def warn_compile_once():

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import cli, emit, mimic, out, progress, robot_options, strict, styled, warn_compile_once
+from .common import base_velocity, cli, emit, mimic, out, progress, robot_options, strict, styled, warn_compile_once
 
 
 @cli.command()
@@ -31,7 +31,7 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
         suite = [(r + (" +floating" if floating_base else ""), r, floating_base) for r in robots]
     else:
         suite = default_suite()
-    models = [(label, load_suite_robot(src, fb, strict(), mimic())) for label, src, fb in suite]
+    models = [(label, load_suite_robot(src, fb, strict(), mimic(), base_velocity())) for label, src, fb in suite]
     warn_compile_once()
     records = []
     bar, task = progress(len(models) * trials, "verifying")

@@ -6,6 +6,9 @@ With q = φ(q̄) and q̇ = A q̄̇:
     τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈ + Ȧ q̄̇),
     Γ̄_ijk = Σ A_αi A_βj A_γk Γ_αβγ + Σ A_αi (∂²q_β/∂q̄_j∂q̄_k) M_αβ   (eq. 27, coordinates).
 
+For generalized speeds (Remark 5), Γ̄[:, :, k] = C̄(q, e_k); as Ȧ is linear in q̄̇, this is the same
+formula with Ȧ(e_k) in place of ∂²q/∂q̄_j∂q̄_k (the map's rate_basis serves both).
+
 Theorem 1: the Christoffel-consistent C of the tree maps to the Christoffel-consistent C̄, so the
 identities (Ṁ̄ = C̄ + C̄ᵀ, C̄ = Σ Γ̄ q̄̇) hold in the new coordinates. The map (model.coordinates)
 supplies φ, A, Ȧ and the second derivatives.
@@ -35,6 +38,7 @@ class ReducedData:
         self.tau, self.g = np.zeros(n), np.zeros(n)
         self.Gamma = None
         self._tmp = np.zeros((robot.full.nv, n))
+        self._sq = np.zeros((n, n))
         self.coriolis_outputs = (self.M, self.Mdot, self.C)
 
 
@@ -60,6 +64,12 @@ def _congruence(A, X, tmp, out):
     np.matmul(A.T, tmp, out=out)
 
 
+def _symmetrize(X, tmp):
+    """X = ½ (X + Xᵀ): AᵀMA is symmetric by definition, its products only up to round-off."""
+    np.add(X, X.T, out=tmp)
+    np.multiply(tmp, 0.5, out=X)
+
+
 def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
     """M̄, Ṁ̄, C̄ in the reduced coordinates (eqs. 24-25)."""
     Q = _one(robot, q, robot.nq, "q", robot.config_names)
@@ -82,6 +92,8 @@ def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
         AtMAdot = A.T @ M @ Adot
         d.C += AtMAdot
         d.Mdot += AtMAdot + AtMAdot.T
+    _symmetrize(d.M, d._sq)
+    _symmetrize(d.Mdot, d._sq)
     return (d.M.copy(), d.Mdot.copy(), d.C.copy()) if fresh else d.coriolis_outputs
 
 
@@ -97,9 +109,9 @@ def christoffel(robot, q, force=False, data=None):
     qf, A, _ = _full_state(robot, qbar)
     G = api.christoffel(robot.full, qf, force=force, data=d.full)
     Gbar = np.einsum("ai,bj,abg,gk->ijk", A, A, G, A, optimize=True)
-    H = robot.map.hessian(qbar)
-    if H is not None:
-        Gbar += np.einsum("ai,ab,bjk->ijk", A, api.mass_matrix(robot.full, qf, data=d.full), H, optimize=True)
+    D = robot.map.rate_basis(qbar)  # ∂²q/∂q̄_j∂q̄_k in coordinates; Ȧ(e_k) for generalized speeds
+    if D is not None:
+        Gbar += np.einsum("ai,ab,bjk->ijk", A, api.mass_matrix(robot.full, qf, data=d.full), D, optimize=True)
     if fresh:
         return Gbar
     if d.Gamma is None or d.Gamma.shape != Gbar.shape:
@@ -121,6 +133,7 @@ def mass_matrix(robot, q, data=None):
     d, fresh = _data(robot, data)
     qf, A, _ = _full_state(robot, Q[0])
     _congruence(A, api.mass_matrix(robot.full, qf, data=d.full), d._tmp, d.M)
+    _symmetrize(d.M, d._sq)
     return d.M.copy() if fresh else d.M
 
 

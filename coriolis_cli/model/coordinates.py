@@ -17,6 +17,7 @@ from ..errors import ModelError
 from .tree import RobotModel
 
 MIMIC_MODES = ("independent", "enforce")
+BASE_VELOCITIES = ("body", "mixed", "inertial")
 
 
 class MimicMap:
@@ -94,8 +95,8 @@ class MimicMap:
         """Ȧ = Σ_k ∂A/∂q̄_k q̄̇_k, or None when it is zero."""
         return None
 
-    def hessian(self, qbar) -> np.ndarray | None:
-        """∂²q/∂q̄_j∂q̄_k as (nv, n̄v, n̄v), or None when zero."""
+    def rate_basis(self, qbar) -> np.ndarray | None:
+        """D (nv, n̄v, n̄v) with Ȧ = Σ_k D[:, :, k] q̄̇_k: in coordinates ∂²q/∂q̄_j∂q̄_k; None when zero."""
         return None
 
     def reduce_configuration(self, q: np.ndarray) -> np.ndarray:
@@ -190,17 +191,11 @@ class ReducedRobot:
         return self.map.reduce_configuration(self.full.random_configuration(rng))
 
     def integrate(self, qbar, vbar, t: float = 1.0) -> np.ndarray:
-        """Each independent joint moves by its own rule (model.joints.integrate)."""
-        from . import joints
-
-        out = np.array(qbar, dtype=float)
-        qi = vi = 0
-        for i in self.map.independent_bodies:
-            j = self.full.bodies[i].joint
-            seg = out[qi : qi + j.nq]
-            joints.integrate(j.type, seg.copy(), np.asarray(vbar)[vi : vi + j.nv], t, seg)
-            qi, vi = qi + j.nq, vi + j.nv
-        return out
+        """q̄ ⊕ q̄̇ t: the tree moves with the velocity A q̄̇ (each joint by its own rule, see
+        model.joints.integrate), read back in the reduced coordinates."""
+        q = self.map.full_configuration(np.asarray(qbar, dtype=float))
+        v = self.map.jacobian(qbar) @ np.asarray(vbar, dtype=float)
+        return self.map.reduce_configuration(self.full.integrate(q, v, t))
 
     def create_data(self):
         from ..engine.coordinates import ReducedData
@@ -210,6 +205,94 @@ class ReducedRobot:
     @cached_property
     def shared_data(self):
         return self.create_data()
+
+
+def _hat(p):
+    return np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
+
+
+class BaseVelocityMap:
+    """The free root joint's velocity in another representation; q is unchanged.
+
+    iDynTree's names: ``body`` ν = [ᴮv; ᴮω] (BODY_FIXED, Pinocchio's, ours by default);
+    ``mixed`` ν = [ṗ; ᴬω] (MIXED: the base origin's velocity and the angular velocity, world axes);
+    ``inertial`` ν = [ṗ − ᴬω × p; ᴬω] (INERTIAL_FIXED, the right-trivialized twist). With R, p the
+    base's pose in the world, ν_body = X ν: mixed X = diag(Rᵀ, Rᵀ); inertial X = [[Rᵀ, −Rᵀ p̂],
+    [0, Rᵀ]]. Ȧ is linear in ν (Ṙᵀ = −ᴮω̂ Rᵀ), so Γ follows the generalized-speed definition."""
+
+    velocities_are_coordinates = False
+
+    def __init__(self, robot: RobotModel, representation: str):
+        if representation not in BASE_VELOCITIES:
+            raise ModelError(f"base velocity must be one of {', '.join(BASE_VELOCITIES)}, got '{representation}'")
+        root = robot.bodies[0] if robot.n_bodies else None
+        if root is None or root.parent >= 0 or root.joint.type not in ("free", "floating") or \
+                sum(1 for b in robot.bodies if b.parent < 0) != 1:
+            raise ModelError("base velocity representations need a floating base (use --floating-base, or a URDF "
+                             "whose root joint is floating)")
+        self.robot, self.representation = robot, representation
+        self.nq, self.nv = robot.nq, robot.nv
+        self.independent_bodies = tuple(range(robot.n_bodies))
+        self.E, self.t = np.asarray(root.joint.rotation, float), np.asarray(root.joint.translation, float)
+
+    def full_configuration(self, qbar):
+        return np.asarray(qbar, dtype=float)
+
+    def reduce_configuration(self, q):
+        return np.asarray(q, dtype=float)
+
+    def _pose(self, q):
+        """The base's rotation and position in the world."""
+        from .geometry import quat_to_matrix
+
+        quat = np.asarray(q[3:7], float)
+        R = self.E @ quat_to_matrix(quat / np.linalg.norm(quat))
+        return R, self.t + self.E @ np.asarray(q[0:3], float)
+
+    def _X(self, q):
+        R, p = self._pose(q)
+        X = np.zeros((6, 6))
+        X[0:3, 0:3] = R.T
+        X[3:6, 3:6] = R.T
+        if self.representation == "body":
+            return np.eye(6)
+        if self.representation == "inertial":
+            X[0:3, 3:6] = -R.T @ _hat(p)
+        return X
+
+    def jacobian(self, qbar):
+        A = np.eye(self.nv)
+        A[0:6, 0:6] = self._X(qbar)
+        return A
+
+    def rate_basis(self, qbar):
+        if self.representation == "body":
+            return None
+        R, p = self._pose(qbar)
+        X = self._X(qbar)
+        D = np.zeros((self.nv, self.nv, self.nv))
+        for k in range(6):  # Ȧ depends on the base's velocity only
+            e = np.zeros(6)
+            e[k] = 1.0
+            w_body = (X @ e)[3:6]
+            Xdot = np.zeros((6, 6))
+            Rt_dot = -_hat(w_body) @ R.T  # d/dt Rᵀ
+            Xdot[0:3, 0:3] = Rt_dot
+            Xdot[3:6, 3:6] = Rt_dot
+            if self.representation == "inertial":
+                p_dot = e[0:3] - _hat(p) @ e[3:6]  # ṗ = v_I + ω × p
+                Xdot[0:3, 3:6] = -Rt_dot @ _hat(p) - R.T @ _hat(p_dot)
+            D[0:6, 0:6, k] = Xdot
+        return D
+
+    def jacobian_rate(self, qbar, vbar):
+        D = self.rate_basis(qbar)
+        return None if D is None else D @ np.asarray(vbar, dtype=float)
+
+
+def with_base_velocity(robot: RobotModel, representation: str) -> ReducedRobot:
+    """The robot with its floating base's velocity in ``representation`` (body, mixed, inertial)."""
+    return ReducedRobot(robot, BaseVelocityMap(robot, representation), f"base velocity: {representation}")
 
 
 def _names(robot: RobotModel, i: int):

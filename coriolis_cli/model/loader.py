@@ -138,7 +138,8 @@ def load_description(path_or_spec: str) -> RobotDescription:
     )
 
 
-def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent"):
+def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent",
+               base_velocity: str = "body"):
     """Load a robot from a .urdf/.yaml file or a spec such as ``quadruped:20``.
 
     ``floating_base=True`` puts a free joint (Pinocchio's free-flyer convention) between the
@@ -147,12 +148,20 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     ``mimic="independent"`` (Pinocchio's default) loads mimic joints as DoF of their own;
     ``mimic="enforce"`` returns the robot in the coordinates of its independent joints, with
     q_j = a·q_m + b for every mimic joint (a :class:`~coriolis_cli.model.coordinates.ReducedRobot`).
+    ``base_velocity`` (floating base): ``body`` (Pinocchio's, the default), ``mixed`` or
+    ``inertial`` (iDynTree's MIXED and INERTIAL_FIXED); see model.coordinates.BaseVelocityMap.
     """
-    from .coordinates import MIMIC_MODES, enforce_mimic
+    from .coordinates import BASE_VELOCITIES, MIMIC_MODES, enforce_mimic, with_base_velocity
 
     if mimic not in MIMIC_MODES:
         raise ModelError(f"mimic must be one of {', '.join(MIMIC_MODES)}, got '{mimic}'")
+    if base_velocity not in BASE_VELOCITIES:
+        raise ModelError(f"base velocity must be one of {', '.join(BASE_VELOCITIES)}, got '{base_velocity}'")
     desc = load_description(path_or_spec)
+    if base_velocity != "body":
+        if mimic != "independent":
+            raise ModelError("one change of coordinates at a time: --mimic enforce or a base velocity representation")
+        return with_base_velocity(build_model(desc, floating_base=floating_base, strict=strict), base_velocity)
     if mimic == "independent":
         return build_model(desc, floating_base=floating_base, strict=strict)
     names = {j.name for j in desc.joints if j.type != "fixed"}
