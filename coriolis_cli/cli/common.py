@@ -58,36 +58,30 @@ def strict() -> bool:
     return bool(ctx and ctx.find_root().meta.get("coriolis.strict"))
 
 
-def _remember_mimic(ctx, param, value):
-    ctx.find_root().meta["coriolis.mimic"] = value
+def _remembered_choice(name: str, choices, default: str, help: str):
+    """An option every robot-loading command takes, kept for the loader: (option, getter)."""
+    key = f"coriolis.{name}"
+
+    def remember(ctx, param, value):
+        ctx.find_root().meta[key] = value
+
+    def get() -> str:
+        ctx = click.get_current_context(silent=True)
+        return (ctx.find_root().meta.get(key) if ctx else None) or default
+
+    option = click.option(f"--{name.replace('_', '-')}", type=click.Choice(choices), default=default, show_default=True,
+                          expose_value=False, callback=remember, help=help)
+    return option, get
 
 
-mimic_option = click.option(
-    "--mimic", type=click.Choice(["independent", "enforce"]), default="independent", show_default=True,
-    expose_value=False, callback=_remember_mimic,
-    help="independent: mimic joints are DoF of their own (Pinocchio's default); enforce: q_j = a·q_m + b, "
-         "results in the independent joints' coordinates.")
-
-
-def mimic() -> str:
-    ctx = click.get_current_context(silent=True)
-    return (ctx.find_root().meta.get("coriolis.mimic") if ctx else None) or "independent"
-
-
-def _remember_base_velocity(ctx, param, value):
-    ctx.find_root().meta["coriolis.base_velocity"] = value
-
-
-base_velocity_option = click.option(
-    "--base-velocity", type=click.Choice(["body", "mixed", "inertial"]), default="body", show_default=True,
-    expose_value=False, callback=_remember_base_velocity,
-    help="Floating base velocity: body [ᴮv; ᴮω] (Pinocchio's), mixed [ṗ; ᴬω], inertial [ṗ − ᴬω × p; ᴬω] "
-         "(iDynTree's BODY_FIXED, MIXED, INERTIAL_FIXED).")
-
-
-def base_velocity() -> str:
-    ctx = click.get_current_context(silent=True)
-    return (ctx.find_root().meta.get("coriolis.base_velocity") if ctx else None) or "body"
+mimic_option, mimic = _remembered_choice(
+    "mimic", ["independent", "enforce"], "independent",
+    "independent: mimic joints are DoF of their own (Pinocchio's default); enforce: q_j = a·q_m + b, "
+    "results in the independent joints' coordinates.")
+base_velocity_option, base_velocity = _remembered_choice(
+    "base_velocity", ["body", "mixed", "inertial"], "body",
+    "Floating base velocity: body [ᴮv; ᴮω] (Pinocchio's), mixed [ṗ; ᴬω], inertial [ṗ − ᴬω × p; ᴬω] "
+    "(iDynTree's BODY_FIXED, MIXED, INERTIAL_FIXED).")
 
 
 def robot_options(f):

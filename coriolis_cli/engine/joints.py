@@ -108,14 +108,19 @@ def _linear_column(X, i, axis, S, k):
 
 
 @njit(cache=True)
-def _angular_column(X, i, axis, S, k):
-    w0, w1, w2 = X[i, 0, axis], X[i, 1, axis], X[i, 2, axis]
+def _rotation_column(X, i, w0, w1, w2, S, k):
+    """S[k] = [w; p_i × w]: rotation about the axis w through body i's origin."""
     S[k, 0] = w0
     S[k, 1] = w1
     S[k, 2] = w2
     S[k, 3] = X[i, 3, 1] * w2 - X[i, 3, 2] * w1
     S[k, 4] = X[i, 3, 2] * w0 - X[i, 3, 0] * w2
     S[k, 5] = X[i, 3, 0] * w1 - X[i, 3, 1] * w0
+
+
+@njit(cache=True)
+def _angular_column(X, i, axis, S, k):
+    _rotation_column(X, i, X[i, 0, axis], X[i, 1, axis], X[i, 2, axis], S, k)
 
 
 @njit(cache=True)
@@ -173,13 +178,7 @@ def place_body(jt, geom, q, qs, vs, p, i, X, S):
         S[vs, 4] = w1
         S[vs, 5] = w2
         return
-    # revolute (and continuous): S = [w; pos × w]
-    S[vs, 0] = w0
-    S[vs, 1] = w1
-    S[vs, 2] = w2
-    S[vs, 3] = X[i, 3, 1] * w2 - X[i, 3, 2] * w1
-    S[vs, 4] = X[i, 3, 2] * w0 - X[i, 3, 0] * w2
-    S[vs, 5] = X[i, 3, 0] * w1 - X[i, 3, 1] * w0
+    _rotation_column(X, i, w0, w1, w2, S, vs)  # revolute (and continuous)
 
 
 @njit(cache=True)
