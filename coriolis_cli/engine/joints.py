@@ -12,7 +12,7 @@ import math
 
 from numba import njit
 
-from ..model.joints import FLOATING, FREE, PLANAR, PRISMATIC, SPHERICAL
+from ..model.joints import FLOATING, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 from ..model.tree import G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2
 
 # A quaternion this far from unit norm is normalized with a warning.
@@ -107,7 +107,7 @@ def _linear_column(X, i, axis, S, k):
     S[k, 5] = X[i, 2, axis]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rotation_column(X, i, w0, w1, w2, S, k):
     """S[k] = [w; p_i × w]: rotation about the axis w through body i's origin."""
     S[k, 0] = w0
@@ -123,26 +123,31 @@ def _angular_column(X, i, axis, S, k):
     _rotation_column(X, i, X[i, 0, axis], X[i, 1, axis], X[i, 2, axis], S, k)
 
 
+@njit(cache=True, inline="always")
+def _place_free_root(vs, i, X, S):
+    """The free root joint: the computation frame is the base frame at this instant."""
+    for r in range(3):
+        X[i, 3, r] = 0.0
+        for c in range(3):
+            X[i, r, c] = 1.0 if r == c else 0.0
+    for k in range(6):
+        for r in range(6):
+            S[vs + k, r] = 0.0
+    for k in range(3):  # ν = [v; ω]: S = P = [[0, I3], [I3, 0]]
+        S[vs + k, 3 + k] = 1.0
+        S[vs + 3 + k, k] = 1.0
+
+
 @njit(cache=True)
 def place_body(jt, geom, q, qs, vs, p, i, X, S):
     """Body i's rotation X[i, 0:3] (from its parent's, X[p, 0:3], or the identity when p < 0) and
     its position X[i, 3] (the joint origin on entry), and the joint's columns of S."""
-    if jt == FREE:  # the computation frame is the base frame at this instant
-        for r in range(3):
-            X[i, 3, r] = 0.0
-            for c in range(3):
-                X[i, r, c] = 1.0 if r == c else 0.0
-        for k in range(6):
-            for r in range(6):
-                S[vs + k, r] = 0.0
-        for k in range(3):  # ν = [v; ω]: S = P = [[0, I3], [I3, 0]]
-            S[vs + k, 3 + k] = 1.0
-            S[vs + 3 + k, k] = 1.0
+    if jt != REVOLUTE and jt != PRISMATIC:  # the 1-DoF joints first: most bodies have one
+        if jt == FREE:
+            _place_free_root(vs, i, X, S)
+        else:
+            _place_multi_dof(jt, geom, q, qs, vs, p, i, X, S)
         return
-    if jt == SPHERICAL or jt == PLANAR or jt == FLOATING:
-        _place_multi_dof(jt, geom, q, qs, vs, p, i, X, S)
-        return
-    # the joint's rotation in the parent frame, L = E Rot(a, q), into X[i] for now; geom is
     # the joint's rotation in the parent frame, L = E Rot(a, q), into X[i] for now; geom is
     # indexed in place because a row view per body would cost reference counting
     if jt == PRISMATIC:
