@@ -178,3 +178,13 @@ def test_base_velocity_needs_a_floating_base(run_cli):
     assert_one_line_error(run_cli("info", robot_path("panda.urdf"), "--base-velocity", "mixed"), "need a floating base")
     assert_one_line_error(run_cli("info", robot_path("quadruped.urdf"), "--floating-base", "--base-velocity", "mixed",
                                   "--mimic", "enforce"), "one change of coordinates at a time")
+
+
+def test_unknown_top_level_yaml_keys_are_errors(tmp_path):
+    """A `loops:` section (closed kinematic chains) must not be ignored silently."""
+    p = tmp_path / "loop.yaml"
+    p.write_text("name: x\nlinks:\n  - name: a\n  - {name: b, mass: 1.0, com: [0.1, 0, 0], inertia: [0.01, 0, 0, 0.01, 0, 0.01]}\n"
+                 "joints:\n  - {name: j, type: revolute, parent: a, child: b, axis: [0, 0, 1]}\n"
+                 "loops:\n  - {name: pin, type: revolute, parent: b, child: a}\n")
+    with pytest.raises(cc.ModelError, match="unknown top-level key 'loops'"):
+        cc.load_robot(str(p))

@@ -32,6 +32,9 @@ from .limits import load_yaml
 from .numbers import as_float, parse_number
 
 
+TOP_LEVEL_KEYS = ("name", "links", "joints")
+
+
 def _num(value, where: str) -> float:
     if isinstance(value, str):  # YAML 1.1 reads 1e-3 (no decimal point) as a string
         try:
@@ -78,6 +81,10 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
     for key in ("links", "joints"):
         if key not in data:
             raise ModelError(f"{source}: missing key '{key}'")
+    unknown = [str(k) for k in data if k not in TOP_LEVEL_KEYS]
+    if unknown:  # a section we do not read must not be ignored silently (closed loops are not read yet)
+        raise ModelError(f"{source}: unknown top-level key{'s' if len(unknown) > 1 else ''} "
+                         f"{', '.join(repr(k) for k in unknown[:5])} (known: {', '.join(TOP_LEVEL_KEYS)})")
     links_in = data["links"]
     joints_in = data["joints"] or []
     if not isinstance(links_in, list) or not isinstance(joints_in, list):
