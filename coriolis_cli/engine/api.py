@@ -28,7 +28,7 @@ from .data import (C_, G_, GAMMA_MAX_BYTES, M_, MDOT_, TAU_, ZERO_, Data, Kernel
                    gamma_bytes_for)
 from .rnea import rnea_kernel
 from .joints import RECHECK
-from .spatial import FACTORIZATIONS
+from .spatial import CHRISTOFFEL, FACTORIZATIONS
 
 STANDARD_GRAVITY = np.array([0.0, 0.0, -9.81])
 NO_GRAVITY = np.zeros(3)
@@ -37,6 +37,7 @@ for _g in (STANDARD_GRAVITY, NO_GRAVITY):
 
 _F64 = np.dtype(np.float64)
 _ND = np.ndarray
+_DEFAULT_FACTORIZATION = "christoffel"  # the same object as coriolis_matrix's default (interned)
 
 
 class QuaternionWarning(UserWarning):
@@ -214,7 +215,7 @@ def _scratch_with_gamma(robot: RobotModel, Gamma) -> KernelData:
 
 
 # ---- Algorithm 1 ---------------------------------------------------------------------------
-def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel", data: Data | None = None):
+def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACTORIZATION, data: Data | None = None):
     """Algorithm 1: ``M, Mdot, C`` at (q, q̇). ``factorization`` selects the body-level B:
     ``christoffel`` (eq. 10, C = Σ_k Γ[:, :, k] q̇_k) or ``featherstone`` (eq. 9, admissible only).
 
@@ -224,12 +225,19 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = "christoffel"
         from . import coordinates
 
         return coordinates.coriolis_matrix(robot, q, qd, factorization, data)
-    kind = FACTORIZATIONS.get(factorization) if type(factorization) is str else None
-    if kind is None:
-        kind = _factorization(factorization)
+    if factorization is _DEFAULT_FACTORIZATION:  # the default argument itself: skip the look-up
+        kind = CHRISTOFFEL
+    else:
+        kind = FACTORIZATIONS.get(factorization) if type(factorization) is str else None
+        if kind is None:
+            kind = _factorization(factorization)
     if data is not None:
-        if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1
-                and qd.ndim == 1 and getattr(data, "robot", None) is robot):
+        try:
+            same = data.robot is robot
+        except AttributeError:
+            same = False
+        if not (same and type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1
+                and qd.ndim == 1):
             _check_data(robot, data)
             q, qd = _checked(robot, q, ("qd", qd))
         status = _CORIOLIS.call(robot.arrays, data.kernel, q, qd, kind)
@@ -274,7 +282,11 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
 
         return coordinates.christoffel(robot, q, force, data)
     if data is not None:
-        if data.Gamma is None or getattr(data, "robot", None) is not robot:
+        try:
+            ready = data.robot is robot and data.Gamma is not None
+        except AttributeError:
+            ready = False
+        if not ready:
             _check_data(robot, data)
             _with_hint(data.ensure_gamma, force)
         if not (type(q) is _ND and q.dtype is _F64 and q.ndim == 1):
