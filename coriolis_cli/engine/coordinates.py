@@ -23,6 +23,9 @@ from . import api
 
 
 def _one(robot, x, width, what, names) -> np.ndarray:
+    """(K, width) states; a float64 vector of the right length is taken as it is."""
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (width,) and np.isfinite(x).all():
+        return x[None]
     arr, batch = api._as_states(x, width, what, names)
     return arr
 
@@ -43,8 +46,8 @@ class ReducedData:
 
 
 def _data(robot, data):
-    if data is None:
-        return ReducedData(robot), True
+    if data is None:  # the robot's shared workspace; outputs are copied for the caller
+        return robot.shared_data, True
     if not isinstance(data, ReducedData) or data.robot is not robot:
         raise StateError("data must come from this robot's create_data()")
     return data, False
@@ -108,10 +111,11 @@ def christoffel(robot, q, force=False, data=None):
     qbar = Q[0]
     qf, A, _ = _full_state(robot, qbar)
     G = api.christoffel(robot.full, qf, force=force, data=d.full)
-    Gbar = np.einsum("ai,bj,abg,gk->ijk", A, A, G, A, optimize=True)
+    # Σ A_αi A_βj A_γk Γ_αβγ, one index at a time (a four-operand einsum costs 100 µs to plan)
+    Gbar = np.tensordot(A, np.tensordot(np.tensordot(G, A, axes=(2, 0)), A, axes=(1, 0)), axes=(0, 0)).transpose(0, 2, 1)
     D = robot.map.rate_basis(qbar)  # ∂²q/∂q̄_j∂q̄_k in coordinates; Ȧ(e_k) for generalized speeds
     if D is not None:
-        Gbar += np.einsum("ai,ab,bjk->ijk", A, api.mass_matrix(robot.full, qf, data=d.full), D, optimize=True)
+        Gbar += np.tensordot(A.T @ api.mass_matrix(robot.full, qf, data=d.full), D, axes=(1, 0))
     if fresh:
         return Gbar
     if d.Gamma is None or d.Gamma.shape != Gbar.shape:

@@ -96,7 +96,9 @@ class Data:
 
     def __init__(self, robot):
         nq, nv, N = robot.nq, robot.nv, robot.n_bodies
-        check_memory(8 * (nq + 4 * nv * nv + 3 * nv + 36 * (3 * N + 11) + 6 * (2 * nv + 3 * N)), "the workspace")
+        need = 8 * (nq + 4 * nv * nv + 3 * nv + 36 * (3 * N + 11) + 6 * (2 * nv + 3 * N))
+        if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter
+            check_memory(need, "the workspace")
         self.robot = robot
         self.nq, self.nv = robot.nq, robot.nv
         self.kernel = kernel_data(robot.nq, robot.nv, robot.n_bodies)
