@@ -70,6 +70,7 @@ ONE_LINK_FAR = (RobotDescription("random", (
     (JointSpec("j0", "revolute", "root", "l0", (0.9, -0.6, 0.3), (0.2, 0.1, -0.5), (0.3, -0.8, 0.5)),)), False, 7)
 
 
+@pytest.mark.filterwarnings("ignore:planar joint")  # random axes on planar joints are ignored by design
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_trees())
 @example(ONE_LINK_FAR)
