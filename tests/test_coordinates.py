@@ -77,6 +77,19 @@ def test_mimic_enforced_is_the_congruence_of_the_tree(gripper):
         assert np.allclose(cc.gravity_vector(r, qb), A.T @ cc.gravity_vector(full, q), rtol=0, atol=1e-13)
 
 
+def test_streamed_gamma_of_a_reduced_robot_is_its_gamma(gripper, run_cli, monkeypatch):
+    """Γ listed slice by slice (the table above the memory guard) is Γ̄, not the tree's or nothing."""
+    r = cc.load_robot(gripper, mimic="enforce")
+    q = r.random_configuration(2)
+    G = cc.christoffel(r, q)
+    entries, nonzero = cc.christoffel_largest(r, q, 5)
+    assert nonzero == np.count_nonzero(G) and len(entries) == 5
+    assert [v for *_, v in entries] == sorted((v for v in G.ravel() if v), key=abs, reverse=True)[:5]
+    monkeypatch.setattr(cc.engine.data, "GAMMA_MAX_BYTES", 8)  # every Γ is now "too large": streamed
+    r_table = run_cli("compute", gripper, "--mimic", "enforce", "--random", "--what", "Gamma", "--top", "3")
+    assert r_table.code == 0 and "0 nonzero" not in r_table.out, r_table.out
+
+
 def test_reduced_robot_data_path_and_batches(gripper):
     r = cc.load_robot(gripper, mimic="enforce")
     data = r.create_data()

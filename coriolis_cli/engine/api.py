@@ -363,6 +363,12 @@ def christoffel_slices(robot: RobotModel, q):
         from . import coordinates
 
         return coordinates.christoffel_slices(robot, q)
+    return _tree_slices(robot, q)
+
+
+def _tree_slices(robot: RobotModel, q):
+    """The generator behind christoffel_slices (a function with ``yield`` cannot also return
+    another robot's generator: the return would only end it)."""
     data = Data(robot)
     (q,) = _checked(robot, q)
     e = np.zeros(robot.nv)
