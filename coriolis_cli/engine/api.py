@@ -5,9 +5,10 @@ results gain a leading K axis and the K states are evaluated in parallel. With `
 ``robot.create_data()``, one state at a time) the results are written into the workspace's own
 arrays and returned, allocating nothing.
 
-A float64 contiguous 1-D array of the right length takes the fast path: a type, dtype and shape
-test here, finiteness and quaternion norms checked inside the compiled code. Anything else (lists,
-other dtypes, batches) is converted and checked here first. Both paths give the same messages.
+A float64 1-D array takes the fast path: type, dtype and ndim tested here; length, stride,
+finiteness and quaternion norms checked inside the compiled code (status RECHECK sends a wrong
+length or stride back to the full checks). Anything else (lists, other dtypes, batches) is
+converted and checked here first. Both paths give the same messages.
 """
 
 from __future__ import annotations
@@ -128,10 +129,6 @@ def _check_data(robot, data) -> None:
         raise StateError(f"data was created for robot '{data.robot.name}', not for this robot object ('{robot.name}')")
 
 
-def _free_body_names(robot, b: int) -> str:
-    return robot.bodies[b].joint.name
-
-
 def _checked(robot: RobotModel, q, *velocities):
     """The slow path for one state: (q, q̇, ...) converted and checked in full, or StateError."""
     out = [_one_state(robot, q, robot.nq, "q", robot.config_names)]
@@ -151,7 +148,7 @@ def _report(robot: RobotModel, status: int, q, *velocities) -> None:
             k -= len(names)
         raise StateError("a state is not finite")  # unreachable: the code names an entry
     b = (-status - 2) // 2
-    joint = _free_body_names(robot, b)
+    joint = robot.bodies[b].joint.name
     qs, jt = int(robot.q_start[b]), robot.bodies[b].joint.type
     Q = np.atleast_2d(q)
     if jt == "planar":
@@ -163,6 +160,19 @@ def _report(robot: RobotModel, status: int, q, *velocities) -> None:
     norm = np.linalg.norm(part, axis=1)
     worst = norm[np.argmax(np.abs(norm - 1.0))]
     warnings.warn(f"the {what} of joint '{joint}' has norm {worst:.6g}; normalized", QuaternionWarning, stacklevel=3)
+
+
+def _settle(robot: RobotModel, status: int, kernel, kdata, q, velocities=(), extra=()) -> None:
+    """After ``kernel.call(model, kdata, q, *velocity values, *extra)`` did not return OK: on RECHECK
+    (a wrong length or stride) convert and check the state in full and call again; then report
+    what remains. ``velocities``: (name, value) pairs. (No closure is passed: a lambda would make
+    the caller's locals cells, allocated on every call of the hot path.)"""
+    if status == RECHECK:
+        q, *values = _checked(robot, q, *velocities)
+        velocities = tuple((what, v) for (what, _), v in zip(velocities, values))
+        status = kernel.call(robot.arrays, kdata, q, *values, *extra)
+    if status:
+        _report(robot, status, q, *velocities)
 
 
 def _report_batch(robot, status: np.ndarray, Q, *velocities) -> None:
@@ -242,7 +252,7 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
             q, qd = _checked(robot, q, ("qd", qd))
         status = _CORIOLIS.call(robot.arrays, data.kernel, q, qd, kind)
         if status:
-            _coriolis_status(robot, data.kernel, q, qd, kind, status)
+            _settle(robot, status, _CORIOLIS, data.kernel, q, (("qd", qd),), (kind,))
         return data.coriolis_outputs
     n = robot.nv
     if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1 and qd.ndim == 1):
@@ -256,18 +266,9 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
     kernel = robot.shared_data.kernel
     status = _CORIOLIS.call(robot.arrays, kernel, q, qd, kind)
     if status:
-        _coriolis_status(robot, kernel, q, qd, kind, status)
+        _settle(robot, status, _CORIOLIS, kernel, q, (("qd", qd),), (kind,))
     out = kernel.matrices.copy()  # one copy of the shared workspace: cheaper than fresh zeroed outputs
     return out[M_], out[MDOT_], out[C_]
-
-
-def _coriolis_status(robot, kernel, q, qd, kind, status) -> None:
-    """After a call that did not return OK: convert, check and call again, or report."""
-    if status == RECHECK:
-        q, qd = _checked(robot, q, ("qd", qd))
-        status = _CORIOLIS.call(robot.arrays, kernel, q, qd, kind)
-    if status:
-        _report(robot, status, q, ("qd", qd))
 
 
 # ---- Algorithm 2 ---------------------------------------------------------------------------
@@ -293,7 +294,7 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
             (q,) = _checked(robot, q)
         status = _CHRISTOFFEL.call(robot.arrays, data.kernel, q)
         if status:
-            _single(robot, _CHRISTOFFEL, data.kernel, q, None, status)
+            _settle(robot, status, _CHRISTOFFEL, data.kernel, q)
         return data.Gamma
     n = robot.nv
     if not _is_vector(q):
@@ -318,17 +319,11 @@ def _with_hint(check, *args):
                         "christoffel_largest") from None
 
 
-def _single(robot, kernel, kdata, q, result, status=None):
-    """One state through a kernel that takes (model, data, q); ``result`` is what it fills.
-    ``status``: that of a call already made."""
-    if status is None:
-        status = kernel.call(robot.arrays, kdata, q)
+def _single(robot, kernel, kdata, q, result):
+    """One state through a kernel that takes (model, data, q); ``result`` is what it fills."""
+    status = kernel.call(robot.arrays, kdata, q)
     if status:
-        if status == RECHECK:
-            (q,) = _checked(robot, q)
-            status = kernel.call(robot.arrays, kdata, q)
-        if status:
-            _report(robot, status, q)
+        _settle(robot, status, kernel, kdata, q)
     return result
 
 
@@ -409,11 +404,7 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
 def _rnea(robot, kdata, q, qd, qdd, g, tau):
     status = _RNEA.call(robot.arrays, kdata, q, qd, qdd, g, tau)
     if status:
-        if status == RECHECK:
-            q, qd, qdd = _checked(robot, q, ("qd", qd), ("qdd", qdd))
-            status = _RNEA.call(robot.arrays, kdata, q, qd, qdd, g, tau)
-        if status:
-            _report(robot, status, q, ("qd", qd), ("qdd", qdd))
+        _settle(robot, status, _RNEA, kdata, q, (("qd", qd), ("qdd", qdd)), (g, tau))
 
 
 def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | None = None):

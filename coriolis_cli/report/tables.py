@@ -174,13 +174,6 @@ def vector_table(title: str, x: np.ndarray, names) -> Table:
     return t
 
 
-def gamma_entries(G: np.ndarray, top: int, tiny: float = 0.0):
-    idx = np.argwhere(np.abs(G) > tiny)
-    vals = G[tuple(idx.T)] if len(idx) else np.zeros(0)
-    order = np.argsort(-np.abs(vals), kind="stable")[:top]
-    return [(int(idx[o][0]), int(idx[o][1]), int(idx[o][2]), float(vals[o])) for o in order], len(idx)
-
-
 def gamma_table(entries, total: int, names, size: int) -> Table:
     t = Table(
         title=f"Γ (i, j, k): {total} nonzero of {size} entries, largest first",
