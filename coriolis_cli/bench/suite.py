@@ -101,54 +101,45 @@ def median_call_time(fn, repeat: int = 15, round_seconds: float = ROUND_SECONDS)
 
 def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C", "Gamma"), peers: bool = False,
                  repeat: int = 15, batch: bool = False, slow_baselines: bool = True) -> SystemBench:
-    """Times through the public API (``data=`` and plain calls), and compiled loops as C++ is timed."""
+    """Times through the public API (``data=`` and plain calls), and compiled loops as C++ is timed.
+    A robot in other coordinates has no compiled loop of its own; its peers run on the tree."""
     n = robot.nv
     Q, QD = _states(robot)
     data = robot.create_data()
     out = SystemBench(label, topology, n - (6 if robot.floating_base else 0), n, robot.n_bodies, robot.depth, robot.floating_base)
     q, qd = Q[0], QD[0]
-    if getattr(robot, "is_reduced", False):  # other coordinates: the public API only, peers on the tree
-        return _bench_reduced(robot, out, what, Q, QD, data, peers, repeat)
+    reduced = getattr(robot, "is_reduced", False)
+    how = f"{robot.coordinates}, " if reduced else ""
     if "C" in what:
         out.timings.append(Timing("C", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.coriolis_matrix(robot, q, qd, data=data), repeat), "robot.create_data() reused"))
+            lambda: engine.coriolis_matrix(robot, q, qd, data=data), repeat), how + "robot.create_data() reused"))
         out.timings.append(Timing("C", OURS_PLAIN, 1e6 * median_call_time(
-            lambda: engine.coriolis_matrix(robot, q, qd), repeat), "public API, fresh outputs"))
-        out.timings.append(Timing("C", OURS_LOOP, 1e6 * median_loop_time(
-            lambda R: coriolis_loop(R, robot.arrays, data.kernel, Q, QD, engine.FACTORIZATIONS["christoffel"]), repeat), "as C++ is timed"))
-        if batch:
+            lambda: engine.coriolis_matrix(robot, q, qd), repeat), how + "public API, fresh outputs"))
+        if not reduced:
+            out.timings.append(Timing("C", OURS_LOOP, 1e6 * median_loop_time(
+                lambda R: coriolis_loop(R, robot.arrays, data.kernel, Q, QD, engine.FACTORIZATIONS["christoffel"]), repeat),
+                "as C++ is timed"))
+        if batch and not reduced:
             K = BATCH
             QB = np.ascontiguousarray(np.resize(Q, (K, robot.nq)))
             QDB = np.ascontiguousarray(np.resize(QD, (K, n)))
             t = median_call_time(lambda: engine.coriolis_matrix(robot, QB, QDB), repeat=max(5, repeat // 2), round_seconds=0.0)
             out.timings.append(Timing("C", f"coriolis_matrix, batch of {K}", 1e6 * t / K, "per state, parallel"))
-    if "Gamma" in what and engine.gamma_bytes(robot) <= engine.GAMMA_MAX_BYTES:
+    if "Gamma" in what and engine.gamma_bytes(robot.full if reduced else robot) <= engine.GAMMA_MAX_BYTES:
         out.timings.append(Timing("Gamma", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.christoffel(robot, q, data=data), repeat), "robot.create_data() reused"))
-        out.timings.append(Timing("Gamma", OURS_LOOP, 1e6 * median_loop_time(
-            lambda R: christoffel_loop(R, robot.arrays, data.kernel, Q), repeat), "as C++ is timed"))
-    if peers:
-        _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines)
-    return out
-
-
-def _bench_reduced(robot, out, what, Q, QD, data, peers, repeat):
-    q, qd = Q[0], QD[0]
-    if "C" in what:
-        out.timings.append(Timing("C", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.coriolis_matrix(robot, q, qd, data=data), repeat), f"{robot.coordinates}, workspace reused"))
-        out.timings.append(Timing("C", OURS_PLAIN, 1e6 * median_call_time(
-            lambda: engine.coriolis_matrix(robot, q, qd), repeat), f"{robot.coordinates}"))
-    if "Gamma" in what and engine.gamma_bytes(robot.full) <= engine.GAMMA_MAX_BYTES:
-        out.timings.append(Timing("Gamma", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.christoffel(robot, q, data=data), repeat), f"{robot.coordinates}, workspace reused"))
-    if peers:  # what Pinocchio offers: the tree, mimic joints as DoF of their own
+            lambda: engine.christoffel(robot, q, data=data), repeat), how + "robot.create_data() reused"))
+        if not reduced:
+            out.timings.append(Timing("Gamma", OURS_LOOP, 1e6 * median_loop_time(
+                lambda R: christoffel_loop(R, robot.arrays, data.kernel, Q), repeat), "as C++ is timed"))
+    if peers and reduced:  # what Pinocchio offers: the tree, mimic joints as DoF of their own
         Qf = np.stack([robot.map.full_configuration(x) for x in Q])
         QDf = np.stack([robot.map.jacobian(x) @ v for x, v in zip(Q, QD)])
         _peer_timings(robot.full, out, what, Qf, QDf, repeat, slow_baselines=False)
         for t in out.timings:
             if t.implementation.startswith("pinocchio"):
                 t.note += " (on the tree: coordinates not enforced)"
+    elif peers:
+        _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines)
     return out
 
 

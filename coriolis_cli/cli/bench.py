@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import cli, emit, err, load, parse_list, progress, robot_options, warn_compile_once
+from .common import cli, emit, load, parse_list, progress, robot_options, warn_compile_once
 
 OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma"}  # C means M, Ṁ and C together
 MAX_SWEEP = 200  # systems in one --dofs sweep
@@ -73,7 +73,7 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
     from ..bench.suite import TOPOLOGY_ORDER, plan_jobs, run_jobs
     from ..report.bench import sweep_plot
     from ..report.formats import to_json
-    from ..report.output import check_writable, write_atomic
+    from ..report.output import check_writable
 
     whats = parse_list(what, OUTPUT_NAMES, "--what")
     for path in (plot, output):
@@ -95,6 +95,5 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
 
         report = run_jobs(mode, models, whats, floating_base, peers, repeat, batch, advance)
     if plot:
-        write_atomic(plot, sweep_plot(report.sweeps()), force)
-        err.print(f"wrote {plot}")
+        emit(sweep_plot(report.sweeps()), plot, force)
     emit(to_json(report.as_dict()) if fmt == "json" else _render(report, peers), output, force)

@@ -134,10 +134,13 @@ def render_to_text(renderable) -> str:
 
 
 def emit(renderable_or_text, output: str | None, force: bool) -> None:
-    """Text or a rich renderable to ``output`` (written atomically) or to standard output."""
+    """Bytes (a file format such as NPZ or PNG, ``output`` required), text or a rich renderable to
+    ``output`` (written atomically) or to standard output; says what was written."""
     from ..report.output import write_atomic
 
-    if isinstance(renderable_or_text, str):
+    if isinstance(renderable_or_text, bytes):
+        write_atomic(output, renderable_or_text, force)
+    elif isinstance(renderable_or_text, str):
         if output:
             write_atomic(output, renderable_or_text, force)
         else:

@@ -91,10 +91,6 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
     elif fmt == "csv":
         emit(compute_to_csv(result.as_dict(), quantities), output, force)
     elif fmt == "npz":
-        from ..report.output import write_atomic
-        from .common import err
-
-        write_atomic(output, to_npz(result.as_dict()), force)
-        err.print(f"wrote {output}")
+        emit(to_npz(result.as_dict()), output, force)
     else:
         emit(_tables(result, model), output, force)

@@ -7,13 +7,12 @@ import os
 import click
 
 from ..errors import StateError
-from .common import cli, err, robot_argument
+from .common import cli, emit, robot_argument
 
 
 def _write_description(desc, output: str, force: bool):
     from ..model import to_urdf, to_yaml
     from ..model.loader import URDF_EXT, YAML_EXT
-    from ..report.output import write_atomic
 
     ext = os.path.splitext(output)[1].lower()
     if ext in YAML_EXT:
@@ -22,8 +21,7 @@ def _write_description(desc, output: str, force: bool):
         text = to_urdf(desc)
     else:
         raise StateError(f"{output}: unknown extension '{ext}' (use .urdf or .yaml)")
-    write_atomic(output, text, force)
-    err.print(f"wrote {output}")
+    emit(text, output, force)
 
 
 @cli.command()

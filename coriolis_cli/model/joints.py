@@ -129,11 +129,14 @@ def random(type_name: str, limits, rng: np.random.Generator, out: np.ndarray) ->
         theta = rng.uniform(0.0, 2.0 * np.pi)
         out[:] = (*rng.uniform(-1.0, 1.0, 2), np.cos(theta), np.sin(theta))
         return
-    lim = finite_limits(limits) if type_name != "continuous" else None
-    if lim is not None and lim[1] > lim[0]:
+    if type_name == "continuous" or limits is None or limits.lower is None:
+        out[0] = rng.uniform(0.0, 2.0 * np.pi)  # no limits: the paper's range
+        return
+    lim = finite_limits(limits)
+    if lim is None:
+        out[0] = rng.uniform(-np.pi, np.pi)  # placeholder or partial limits: a sensible range
+    elif lim[1] > lim[0]:
         out[0] = rng.uniform(lim[0], lim[1])
-    elif limits is not None and limits.lower is not None and finite_limits(limits) is None and type_name != "continuous":
-        out[0] = rng.uniform(-np.pi, np.pi)  # placeholder limits: a sensible range
     else:
         out[0] = rng.uniform(0.0, 2.0 * np.pi)
 
