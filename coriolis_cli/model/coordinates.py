@@ -105,6 +105,11 @@ class MimicMap:
                                for i in self.independent_bodies]) if self.independent_bodies else np.zeros(0)
 
 
+def _of_full(attribute: str) -> property:
+    """A read-only attribute of a ReducedRobot that is its full model's."""
+    return property(lambda self: getattr(self.full, attribute), doc=f"The full model's {attribute}.")
+
+
 class ReducedRobot:
     """A robot in other coordinates. Sizes, names and configurations are the reduced ones; the
     tree, its description and physical checks are the full model's. The full model's packed
@@ -118,50 +123,18 @@ class ReducedRobot:
         self.coordinates = mode  # e.g. "mimic: enforce"
         self.nq, self.nv = cmap.nq, cmap.nv
 
-    # what is the full model's
-    @property
-    def name(self):
-        return self.full.name
-
-    @property
-    def bodies(self):
-        return self.full.bodies
-
-    @property
-    def description(self):
-        return self.full.description
-
-    @property
-    def base_link(self):
-        return self.full.base_link
-
-    @property
-    def floating_base(self):
-        return self.full.floating_base
-
-    @property
-    def n_bodies(self):
-        return self.full.n_bodies
-
-    @property
-    def depth(self):
-        return self.full.depth
-
-    @property
-    def total_mass(self):
-        return self.full.total_mass
-
-    @property
-    def inertia_issues(self):
-        return self.full.inertia_issues
-
-    @property
-    def massless_joints(self):
-        return self.full.massless_joints
-
-    @property
-    def joint_names(self):
-        return self.full.joint_names
+    # what is the full model's: the tree, its description and its physical checks
+    name = _of_full("name")
+    bodies = _of_full("bodies")
+    description = _of_full("description")
+    base_link = _of_full("base_link")
+    floating_base = _of_full("floating_base")
+    n_bodies = _of_full("n_bodies")
+    depth = _of_full("depth")
+    total_mass = _of_full("total_mass")
+    inertia_issues = _of_full("inertia_issues")
+    massless_joints = _of_full("massless_joints")
+    joint_names = _of_full("joint_names")
 
     # what is the reduced coordinates'
     @cached_property
