@@ -352,3 +352,13 @@ def test_bundled_robots_are_package_data(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120,
                          env=dict(os.environ, PYTHONPATH=str(site)))
     assert out.stdout.strip() == str(2 * len(bundled) - 1 + 12), out.stderr
+
+
+def test_a_robot_without_movable_joints_is_told_about_the_floating_base(tmp_path, run_cli):
+    """A quadrotor described as one body (as in public robot-description packages)."""
+    p = tmp_path / "quadrotor.urdf"
+    p.write_text(_robot(_link("base", 1.5, _inertia(0.02, 0.02, 0.04), xyz="0 0 0"), _link("rotor", 0.01),
+                        _joint("mount", "base", "rotor", "fixed"), name="quadrotor"))
+    assert_one_line_error(run_cli("info", p), "no movable joints", "needs a floating base", "(pass --floating-base)")
+    r = cc.load_robot(str(p), floating_base=True)
+    assert r.nv == 6 and run_cli("verify", p, "--floating-base", "--trials", "3", "--ref-trials", "1").code == 0

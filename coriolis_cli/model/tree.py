@@ -364,7 +364,8 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
         description=desc,
     )
     if model.nv == 0:
-        raise ModelError("the robot has no movable joints (all joints are fixed)")
+        raise ModelError("the robot has no movable joints (all joints are fixed); a body that flies freely, such as "
+                         "a quadrotor, needs a floating base (floating_base=True)", hint="pass --floating-base")
     moving = [link for link in desc.links if link.name not in set(welded)]
     issues = tuple(inertia_issues(moving, inertia_scale(moving)))
     massless = _massless_joints(model)
