@@ -194,12 +194,12 @@ def test_base_velocity_needs_a_floating_base(run_cli):
 
 
 def test_unknown_top_level_yaml_keys_are_errors(tmp_path):
-    """A `loops:` section (closed kinematic chains) must not be ignored silently."""
+    """A section we do not read (here a misspelt `loops:`) must not be ignored silently."""
     p = tmp_path / "loop.yaml"
     p.write_text("name: x\nlinks:\n  - name: a\n  - {name: b, mass: 1.0, com: [0.1, 0, 0], inertia: [0.01, 0, 0, 0.01, 0, 0.01]}\n"
                  "joints:\n  - {name: j, type: revolute, parent: a, child: b, axis: [0, 0, 1]}\n"
-                 "loops:\n  - {name: pin, type: revolute, parent: b, child: a}\n")
-    with pytest.raises(cc.ModelError, match="unknown top-level key 'loops'"):
+                 "loop:\n  - {name: pin, type: revolute, parent: b, child: a}\n")
+    with pytest.raises(cc.ModelError, match="unknown top-level key 'loop'"):
         cc.load_robot(str(p))
 
 

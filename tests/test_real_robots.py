@@ -345,13 +345,17 @@ def test_bundled_robots_are_package_data(tmp_path):
     (wheel,) = wheel_dir.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     bundled = sorted(os.path.basename(p) for p in os.listdir(robot_path("")) if p.endswith(".urdf"))
+    linkages = sorted(os.path.basename(p) for p in os.listdir(robot_path("")) if p.endswith(".yaml"))
     assert sorted(os.path.basename(n) for n in names if n.startswith("coriolis_cli/robots/") and n.endswith(".urdf")) == bundled
+    assert sorted(os.path.basename(n) for n in names if n.startswith("coriolis_cli/robots/") and n.endswith(".yaml")) == linkages
+    assert len(linkages) == 2
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)  # a wheel is installed by unpacking it
     code = "from coriolis_cli.checks.verify import default_suite; print(len(default_suite()))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120,
                          env=dict(os.environ, PYTHONPATH=str(site)))
-    assert out.stdout.strip() == str(2 * len(bundled) - 1 + 12), out.stderr
+    # URDF robots fixed and floating (the planar arm fixed only), the linkages fixed, 12 generated
+    assert out.stdout.strip() == str(2 * len(bundled) - 1 + len(linkages) + 12), out.stderr
 
 
 def test_a_robot_without_movable_joints_is_told_about_the_floating_base(tmp_path, run_cli):

@@ -241,24 +241,26 @@ def _pinocchio_reference(robot, peer, q, qd, coordinates):
         C = C + A.T @ Mf @ Adot
     tau = A.T @ peer.rnea(qf, vf, af)
     dtau = None
-    if coordinates and Adot is None:  # A constant: ∂τ̄/∂q̄̇ = Aᵀ (∂τ/∂q̇) A
+    if coordinates:  # ∂τ̄/∂q̄̇ = Aᵀ (∂τ/∂q̇) A + 2 AᵀMȦ, as ∂(Ȧ q̄̇)/∂q̄̇ = 2Ȧ when ∂²q/∂q̄_j∂q̄_k is symmetric
         dtau = A.T @ peer.rnea_velocity_derivative(qf, vf) @ A
+        if Adot is not None:
+            dtau = dtau + 2.0 * A.T @ Mf @ Adot
     return M, C, tau, dtau
 
 
 def default_suite() -> list[tuple[str, str, bool]]:
     """Every bundled robot and the paper's generated topologies, fixed and floating base.
 
-    The planar 2-link arm stays fixed: its root link is massless, so a floating base would make M
-    singular (the model refuses it)."""
+    The planar 2-link arm and the closed-loop linkages (YAML) stay fixed: their root links are
+    massless, so a floating base would make M singular (the model refuses it)."""
     import glob
 
-    robots = sorted(glob.glob(os.path.join(BUNDLED_DIR, "*.urdf")))
+    robots = sorted(glob.glob(os.path.join(BUNDLED_DIR, "*.urdf"))) + sorted(glob.glob(os.path.join(BUNDLED_DIR, "*.yaml")))
     specs = ["serial:10", "serial:20", "serial:30", "binary:20", "biped:20", "quadruped:20"]
     suite = []
     for src in robots + specs:
         for fb in (False, True):
-            if fb and src.endswith("planar_2link.urdf"):
+            if fb and (src.endswith("planar_2link.urdf") or src.endswith(".yaml")):
                 continue
             label = (os.path.basename(src) if os.sep in src else src) + (" +floating" if fb else "")
             suite.append((label, src, fb))

@@ -27,6 +27,7 @@ from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
 from .data import (C_, G_, GAMMA_MAX_BYTES, M_, MDOT_, TAU_, ZERO_, Data, KernelData, check_gamma_bytes, check_memory,
                    gamma_bytes_for)
+from .kinematics import placement_kernel
 from .rnea import rnea_kernel
 from .joints import RECHECK
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
@@ -71,6 +72,7 @@ _CORIOLIS = _Compiled(coriolis_kernel)
 _CHRISTOFFEL = _Compiled(christoffel_kernel)
 _MASS_MATRIX = _Compiled(mass_matrix_kernel)
 _RNEA = _Compiled(rnea_kernel)
+_PLACEMENT = _Compiled(placement_kernel)
 
 
 # ---- checks -------------------------------------------------------------------------------
@@ -457,6 +459,20 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
             return inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
         q = Q[0]
     return gravity_vector(robot, q, gravity, robot.shared_data).copy()
+
+
+def placements(robot: RobotModel, q):
+    """Every body's placement and every DoF's motion subspace in the computation frame (world axes
+    at the first root joint; for a floating base, the base frame at this instant), fresh arrays:
+    R (N, 3, 3) and p (N, 3) with a point x of body i at p_i + R_i x, and S (nv, 6) = [ω; v_O] per
+    unit joint velocity. Loop closures (engine.loops) are built from these."""
+    if not _is_vector(q):
+        (q,) = _checked(robot, q)
+    data = robot.shared_data
+    _single(robot, _PLACEMENT, data.kernel, q, None)
+    N, n = robot.n_bodies, robot.nv
+    X = data.kernel.blocks[2 * N : 3 * N]
+    return X[:, 0:3, 0:3].copy(), X[:, 3, 0:3].copy(), data.kernel.rows[0:n].copy()
 
 
 def gamma_bytes(robot: RobotModel, K: int = 1) -> int:

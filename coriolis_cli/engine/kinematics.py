@@ -10,7 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from ..model.tree import G_COM, G_INERTIA, G_MASS, G_TRANS
-from .joints import place_body
+from .joints import failed, load_configuration, place_body
 from .spatial import crm_vec, spatial_inertia
 
 
@@ -85,3 +85,17 @@ def body_velocities(model, S, qd, v, Sd):
             v[b, r] += S[c, r] * qd[c]
     for c in range(n):
         crm_vec(v[cols[c, 0]], S[c], Sd[c])
+
+
+@njit(cache=True)
+def placement_kernel(model, data, q):
+    """Body placements and motion subspaces only (see views): what loop closures need."""
+    ints, cols = model.ints, model.cols
+    N = ints.shape[0]
+    n = cols.shape[0]
+    status = load_configuration(model, q, data.q)
+    if failed(status):
+        return status
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    forward_kinematics(model, data.q, X, S, IC, T)
+    return status

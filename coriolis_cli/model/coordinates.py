@@ -154,13 +154,16 @@ class ReducedRobot:
     @cached_property
     def dof_related(self) -> np.ndarray:
         """Reduced DoF i, j are related when full DoF they move are (else M̄_ij = C̄_ij = 0)."""
-        nz = (np.abs(self.map.jacobian(self.neutral_configuration())) > 0).astype(int)
+        pattern = getattr(self.map, "jacobian_pattern", None)  # a map whose A has no fixed pattern says which
+        nz = (pattern() if pattern else np.abs(self.map.jacobian(self.neutral_configuration())) > 0).astype(int)
         return (nz.T @ self.full.dof_related.astype(int) @ nz) > 0
 
     def neutral_configuration(self) -> np.ndarray:
         return self.map.reduce_configuration(self.full.neutral_configuration())
 
     def random_configuration(self, rng=None) -> np.ndarray:
+        if hasattr(self.map, "random_configuration"):  # e.g. closed loops: only where they close
+            return self.map.random_configuration(rng)
         return self.map.reduce_configuration(self.full.random_configuration(rng))
 
     def integrate(self, qbar, vbar, t: float = 1.0) -> np.ndarray:

@@ -76,12 +76,38 @@ class JointSpec:
     mimic: Mimic | None = None
 
 
+LOOP_TYPES = ("revolute", "spherical")
+
+
+@dataclass(frozen=True)
+class LoopClosure:
+    """A joint that closes a kinematic loop of the tree (YAML ``loops:``). ``xyz/rpy`` place the
+    joint frame in the parent link, ``child_xyz/child_rpy`` the same frame in the child link. A
+    revolute closure keeps the two frames' origins together and their ``axis`` aligned; a
+    spherical one keeps the origins together only."""
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    child_xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    child_rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
+
+
 @dataclass(frozen=True)
 class RobotDescription:
     name: str
     links: tuple[LinkSpec, ...]
     joints: tuple[JointSpec, ...]
     source: str = field(default="", compare=False)
+    # closed kinematic loops: the closures, the minimal coordinates among the loops' joints, and
+    # the starting point of the loop solve for the others ((joint, value) pairs; default 0)
+    loops: tuple[LoopClosure, ...] = ()
+    independent: tuple[str, ...] = ()
+    guess: tuple[tuple[str, float], ...] = ()
 
     def link(self, name: str) -> LinkSpec:
         for link in self.links:
@@ -214,14 +240,8 @@ def validate(desc: RobotDescription) -> RobotDescription:
         parent_of[j.child] = j.name
         _finite(j.xyz, f"joint '{j.name}': origin xyz")
         _finite(j.rpy, f"joint '{j.name}': origin rpy")
-        axis = np.asarray(j.axis, dtype=float)
         if j.type in MOVABLE_TYPES:
-            _finite(axis, f"joint '{j.name}': axis", bounded=False)
-            big = float(np.max(np.abs(axis)))
-            if big == 0.0 or np.linalg.norm(axis / big) * big < 1e-9:
-                raise ModelError(f"joint '{j.name}': axis is zero")
-            unit = axis / big  # scaled first, so that the norm cannot overflow
-            j = replace(j, axis=tuple(float(a) for a in unit / np.linalg.norm(unit)))
+            j = replace(j, axis=_unit_axis(j.axis, f"joint '{j.name}'"))
         if j.limits is not None and j.limits.lower is not None and j.limits.upper is not None:
             _finite((j.limits.lower, j.limits.upper), f"joint '{j.name}': limits", bounded=False)
             if j.limits.lower > j.limits.upper:
@@ -259,7 +279,51 @@ def validate(desc: RobotDescription) -> RobotDescription:
     if len(reached) != len(desc.links):
         cyc = [link.name for link in desc.links if link.name not in reached]
         raise ModelError(f"the joints form a cycle through links {', '.join(cyc[:6])}")
-    return replace(desc, joints=tuple(joints))
+    return replace(desc, joints=tuple(joints), loops=_validate_loops(desc, seen, {j.name: j for j in joints}))
+
+
+def _unit_axis(axis, where: str) -> tuple[float, ...]:
+    axis = np.asarray(axis, dtype=float)
+    _finite(axis, f"{where}: axis", bounded=False)
+    big = float(np.max(np.abs(axis)))
+    if big == 0.0 or np.linalg.norm(axis / big) * big < 1e-9:
+        raise ModelError(f"{where}: axis is zero")
+    unit = axis / big  # scaled first, so that the norm cannot overflow
+    return tuple(float(a) for a in unit / np.linalg.norm(unit))
+
+
+def _validate_loops(desc: RobotDescription, links: set[str], joints: dict) -> tuple[LoopClosure, ...]:
+    """Loop closures, independent coordinates and guesses that name what exists; axes normalized."""
+    loops, names = [], set()
+    for c in desc.loops:
+        where = f"loop closure '{c.name}'"
+        if not c.name:
+            raise ModelError("a loop closure has no name")
+        if c.name in names or c.name in joints:
+            raise ModelError(f"{where}: the name is taken by {'another closure' if c.name in names else 'a joint'}")
+        names.add(c.name)
+        if c.type not in LOOP_TYPES:
+            raise ModelError(f"{where}: type '{c.type}' is not supported (use one of {', '.join(LOOP_TYPES)})")
+        for role, link in (("parent", c.parent), ("child", c.child)):
+            if link not in links:
+                raise ModelError(f"{where} names {role} link '{link}', which does not exist")
+        if c.parent == c.child:
+            raise ModelError(f"{where} connects link '{c.parent}' to itself")
+        for what in ("xyz", "rpy", "child_xyz", "child_rpy"):
+            _finite(getattr(c, what), f"{where}: {what}")
+        loops.append(replace(c, axis=_unit_axis(c.axis, where)) if c.type == "revolute" else c)
+    if not loops and (desc.independent or desc.guess):
+        raise ModelError("'independent' and 'guess' need closed loops ('loops')")
+    for name in desc.independent:
+        if name not in joints:
+            raise ModelError(f"independent coordinate '{name}' is not a joint")
+    if len(set(desc.independent)) != len(desc.independent):
+        raise ModelError("a joint is listed twice in 'independent'")
+    for name, value in desc.guess:
+        if name not in joints:
+            raise ModelError(f"guess names '{name}', which is not a joint")
+        _finite((value,), f"guess for '{name}'")
+    return tuple(loops)
 
 
 def description_to_dict(desc: RobotDescription) -> dict:

@@ -150,6 +150,8 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     q_j = a·q_m + b for every mimic joint (a :class:`~coriolis_cli.model.coordinates.ReducedRobot`).
     ``base_velocity`` (floating base): ``body`` (Pinocchio's, the default), ``mixed`` or
     ``inertial`` (iDynTree's MIXED and INERTIAL_FIXED); see model.coordinates.BaseVelocityMap.
+    A YAML robot with ``loops:`` is returned in its independent coordinates, the loops' other
+    joints solved for at every evaluation (engine.loops).
     """
     from .coordinates import BASE_VELOCITIES, MIMIC_MODES, enforce_mimic, with_base_velocity
 
@@ -158,6 +160,13 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     if base_velocity not in BASE_VELOCITIES:
         raise ModelError(f"base velocity must be one of {', '.join(BASE_VELOCITIES)}, got '{base_velocity}'")
     desc = load_description(path_or_spec)
+    if desc.loops:
+        if mimic != "independent" or base_velocity != "body":
+            raise ModelError("one change of coordinates at a time: this robot has closed loops, which are solved "
+                             "for already; --mimic enforce and base velocity representations cannot be added")
+        from ..engine.loops import close_loops  # the loop solve runs the engine's kinematics
+
+        return close_loops(build_model(desc, floating_base=floating_base, strict=strict))
     if base_velocity != "body":
         if mimic != "independent":
             raise ModelError("one change of coordinates at a time: --mimic enforce or a base velocity representation")

@@ -7,7 +7,7 @@ base the root link is the world; with ``floating_base=True`` it becomes body 0 b
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import NamedTuple
 
@@ -97,6 +97,9 @@ class RobotModel:
     # what is physically wrong but computable (see build_model)
     inertia_issues: tuple[InertiaIssue, ...] = ()
     massless_joints: tuple[str, ...] = ()
+    # every link's frame: (body, R, p) with the link frame's axes R and origin p in that body's
+    # frame; body -1 is the world (links welded to a fixed base)
+    link_frames: dict = field(default_factory=dict)
 
     # ---- sizes -------------------------------------------------------------------------
     @property
@@ -323,6 +326,7 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
     # Stack entries: (link, joint that reaches it, owning body, link frame in that body's frame)
     stack = [(root, None, owner, np.eye(3), np.zeros(3))]
     welded = [] if floating_base else [root]  # links fixed to the world
+    frames = {}
     while stack:
         name, j, b, R, p = stack.pop()
         if j is not None:
@@ -342,6 +346,7 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
                     mimic=j.mimic,
                 )
                 b, R, p = new_body(name, b, joint), np.eye(3), np.zeros(3)
+        frames[name] = (b, _frozen(R), _frozen(p))
         for cj in reversed(children.get(name, [])):
             stack.append((cj.child, cj, b, R @ rpy_to_matrix(cj.rpy), R @ np.array(cj.xyz, dtype=float) + p))
 
@@ -362,6 +367,7 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
         floating_base=floating_base,
         base_link=root,
         description=desc,
+        link_frames=frames,
     )
     if model.nv == 0:
         raise ModelError("the robot has no movable joints (all joints are fixed); a body that flies freely, such as "

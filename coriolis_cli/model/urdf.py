@@ -192,6 +192,8 @@ def _fmt(values) -> str:
 
 def to_urdf(desc: RobotDescription) -> str:
     """Serialize a description to URDF text (full float precision, no geometry)."""
+    if desc.loops:
+        raise ModelError(f"URDF cannot hold closed loops ({len(desc.loops)} in '{desc.name}'); convert to YAML instead")
     robot = ET.Element("robot", name=desc.name)
     for link in desc.links:
         el = ET.SubElement(robot, "link", name=link.name)

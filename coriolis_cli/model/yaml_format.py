@@ -18,6 +18,12 @@
         axis: [0, 0, 1]
         limits: {lower: -3.1416, upper: 3.1416, effort: 50, velocity: 3}
         mimic: {joint: other_joint, multiplier: 1.0, offset: 0.0}   # optional
+    # optional, closed kinematic loops (engine.loops; robots/fourbar.yaml in full):
+    # loops:
+    #   - {name: pin, type: revolute, parent: coupler, child: rocker, xyz: [0.9, 0, 0], rpy: [0, 0, 0],
+    #      child_xyz: [0.8, 0, 0], child_rpy: [0, 0, 0], axis: [0, 0, 1]}   # revolute | spherical
+    # independent: [crank_joint]        # the minimal coordinates; other joints of a loop are solved for
+    # guess: {coupler_joint: 1.0, rocker_joint: 1.9}   # optional, default 0: the assembly branch
 """
 
 from __future__ import annotations
@@ -27,12 +33,13 @@ import math
 import yaml
 
 from ..errors import ModelError
-from .description import Inertial, JointSpec, Limits, LinkSpec, Mimic, RobotDescription
+from .description import Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
 from .limits import load_yaml
 from .numbers import as_float, parse_number
 
 
-TOP_LEVEL_KEYS = ("name", "links", "joints")
+TOP_LEVEL_KEYS = ("name", "links", "joints", "loops", "independent", "guess")
+LOOP_KEYS = ("name", "type", "parent", "child", "xyz", "rpy", "child_xyz", "child_rpy", "axis")
 
 
 def _num(value, where: str) -> float:
@@ -82,7 +89,7 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
         if key not in data:
             raise ModelError(f"{source}: missing key '{key}'")
     unknown = [str(k) for k in data if k not in TOP_LEVEL_KEYS]
-    if unknown:  # a section we do not read must not be ignored silently (closed loops are not read yet)
+    if unknown:  # a section we do not read must not be ignored silently
         raise ModelError(f"{source}: unknown top-level key{'s' if len(unknown) > 1 else ''} "
                          f"{', '.join(repr(k) for k in unknown[:5])} (known: {', '.join(TOP_LEVEL_KEYS)})")
     links_in = data["links"]
@@ -141,7 +148,38 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
             )
         )
     name = data.get("name", "robot")
-    return RobotDescription(name=str(name), links=tuple(links), joints=tuple(joints), source=source)
+    loops, independent, guess = _loops(data, source)
+    return RobotDescription(name=str(name), links=tuple(links), joints=tuple(joints), source=source, loops=loops,
+                            independent=independent, guess=guess)
+
+
+def _loops(data: dict, source: str):
+    """The ``loops``, ``independent`` and ``guess`` sections (all optional)."""
+    raw_loops = data.get("loops") or []
+    if not isinstance(raw_loops, list):
+        raise ModelError(f"{source}: 'loops' must be a list")
+    loops = []
+    for i, raw in enumerate(raw_loops):
+        where = f"{source}: loops[{i}]"
+        raw = _mapping(raw, where)
+        unknown = [str(k) for k in raw if k not in LOOP_KEYS]
+        if unknown:
+            raise ModelError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(LOOP_KEYS)})")
+        loops.append(LoopClosure(
+            name=_str(raw.get("name"), f"{where}.name"),
+            type=_str(raw.get("type"), f"{where}.type"),
+            parent=_str(raw.get("parent"), f"{where}.parent"),
+            child=_str(raw.get("child"), f"{where}.child"),
+            **{k: _vec(raw.get(k, [0, 0, 0]), 3, f"{where}.{k}") for k in ("xyz", "rpy", "child_xyz", "child_rpy")},
+            axis=_vec(raw.get("axis", [0, 0, 1]), 3, f"{where}.axis"),
+        ))
+    raw_ind = data.get("independent") or []
+    if not isinstance(raw_ind, list):
+        raise ModelError(f"{source}: 'independent' must be a list of joint names")
+    independent = tuple(_str(v, f"{source}: independent[{i}]") for i, v in enumerate(raw_ind))
+    raw_guess = _mapping(data.get("guess") or {}, f"{source}: guess")
+    guess = tuple((_str(k, f"{source}: guess key"), _num(v, f"{source}: guess.{k}")) for k, v in raw_guess.items())
+    return tuple(loops), independent, guess
 
 
 def _clean(values):
@@ -170,4 +208,12 @@ def to_yaml(desc: RobotDescription) -> str:
         if j.mimic is not None:
             d["mimic"] = {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset}
         joints.append(d)
-    return yaml.safe_dump({"name": desc.name, "links": links, "joints": joints}, sort_keys=False, default_flow_style=None)
+    doc = {"name": desc.name, "links": links, "joints": joints}
+    if desc.loops:
+        doc["loops"] = [{"name": c.name, "type": c.type, "parent": c.parent, "child": c.child, "xyz": _clean(c.xyz),
+                         "rpy": _clean(c.rpy), "child_xyz": _clean(c.child_xyz), "child_rpy": _clean(c.child_rpy),
+                         "axis": _clean(c.axis)} for c in desc.loops]
+        doc["independent"] = list(desc.independent)
+        if desc.guess:
+            doc["guess"] = {k: float(v) for k, v in desc.guess}
+    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from dataclasses import replace
 
 import numpy as np
 
@@ -88,7 +89,8 @@ class PinocchioPeer:
         self.model = None
         if not any(b.joint.type == "spherical" for b in robot.bodies):  # URDF has no spherical joint
             # through Pinocchio's own URDF parser: fixed joints merged by it, not by us
-            xml = to_urdf(robot.description)
+            # the spanning tree: a robot with closed loops is compared in its tree coordinates
+            xml = to_urdf(replace(robot.description, loops=(), independent=(), guess=()))
             try:
                 with _quiet_stderr():  # urdfdom prints its refusals from C++
                     if robot.floating_base:

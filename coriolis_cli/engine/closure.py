@@ -1,0 +1,153 @@
+"""Loop-closure constraints φ(q), their Jacobian K = ∂φ/∂q and its rate K̇ (engine.loops).
+
+Closure c joins a frame fixed in body P (rotation RP, origin oP in P's frame) to one fixed in
+body C. Rows per closure: the frames' origins coincide (3 rows: p_P - p_C), and for a revolute
+closure the axis a (in the frame) stays aligned: n_k · a_C = 0 for the two normals n_k = R_P n_k⁰
+(2 rows). With ω_j, v_j the angular and origin-linear parts of S_j (computation frame):
+
+    ∂(p_P - p_C)/∂q_j = s_Pj (v_j + ω_j × p_P) - s_Cj (v_j + ω_j × p_C),
+    ∂(n_k · a_C)/∂q_j = (s_Pj - s_Cj) ω_j · (n_k × a_C),
+
+where s_Xj = 1 when joint j moves body X. Their rates follow from Ṡ_j = v_body(j) × S_j,
+ṗ_X = v_X + ω_X × p_X, ṅ_k = ω_P × n_k and ȧ_C = ω_C × a_C (exact, no finite differences).
+
+Packed closures: ``ci`` (C x 3) = body P, body C (N for the world), revolute flag; ``cg`` (C x 33)
+= RP (9), oP, RC (9), oC, axis, n1, n2; ``support`` ((N + 1) x nv) = s_Xj, row N all zero.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .joints import failed
+from .kinematics import body_velocities, placement_kernel, views
+
+_RP, _OP, _RC, _OC, _AXIS, _N1, _N2 = 0, 9, 12, 21, 24, 27, 30
+CLOSURE_GEOM_WIDTH = 33
+
+
+@njit(cache=True)
+def _frame(X, N, b, cg, c, R_off, o_off, R, p):
+    """A closure frame's rotation R and origin p in the computation frame."""
+    for r in range(3):
+        if b >= N:  # welded to the world: stored in the computation frame
+            p[r] = cg[c, o_off + r]
+            for k in range(3):
+                R[r, k] = cg[c, R_off + 3 * r + k]
+        else:
+            p[r] = X[b, 3, r]
+            for k in range(3):
+                p[r] += X[b, r, k] * cg[c, o_off + k]
+                R[r, k] = 0.0
+                for m in range(3):
+                    R[r, k] += X[b, r, m] * cg[c, R_off + 3 * m + k]
+
+
+@njit(cache=True)
+def _rotate(R, cg, c, off, out):
+    for r in range(3):
+        out[r] = R[r, 0] * cg[c, off] + R[r, 1] * cg[c, off + 1] + R[r, 2] * cg[c, off + 2]
+
+
+@njit(cache=True)
+def _cross(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@njit(cache=True)
+def constraint_kernel(model, data, q, ci, cg, support, r, K):
+    """φ(q) into r and K = ∂φ/∂q into K; returns the configuration's status code."""
+    N = model.ints.shape[0]
+    n = model.cols.shape[0]
+    status = placement_kernel(model, data, q)
+    if failed(status):
+        return status
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    RP, RC = np.empty((3, 3)), np.empty((3, 3))
+    pP, pC, aC, nk, t = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    row = 0
+    for c in range(ci.shape[0]):
+        bP, bC = ci[c, 0], ci[c, 1]
+        _frame(X, N, bP, cg, c, _RP, _OP, RP, pP)
+        _frame(X, N, bC, cg, c, _RC, _OC, RC, pC)
+        for k in range(3):
+            r[row + k] = pP[k] - pC[k]
+        for j in range(n):
+            sP, sC = support[bP, j], support[bC, j]
+            w0, w1, w2 = S[j, 0], S[j, 1], S[j, 2]
+            K[row, j] = (sP - sC) * S[j, 3] + sP * (w1 * pP[2] - w2 * pP[1]) - sC * (w1 * pC[2] - w2 * pC[1])
+            K[row + 1, j] = (sP - sC) * S[j, 4] + sP * (w2 * pP[0] - w0 * pP[2]) - sC * (w2 * pC[0] - w0 * pC[2])
+            K[row + 2, j] = (sP - sC) * S[j, 5] + sP * (w0 * pP[1] - w1 * pP[0]) - sC * (w0 * pC[1] - w1 * pC[0])
+        if ci[c, 2]:
+            _rotate(RC, cg, c, _AXIS, aC)
+            for k in range(2):
+                _rotate(RP, cg, c, _N1 + 3 * k, nk)
+                r[row + 3 + k] = nk[0] * aC[0] + nk[1] * aC[1] + nk[2] * aC[2]
+                _cross(nk, aC, t)
+                for j in range(n):
+                    K[row + 3 + k, j] = (support[bP, j] - support[bC, j]) * (S[j, 0] * t[0] + S[j, 1] * t[1] + S[j, 2] * t[2])
+            row += 5
+        else:
+            row += 3
+    return status
+
+
+@njit(cache=True)
+def constraint_rate_kernel(model, data, q, u, ci, cg, support, Kdot):
+    """K̇ along the joint velocity u into Kdot; returns the configuration's status code."""
+    N = model.ints.shape[0]
+    n = model.cols.shape[0]
+    status = placement_kernel(model, data, q)
+    if failed(status):
+        return status
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    body_velocities(model, S, u, v, Sd)  # v_b, and Ṡ_j = v_body(j) × S_j
+    RP, RC = np.empty((3, 3)), np.empty((3, 3))
+    pP, pC, dP, dC = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    aC, aCd, nk, nkd, t, td, wP, wC = (np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3),
+                                      np.zeros(3), np.zeros(3))
+    row = 0
+    for c in range(ci.shape[0]):
+        bP, bC = ci[c, 0], ci[c, 1]
+        _frame(X, N, bP, cg, c, _RP, _OP, RP, pP)
+        _frame(X, N, bC, cg, c, _RC, _OC, RC, pC)
+        for k in range(3):  # the bodies' angular velocities, and ṗ = v_O + ω × p
+            wP[k] = v[bP, k] if bP < N else 0.0
+            wC[k] = v[bC, k] if bC < N else 0.0
+        _cross(wP, pP, dP)
+        _cross(wC, pC, dC)
+        for k in range(3):
+            dP[k] += v[bP, 3 + k] if bP < N else 0.0
+            dC[k] += v[bC, 3 + k] if bC < N else 0.0
+        for j in range(n):
+            sP, sC = support[bP, j], support[bC, j]
+            w0, w1, w2 = S[j, 0], S[j, 1], S[j, 2]
+            e0, e1, e2 = Sd[j, 0], Sd[j, 1], Sd[j, 2]
+            Kdot[row, j] = ((sP - sC) * Sd[j, 3] + sP * (e1 * pP[2] - e2 * pP[1] + w1 * dP[2] - w2 * dP[1])
+                            - sC * (e1 * pC[2] - e2 * pC[1] + w1 * dC[2] - w2 * dC[1]))
+            Kdot[row + 1, j] = ((sP - sC) * Sd[j, 4] + sP * (e2 * pP[0] - e0 * pP[2] + w2 * dP[0] - w0 * dP[2])
+                                - sC * (e2 * pC[0] - e0 * pC[2] + w2 * dC[0] - w0 * dC[2]))
+            Kdot[row + 2, j] = ((sP - sC) * Sd[j, 5] + sP * (e0 * pP[1] - e1 * pP[0] + w0 * dP[1] - w1 * dP[0])
+                                - sC * (e0 * pC[1] - e1 * pC[0] + w0 * dC[1] - w1 * dC[0]))
+        if ci[c, 2]:
+            _rotate(RC, cg, c, _AXIS, aC)
+            _cross(wC, aC, aCd)
+            for k in range(2):
+                _rotate(RP, cg, c, _N1 + 3 * k, nk)
+                _cross(wP, nk, nkd)
+                _cross(nk, aC, t)  # d/dt (n × a_C) = ṅ × a_C + n × ȧ_C
+                _cross(nkd, aC, td)
+                _cross(nk, aCd, dP)
+                for m in range(3):
+                    td[m] += dP[m]
+                for j in range(n):
+                    Kdot[row + 3 + k, j] = (support[bP, j] - support[bC, j]) * (
+                        S[j, 0] * td[0] + S[j, 1] * td[1] + S[j, 2] * td[2]
+                        + Sd[j, 0] * t[0] + Sd[j, 1] * t[1] + Sd[j, 2] * t[2])
+            row += 5
+        else:
+            row += 3
+    return status

@@ -1,0 +1,217 @@
+"""Closed kinematic loops (engine.loops): the bundled four-bar and knee-linkage leg against closed
+forms solved here by hand (circle intersections), energies computed from those closed forms, and
+Pinocchio on the spanning tree."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import coriolis_cli as cc
+from coriolis_cli.checks.verify import BUNDLED_DIR, verify_robot
+from coriolis_cli.errors import ModelError, StateError
+from .conftest import assert_one_line_error
+
+FOURBAR = os.path.join(BUNDLED_DIR, "fourbar.yaml")
+KNEE = os.path.join(BUNDLED_DIR, "knee_leg.yaml")
+CRANK, COUPLER, ROCKER, GROUND = 0.3, 0.9, 0.8, 1.0
+
+
+def _wrap(x):
+    return (np.asarray(x) + np.pi) % (2 * np.pi) - np.pi
+
+
+def _circles(B, D, rb, rd, sign):
+    """The point at distance rb from B and rd from D, on the side ``sign`` of B→D."""
+    d = np.linalg.norm(D - B)
+    x = (rb**2 - rd**2 + d**2) / (2 * d)
+    h = np.sqrt(rb**2 - x**2)
+    u = (D - B) / d
+    return B + x * u + sign * h * np.array([-u[1], u[0]])
+
+
+def fourbar_closed_form(theta):
+    """Coupler and rocker joint angles of the bundled four-bar (the branch above the ground line)."""
+    B = CRANK * np.array([np.cos(theta), np.sin(theta)])
+    D = np.array([GROUND, 0.0])
+    C = _circles(B, D, COUPLER, ROCKER, +1)
+    return _wrap(np.arctan2(*(C - B)[::-1]) - theta), _wrap(np.arctan2(*(C - D)[::-1]))
+
+
+def fourbar_energy_terms(theta, h=1e-5):
+    """M̄(θ) = 2 T at θ̇ = 1 and the potential V(θ), from the closed form alone (COM velocities
+    by central differences of the closed-form positions)."""
+    def coms(t):
+        cp, rk = fourbar_closed_form(t)
+        B = CRANK * np.array([np.cos(t), np.sin(t)])
+        D = np.array([GROUND, 0.0])
+        return (0.15 * np.array([np.cos(t), np.sin(t)]),
+                B + 0.45 * np.array([np.cos(t + cp), np.sin(t + cp)]),
+                D + 0.4 * np.array([np.cos(rk), np.sin(rk)])), np.array([t, t + cp, rk])
+
+    (c0, ang0) = coms(theta)
+    cp_, ap = coms(theta + h)
+    cm_, am = coms(theta - h)
+    masses, izz = (1.0, 2.0, 1.5), (0.008, 0.136, 0.081)
+    omega = _wrap(ap - am) / (2 * h)
+    M = sum(m * np.dot((p - q) / (2 * h), (p - q) / (2 * h)) for m, p, q in zip(masses, cp_, cm_))
+    M += sum(i * w * w for i, w in zip(izz, omega))
+    V = 9.81 * sum(m * c[1] for m, c in zip(masses, c0))  # the mechanism's y axis is the world's z
+    return M, V
+
+
+@pytest.fixture(scope="module")
+def fourbar():
+    return cc.load_robot(FOURBAR)
+
+
+@pytest.fixture(scope="module")
+def knee():
+    return cc.load_robot(KNEE)
+
+
+@pytest.mark.parametrize("theta", [0.0, 0.4, 1.0, 2.5, np.pi, -2.0, 6.0, 12.0])
+def test_fourbar_solves_the_closed_form_branch(fourbar, theta):
+    q = fourbar.map.full_configuration(np.array([theta]))
+    cp, rk = fourbar_closed_form(theta)
+    assert q[0] == theta
+    assert abs(_wrap(q[1] - cp)) < 1e-12 and abs(_wrap(q[2] - rk)) < 1e-12
+
+
+@pytest.mark.parametrize("theta", [0.3, 1.7, -2.2])
+def test_fourbar_mass_matrix_gravity_and_coriolis_from_its_energy(fourbar, theta):
+    """M̄ from the closed form's kinetic energy; ḡ = dV/dθ; for one DoF, C̄ = ½ M̄'(θ) θ̇."""
+    q, qd, h = np.array([theta]), np.array([1.7]), 1e-4
+    M, Mdot, C = cc.coriolis_matrix(fourbar, q, qd)
+    M_ref, _ = fourbar_energy_terms(theta)
+    assert abs(M[0, 0] - M_ref) < 1e-8 * M_ref
+    V_plus, V_minus = fourbar_energy_terms(theta + h)[1], fourbar_energy_terms(theta - h)[1]
+    g = cc.gravity_vector(fourbar, q)
+    assert abs(g[0] - (V_plus - V_minus) / (2 * h)) < 1e-6 * max(1.0, abs(g[0]))
+    dM = (fourbar_energy_terms(theta + h)[0] - fourbar_energy_terms(theta - h)[0]) / (2 * h)
+    assert abs(C[0, 0] - 0.5 * dM * qd[0]) < 1e-5 * abs(M_ref)
+    assert abs(Mdot[0, 0] - 2 * C[0, 0]) < 1e-14 * M_ref
+    G = cc.christoffel(fourbar, q)
+    assert abs(G[0, 0, 0] * qd[0] - C[0, 0]) < 1e-14 * M_ref
+
+
+def test_fourbar_jacobian_and_its_rate_against_the_closed_form(fourbar):
+    theta, h = 0.9, 1e-5
+    A = fourbar.map.jacobian(np.array([theta]))
+    Adot = fourbar.map.jacobian_rate(np.array([theta]), np.array([1.0]))
+
+    def angles(t):
+        return np.array([t, *fourbar_closed_form(t)])
+
+    dq = _wrap(angles(theta + h) - angles(theta - h)) / (2 * h)
+    d2q = _wrap(angles(theta + h) - 2 * angles(theta) + angles(theta - h)) / h**2
+    assert np.allclose(A[:, 0], dq, rtol=0, atol=1e-8)
+    assert np.allclose(Adot[:, 0], d2q, rtol=0, atol=1e-4)
+
+
+@pytest.mark.parametrize("hip,crank", [(0.0, 0.0), (0.3, 1.0), (-1.0, 3.0), (0.8, -2.5)])
+def test_knee_linkage_against_its_closed_form(knee, hip, crank):
+    q = knee.map.full_configuration(np.array([hip, crank]))
+    names = knee.full.config_names
+    knee_angle, rod = q[names.index("knee_joint")], q[names.index("rod_joint")]
+    # in the thigh's xz plane; a rotation φ about y takes x to (cos φ, -sin φ)
+    pivot, joint = np.array([0.0, -0.05]), np.array([0.0, -0.4])
+    B = pivot + 0.06 * np.array([np.cos(crank), -np.sin(crank)])
+    L = _circles(joint, B, 0.07, 0.350143, -1)
+    assert abs(_wrap(knee_angle - np.arctan2(-(L - joint)[1], (L - joint)[0]))) < 1e-12
+    rod_dir = (L - B) / np.linalg.norm(L - B)  # the rod hangs along -z of its frame at rod + crank = 0
+    assert abs(_wrap(crank + rod - np.arctan2(-rod_dir[0], -rod_dir[1]))) < 1e-12
+    assert q[names.index("hip_joint")] == hip
+
+
+@pytest.mark.parametrize("path", [FOURBAR, KNEE])
+def test_loop_robots_pass_every_check_including_pinocchio(path):
+    rec = verify_robot(cc.load_robot(path), trials=8, seed=3)
+    failed = [c.key for c in rec.checks if c.passed is False]
+    assert not failed, failed
+    assert {c.key for c in rec.checks if c.passed} >= {"a", "b", "c", "d", "e", "f1", "j", "l"}
+
+
+def test_spherical_closure_of_a_planar_loop_gives_the_revolute_results(tmp_path, fourbar):
+    """A planar loop's motion is planar whatever the closure: a spherical pin changes nothing."""
+    text = open(FOURBAR).read().replace("type: revolute, parent: coupler", "type: spherical, parent: coupler")
+    path = tmp_path / "fourbar_spherical.yaml"
+    path.write_text(text)
+    other = cc.load_robot(str(path))
+    q, qd = np.array([1.1]), np.array([-0.8])
+    for a, b in zip(cc.coriolis_matrix(fourbar, q, qd), cc.coriolis_matrix(other, q, qd)):
+        assert np.allclose(a, b, rtol=1e-13, atol=0)
+
+
+def test_results_depend_on_the_state_only(knee):
+    q1, q2 = np.array([0.2, 2.0]), np.array([-0.5, -2.7])
+    first = cc.christoffel(knee, q1).copy()
+    cc.christoffel(knee, q2)
+    fresh = cc.load_robot(KNEE)
+    assert np.array_equal(cc.christoffel(fresh, q1), first)
+    assert np.array_equal(cc.christoffel(knee, q1), first)
+
+
+def test_data_path_and_random_configurations(knee):
+    data = knee.create_data()
+    rng = np.random.default_rng(5)
+    q = knee.random_configuration(rng)
+    qd = rng.standard_normal(knee.nv)
+    M, Mdot, C = cc.coriolis_matrix(knee, q, qd, data=data)
+    assert M is data.M and np.allclose(Mdot, C + C.T, rtol=0, atol=1e-14)
+    assert np.allclose(M, cc.mass_matrix(knee, q), rtol=0, atol=0)
+
+
+def test_a_linkage_that_cannot_reach_says_so(tmp_path, run_cli):
+    """Rocker 0.3 m: at θ = π the crank pin is 1.3 m from the rocker's pivot, beyond 0.9 + 0.3."""
+    text = open(FOURBAR).read().replace("child_xyz: [0.8, 0, 0]", "child_xyz: [0.3, 0, 0]")
+    text = text.replace("guess: {coupler_joint: 1.0, rocker_joint: 1.9}", "guess: {coupler_joint: 0.3, rocker_joint: 1.0}")
+    path = tmp_path / "stuck.yaml"
+    path.write_text(text)
+    robot = cc.load_robot(str(path))
+    cc.mass_matrix(robot, np.array([0.0]))
+    with pytest.raises(StateError, match="cannot close at this configuration.*crank_joint=3.14159"):
+        cc.mass_matrix(robot, np.array([np.pi]))
+    assert_one_line_error(run_cli("compute", path, "--q", "3.14159", "--qd", "0"), "cannot close")
+
+
+@pytest.mark.parametrize("edit,message", [
+    (("independent: [crank_joint]", "independent: [crank_joint, coupler_joint, rocker_joint]"), "nothing is left"),
+    (("guess: {coupler_joint: 1.0, rocker_joint: 1.9}", "guess: {crank_joint: 1.0}"), "not a joint solved for"),
+    (("parent: coupler, child: rocker", "parent: coupler, child: nowhere"), "link 'nowhere', which does not exist"),
+    (("type: revolute, parent: coupler", "type: prismatic, parent: coupler"), "type 'prismatic' is not supported"),
+    (("axis: [0, 0, 1]}\nindependent", "axis: [0, 0, 1], color: red}\nindependent"), "unknown key 'color'"),
+    (("name: pin,", "name: crank_joint,"), "name is taken by a joint"),
+    (("guess: {coupler_joint: 1.0, rocker_joint: 1.9}", "guess: {coupler_joint: 3.0, rocker_joint: -2.0}"),
+     None),  # converges to the other assembly: allowed, a branch is the user's choice
+])
+def test_malformed_loops_are_refused_clearly(tmp_path, run_cli, edit, message):
+    text = open(FOURBAR).read()
+    assert edit[0] in text
+    path = tmp_path / "bad.yaml"
+    path.write_text(text.replace(edit[0], edit[1]))
+    if message is None:
+        robot = cc.load_robot(str(path))
+        assert np.all(np.isfinite(cc.mass_matrix(robot, np.array([0.5]))))
+        return
+    with pytest.raises(ModelError, match=message):
+        cc.load_robot(str(path))
+    assert_one_line_error(run_cli("info", path), message.split("'")[0])
+
+
+def test_loops_refuse_a_second_change_of_coordinates_and_urdf(tmp_path, run_cli):
+    with pytest.raises(ModelError, match="one change of coordinates at a time"):
+        cc.load_robot(FOURBAR, mimic="enforce")
+    out = tmp_path / "fourbar.urdf"
+    assert_one_line_error(run_cli("convert", FOURBAR, "-o", out), "URDF cannot hold closed loops")
+    assert not out.exists()
+
+
+def test_yaml_round_trip_keeps_the_loops(tmp_path, run_cli, knee):
+    out = tmp_path / "knee.yaml"
+    assert run_cli("convert", KNEE, "-o", out).code == 0
+    again = cc.load_robot(str(out))
+    q = np.array([0.4, 1.3])
+    assert np.array_equal(cc.mass_matrix(again, q), cc.mass_matrix(knee, q))
