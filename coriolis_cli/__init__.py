@@ -7,16 +7,18 @@ running ``coriolis --help`` does not pay for it.
 from .errors import (CheckFailed, CoriolisError, InputError, ModelError, ModelWarning, OutputError, SizeError, SpecError,
                      StateError)
 from .model import RobotModel, load_robot
+from .model.parameters import inertial_parameters, with_inertial_parameters
 
 __version__ = "0.1.0"
 
 _ENGINE = ("christoffel", "christoffel_largest", "coriolis_matrix", "gravity_vector", "inverse_dynamics", "mass_matrix",
-           "Data", "QuaternionWarning")
+           "Data", "QuaternionWarning", "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li")
 
 __all__ = [
     "CheckFailed", "CoriolisError", "Data", "InputError", "ModelError", "ModelWarning", "OutputError", "QuaternionWarning", "RobotModel",
     "SizeError", "SpecError", "StateError", "christoffel", "christoffel_largest", "coriolis_matrix", "engine",
     "gravity_vector", "inverse_dynamics", "load_robot", "mass_matrix",
+    "adaptation_gradient", "forward_dynamics", "inertial_parameters", "regressor", "slotine_li", "with_inertial_parameters",
 ]
 
 

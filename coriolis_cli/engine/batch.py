@@ -12,7 +12,8 @@ from numba import get_num_threads, njit, prange
 from .christoffel import christoffel_kernel
 from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
-from .data import M_, KernelData
+from .data import M_, N_MATRICES, N_VECTORS, ROWS_PER_BODY, KernelData
+from .forward_dynamics import forward_dynamics_kernel
 from .rnea import rnea_kernel
 
 
@@ -25,8 +26,8 @@ def chunks(K: int) -> int:
 def _chunk_data(model, nq):
     """A workspace for one chunk of states (data.kernel_data, compiled)."""
     N, nv = model.ints.shape[0], model.cols.shape[0]
-    return KernelData(np.zeros((3 * N + 11, 6, 6)), np.zeros((2 * nv + 3 * N, 6)), np.zeros(nq), np.zeros((3, nv, nv)),
-                      np.zeros((0, 0, 0)), np.zeros((3, nv)))
+    return KernelData(np.zeros((3 * N + 11, 6, 6)), np.zeros((2 * nv + ROWS_PER_BODY * N, 6)), np.zeros(nq),
+                      np.zeros((N_MATRICES, nv, nv)), np.zeros((0, 0, 0)), np.zeros((N_VECTORS, nv)))
 
 
 @njit(cache=True, parallel=True)
@@ -65,3 +66,12 @@ def rnea_batch(model, Q, QD, QDD, gravity, nc, tau, status):
         d = _chunk_data(model, Q.shape[1])
         for s in range(t * K // nc, (t + 1) * K // nc):
             status[s] = rnea_kernel(model, d, Q[s], QD[s], QDD[s], gravity, tau[s])
+
+
+@njit(cache=True, parallel=True)
+def forward_dynamics_batch(model, Q, QD, TAU, gravity, nc, qdd, status):
+    K = Q.shape[0]
+    for t in prange(nc):
+        d = _chunk_data(model, Q.shape[1])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = forward_dynamics_kernel(model, d, Q[s], QD[s], TAU[s], gravity, qdd[s])

@@ -38,7 +38,7 @@ class ReducedData:
         self.robot = robot
         self.full = robot.full.create_data()
         self.M, self.Mdot, self.C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-        self.tau, self.g = np.zeros(n), np.zeros(n)
+        self.tau, self.g, self.qdd = np.zeros(n), np.zeros(n), np.zeros(n)
         self.Gamma = None
         self._tmp = np.zeros((robot.full.nv, n))
         self._sq = np.zeros((n, n))
@@ -166,3 +166,61 @@ def gravity_vector(robot, q, gravity=True, data=None):
     qf, A, _ = _full_state(robot, Q[0])
     np.matmul(A.T, api.gravity_vector(robot.full, qf, gravity, data=d.full), out=d.g)
     return d.g.copy() if fresh else d.g
+
+
+def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
+    """q̄̈ = M̄⁻¹ (τ̄ − C̄ q̄̇ − ḡ), with M̄, C̄, ḡ carried by A (a dense solve: M̄ has no tree)."""
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    V = _one(robot, qd, robot.nv, "qd", robot.dof_names)
+    T = _one(robot, tau, robot.nv, "tau", robot.dof_names)
+    if not (Q.shape[0] == V.shape[0] == T.shape[0]):
+        raise StateError("q, qd and tau hold different numbers of states")
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        return np.stack([forward_dynamics(robot, Q[s], V[s], T[s], gravity) for s in range(Q.shape[0])])
+    d, fresh = _data(robot, data)
+    M, _, C = coriolis_matrix(robot, Q[0], V[0], data=d)
+    g = gravity_vector(robot, Q[0], gravity, data=d)
+    qdd = np.linalg.solve(M, T[0] - C @ V[0] - g)
+    if fresh:
+        return qdd
+    d.qdd = qdd
+    return qdd
+
+
+def _reference_state(robot, q, qd, qd_r, qdd_r):
+    """The tree's (q, q̇, q̇_r, q̈_r) for reduced ones: q̇ = A q̄̇, q̇_r = A q̄̇_r, q̈_r = A q̄̈_r + Ȧ q̄̇_r,
+    with Ȧ along the true motion, so that Aᵀ τ_SL(tree) = M̄ q̄̈_r + C̄ q̄̇_r + ḡ."""
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    states = [_one(robot, x, robot.nv, what, robot.dof_names) for what, x in (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))]
+    if Q.shape[0] != 1 or any(s.shape[0] != 1 for s in states):
+        raise StateError("q: one state at a time for robots in other coordinates")
+    qf, A, Adot = _full_state(robot, Q[0], states[0][0])
+    acc = A @ states[2][0] + (0.0 if Adot is None else Adot @ states[1][0])
+    return qf, A, A @ states[0][0], A @ states[1][0], acc
+
+
+def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization="christoffel", data=None):
+    from . import control
+
+    qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
+    tau = A.T @ control.slotine_li(robot.full, qf, v, v_r, a_r, theta, gravity, factorization)
+    if data is None:
+        return tau
+    d, _ = _data(robot, data)
+    d.tau[...] = tau
+    return d.tau
+
+
+def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="christoffel"):
+    from . import control
+
+    qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
+    return A.T @ control.regressor(robot.full, qf, v, v_r, a_r, gravity, factorization)
+
+
+def adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="christoffel"):
+    """Ȳᵀ s̄ = Yᵀ A s̄: the tree's recursion at q̇ = A q̄̇ and q̇_r = A q̄̇_r."""
+    from . import control
+
+    qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
+    return control.adaptation_gradient(robot.full, qf, v, v_r, a_r, gravity, factorization)

@@ -29,15 +29,16 @@ class KernelData(NamedTuple):
     axis is free in compiled code (see kinematics.views)."""
 
     blocks: np.ndarray  # (3N + 11, 6, 6): composite inertias IC, BC, body placements, scratch
-    rows: np.ndarray  # (2nv + 3N, 6): motion subspaces S, Ṡ, body velocities, accelerations, forces
+    rows: np.ndarray  # (2nv + 4N, 6): S, Ṡ, body velocities, accelerations, forces, reference velocities
     q: np.ndarray  # (nq,): the configuration the kernels use (quaternions normalized)
-    matrices: np.ndarray  # (3, nv, nv): M, Ṁ, C
+    matrices: np.ndarray  # (4, nv, nv): M, Ṁ, C, and M's LTDL factors (forward dynamics)
     Gamma: np.ndarray  # (nv, nv, nv); (0, 0, 0) until christoffel is first called with this workspace
-    vectors: np.ndarray  # (3, nv): τ, g, and zeros (q̇ = q̈ = 0 for g(q))
+    vectors: np.ndarray  # (5, nv): τ, g, zeros (q̇ = q̈ = 0 for g(q)), q̈, and a scratch vector
 
 
-M_, MDOT_, C_ = 0, 1, 2  # rows of KernelData.matrices
-TAU_, G_, ZERO_ = 0, 1, 2  # rows of KernelData.vectors
+M_, MDOT_, C_, LTDL_ = 0, 1, 2, 3  # rows of KernelData.matrices
+TAU_, G_, ZERO_, QDD_, SCRATCH_ = 0, 1, 2, 3, 4  # rows of KernelData.vectors
+N_MATRICES, N_VECTORS, ROWS_PER_BODY = 4, 5, 4
 
 
 EMPTY_GAMMA = np.zeros((0, 0, 0))
@@ -45,8 +46,8 @@ EMPTY_GAMMA = np.zeros((0, 0, 0))
 
 def kernel_data(nq: int, nv: int, n_bodies: int) -> KernelData:
     N = n_bodies
-    return KernelData(np.zeros((3 * N + 11, 6, 6)), np.zeros((2 * nv + 3 * N, 6)), np.zeros(nq), np.zeros((3, nv, nv)),
-                      EMPTY_GAMMA, np.zeros((3, nv)))
+    return KernelData(np.zeros((3 * N + 11, 6, 6)), np.zeros((2 * nv + ROWS_PER_BODY * N, 6)), np.zeros(nq),
+                      np.zeros((N_MATRICES, nv, nv)), EMPTY_GAMMA, np.zeros((N_VECTORS, nv)))
 
 
 def gamma_bytes_for(nv: int, K: int = 1) -> int:
@@ -96,7 +97,7 @@ class Data:
 
     def __init__(self, robot):
         nq, nv, N = robot.nq, robot.nv, robot.n_bodies
-        need = 8 * (nq + 4 * nv * nv + 3 * nv + 36 * (3 * N + 11) + 6 * (2 * nv + 3 * N))
+        need = 8 * (nq + (N_MATRICES + 1) * nv * nv + N_VECTORS * nv + 36 * (3 * N + 11) + 6 * (2 * nv + ROWS_PER_BODY * N))
         if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter
             check_memory(need, "the workspace")
         self.robot = robot
@@ -104,7 +105,7 @@ class Data:
         self.kernel = kernel_data(robot.nq, robot.nv, robot.n_bodies)
         k = self.kernel
         self.M, self.Mdot, self.C = (_read_only(k.matrices[i]) for i in (M_, MDOT_, C_))
-        self.tau, self.g = _read_only(k.vectors[TAU_]), _read_only(k.vectors[G_])
+        self.tau, self.g, self.qdd = _read_only(k.vectors[TAU_]), _read_only(k.vectors[G_]), _read_only(k.vectors[QDD_])
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
         self.q_shape, self.v_shape = (robot.nq,), (robot.nv,)

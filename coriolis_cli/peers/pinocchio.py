@@ -108,12 +108,14 @@ class PinocchioPeer:
             raise RuntimeError(f"Pinocchio sees nv = {self.model.nv}, we see {robot.nv}")
         perm = np.zeros(robot.nv, dtype=int)  # perm[pinocchio v index] = our v index
         self._q_map = []  # (pin idx_q, pin nq, our q index)
+        self._body_of_joint = []  # our body of Pinocchio's joints 1, 2, ...
         for jid in range(1, self.model.njoints):
             j = self.model.joints[jid]
             if robot.floating_base and jid == 1:
                 b = 0
             else:
                 b = robot.joint_names.index(self.model.names[jid])
+            self._body_of_joint.append(b)
             qs, vs = int(robot.q_start[b]), int(robot.v_start[b])
             for k in range(j.nv):
                 perm[j.idx_v + k] = vs + k
@@ -161,3 +163,27 @@ class PinocchioPeer:
         self.model.gravity.linear = np.array([0, 0, -9.81]) if gravity else np.zeros(3)
         tau = self.pin.rnea(self.model, self.data, self.q(q), self.v(v), self.v(a))
         return self.to_ours_vector(tau.copy())
+
+    def aba(self, q, v, tau, gravity=True):
+        self.model.gravity.linear = np.array([0, 0, -9.81]) if gravity else np.zeros(3)
+        return self.to_ours_vector(self.pin.aba(self.model, self.data, self.q(q), self.v(v), self.v(tau)).copy())
+
+    def _parameter_columns(self) -> np.ndarray:
+        """cols[k]: Pinocchio's parameter column for our parameter k (10 per body, our body order)."""
+        cols = np.zeros(10 * len(self._body_of_joint), dtype=int)
+        for k, b in enumerate(self._body_of_joint):
+            cols[10 * b : 10 * b + 10] = np.arange(10 * k, 10 * k + 10)
+        return cols
+
+    def dynamic_parameters(self):
+        """Inertia.toDynamicParameters of every joint's body, in our body order."""
+        theta = np.concatenate([self.model.inertias[jid].toDynamicParameters() for jid in range(1, self.model.njoints)])
+        return theta[self._parameter_columns()]
+
+    def joint_torque_regressor(self, q, v, a, gravity=True):
+        """computeJointTorqueRegressor: rows in our DoF order, columns in our parameter order."""
+        self.model.gravity.linear = np.array([0, 0, -9.81]) if gravity else np.zeros(3)
+        Y = np.array(self.pin.computeJointTorqueRegressor(self.model, self.data, self.q(q), self.v(v), self.v(a)))
+        out = np.empty_like(Y)
+        out[self.perm] = Y
+        return out[:, self._parameter_columns()]

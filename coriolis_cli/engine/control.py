@@ -1,0 +1,125 @@
+"""Public functions for control: forward dynamics, the Slotine–Li torque, its regressor and the
+adaptation term. Same conventions as engine.api: one state or (forward dynamics) a batch, and
+``data=`` to reuse a workspace's buffers and outputs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.parameters import N_PARAMETERS, check_parameters
+from ..model.tree import RobotModel
+from .api import (STANDARD_GRAVITY, _as_states, _batch, _check_data, _checked, _Compiled, _factorization, _gravity,
+                  _is_vector, _settle, _velocities)
+from .batch import forward_dynamics_batch
+from .data import QDD_, TAU_, Data
+from .forward_dynamics import forward_dynamics_kernel
+from .slotine_li import regressor_kernel, slotine_li_kernel
+
+_FORWARD = _Compiled(forward_dynamics_kernel)
+_SLOTINE_LI = _Compiled(slotine_li_kernel)
+_REGRESSOR = _Compiled(regressor_kernel)
+_NO_THETA = np.zeros(N_PARAMETERS)
+
+
+def _reduced(robot):
+    if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
+        from . import coordinates
+
+        return coordinates
+    return None
+
+
+def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | None = None):
+    """q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)): CRBA, then M = LᵀDL factored along the tree with its
+    branch-induced sparsity (engine.forward_dynamics). With ``data=`` the result is ``data.qdd``
+    (and ``data.M`` holds M(q)). Batches: q, qd, tau of shape (K, ·)."""
+    other = _reduced(robot)
+    if other is not None:
+        return other.forward_dynamics(robot, q, qd, tau, gravity, data)
+    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    if data is not None:
+        if getattr(data, "robot", None) is not robot:
+            _check_data(robot, data)
+        if not (_is_vector(q) and _is_vector(qd) and _is_vector(tau)):
+            q, qd, tau = _checked(robot, q, ("qd", qd), ("tau", tau))
+        k = data.kernel
+        out = k.vectors[QDD_]
+        status = _FORWARD.call(robot.arrays, k, q, qd, tau, g, out)
+        if status:
+            _settle(robot, status, _FORWARD, k, q, (("qd", qd), ("tau", tau)), (g, out))
+        return data.qdd
+    if not (_is_vector(q) and _is_vector(qd) and _is_vector(tau)):
+        Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
+        K = Q.shape[0]
+        QD = _velocities(robot, qd, "qd", K)
+        TAU = _velocities(robot, tau, "tau", K)
+        if batch:
+            return _batch(robot, forward_dynamics_batch, np.zeros((K, robot.nv)), Q, (QD, TAU, g), ("qd", QD), ("tau", TAU))
+        q, qd, tau = Q[0], QD[0], TAU[0]
+    return forward_dynamics(robot, q, qd, tau, gravity, robot.shared_data).copy()
+
+
+def _theta(robot, theta):
+    if theta is None:
+        return False, _NO_THETA
+    return True, check_parameters(robot, theta)
+
+
+def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization: str = "christoffel",
+               data: Data | None = None):
+    """τ = M(q) q̈_r + C(q, q̇) q̇_r + g(q) by the O(N) recursion of Wensing–Slotine Alg. 3, never
+    forming C. ``theta`` (10 per body, see inertial_parameters) replaces the model's inertial
+    parameters, e.g. an adaptive controller's estimate. ``factorization``: ``christoffel`` (the
+    Christoffel-consistent C) or ``featherstone`` (admissible only). With ``data=`` the result
+    is ``data.tau``."""
+    other = _reduced(robot)
+    if other is not None:
+        return other.slotine_li(robot, q, qd, qd_r, qdd_r, theta, gravity, factorization, data)
+    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    use, th = _theta(robot, theta)
+    kind = _factorization(factorization)
+    fresh = data is None
+    if fresh:
+        data = robot.shared_data
+    elif getattr(data, "robot", None) is not robot:
+        _check_data(robot, data)
+    if not (_is_vector(q) and _is_vector(qd) and _is_vector(qd_r) and _is_vector(qdd_r)):
+        q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
+    k = data.kernel
+    out = k.vectors[TAU_]
+    status = _SLOTINE_LI.call(robot.arrays, k, q, qd, qd_r, qdd_r, g, use, th, kind, out)
+    if status:
+        _settle(robot, status, _SLOTINE_LI, k, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, use, th, kind, out))
+    return data.tau.copy() if fresh else data.tau
+
+
+def _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization):
+    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    kind = _factorization(factorization)
+    if not (_is_vector(q) and _is_vector(qd) and _is_vector(qd_r) and _is_vector(qdd_r)):
+        q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
+    Y = np.zeros((robot.nv, N_PARAMETERS * robot.n_bodies))
+    Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
+    k = robot.shared_data.kernel
+    status = _REGRESSOR.call(robot.arrays, k, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
+    if status:
+        _settle(robot, status, _REGRESSOR, k, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Y, Yts))
+    return Y, Yts
+
+
+def regressor(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel"):
+    """Y (nv x 10 N) with Y θ = slotine_li(robot, q, qd, qd_r, qdd_r, θ) for every θ (Wensing–Slotine
+    Alg. 4). At qd_r = qd it is Pinocchio's computeJointTorqueRegressor(q, qd, qdd_r)."""
+    other = _reduced(robot)
+    if other is not None:
+        return other.regressor(robot, q, qd, qd_r, qdd_r, gravity, factorization)
+    return _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization)[0]
+
+
+def adaptation_gradient(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel"):
+    """Yᵀ s with s = q̇ − q̇_r, by the recursion of Alg. 3, line 9 ([Yᵀs]_j = 𝒴_jᵀ (v_j − w_j)),
+    without the nv x 10N product: the Slotine–Li update is θ̂̇ = −P Yᵀ s."""
+    other = _reduced(robot)
+    if other is not None:
+        return other.adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity, factorization)
+    return _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization)[1]

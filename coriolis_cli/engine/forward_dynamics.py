@@ -1,0 +1,120 @@
+"""Forward dynamics through the joint-space inertia matrix (Featherstone, RBDA ch. 6; slides on
+CRBA and branch-induced sparsity): q̈ = M⁻¹ (τ − c) with
+
+    c = RNEA(q, q̇, 0)                    (bias: C q̇ + g)
+    M by the composite-rigid-body algorithm
+    M = Lᵀ D L                           (LTDL: L unit lower-triangular, D diagonal)
+
+factored along the tree. With λ(i) the DoF before i toward the root (cols[i, 1]), row k of L
+holds entries only at λ(k), λ(λ(k)), ...: factoring from the leaves up fills in nothing that M's
+branch-induced sparsity leaves zero, so the cost is O(n d²) rather than O(n³) (RBDA Table 6.3),
+and the two triangular solves walk the same chains (RBDA Table 6.4).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .data import LTDL_, M_
+from .joints import OK, check_finite, failed, load_configuration, root_acceleration
+from .kinematics import body_velocities, forward_kinematics, views
+from .spatial import add_child_composite, crf_vec, dot6, matvec6
+
+
+@njit(cache=True)
+def ltdl_factor(lam, H):
+    """H = Lᵀ D L in place, for H whose only nonzeros off the diagonal lie on λ-chains: D on the
+    diagonal, L strictly below it (RBDA Table 6.3)."""
+    n = H.shape[0]
+    for k in range(n - 1, -1, -1):
+        i = lam[k, 1]
+        while i >= 0:
+            a = H[k, i] / H[k, k]
+            j = i
+            while j >= 0:
+                H[i, j] -= a * H[k, j]
+                j = lam[j, 1]
+            H[k, i] = a
+            i = lam[i, 1]
+
+
+@njit(cache=True)
+def ltdl_solve(lam, H, x):
+    """x = (Lᵀ D L)⁻¹ x in place (RBDA Table 6.4)."""
+    n = H.shape[0]
+    for i in range(n - 1, -1, -1):  # Lᵀ y = x
+        j = lam[i, 1]
+        while j >= 0:
+            x[j] -= H[i, j] * x[i]
+            j = lam[j, 1]
+    for i in range(n):
+        x[i] /= H[i, i]
+    for i in range(n):  # L x = y
+        j = lam[i, 1]
+        while j >= 0:
+            x[i] -= H[i, j] * x[j]
+            j = lam[j, 1]
+
+
+@njit(cache=True)
+def forward_dynamics_kernel(model, data, q, qd, tau, gravity, qdd):
+    """q̈ into ``qdd``; M(q) into data.M as a by-product. Returns a status code (engine.joints)."""
+    ints, cols = model.ints, model.cols
+    N = ints.shape[0]
+    n = cols.shape[0]
+    qn = data.q
+    status = load_configuration(model, q, qn)
+    if failed(status):
+        return status
+    bad = check_finite(qd, n, q.shape[0])
+    if bad == OK:
+        bad = check_finite(tau, n, q.shape[0] + n)
+    if bad != OK:
+        return bad
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    forward_kinematics(model, qn, X, S, IC, T)
+    body_velocities(model, S, qd, v, Sd)
+    # bias c = RNEA(q, q̇, 0): a_i = a_p + Ṡ_i q̇_i, f_i = I_i a_i + v_i ×* I_i v_i
+    a0 = F[0]
+    root_acceleration(model, qn, gravity, a0)
+    for c in range(n):
+        b = cols[c, 0]
+        if c == 0 or cols[c - 1, 0] != b:
+            p = ints[b, 0]
+            for r in range(6):
+                a[b, r] = a[p, r] if p >= 0 else a0[r]
+        for r in range(6):
+            a[b, r] += Sd[c, r] * qd[c]
+    h, g = F[1], F[2]
+    for i in range(N):
+        matvec6(IC[i], a[i], f[i])
+        matvec6(IC[i], v[i], h)
+        crf_vec(v[i], h, g)
+        for r in range(6):
+            f[i, r] += g[r]
+    # one backward pass: τ − c into q̈, and CRBA's composite inertias and M into the factor buffer
+    H = data.matrices[LTDL_]
+    M = data.matrices[M_]
+    for j in range(n - 1, -1, -1):
+        b = cols[j, 0]
+        qdd[j] = tau[j] - dot6(S[j], f[b])
+        matvec6(IC[b], S[j], h)
+        H[j, j] = dot6(S[j], h)
+        M[j, j] = H[j, j]
+        i = cols[j, 1]
+        while i >= 0:
+            mij = dot6(S[i], h)
+            H[i, j] = mij
+            H[j, i] = mij
+            M[i, j] = mij
+            M[j, i] = mij
+            i = cols[i, 1]
+        if cols[j, 1] < 0 or cols[cols[j, 1], 0] != b:
+            p = ints[b, 0]
+            if p >= 0:
+                add_child_composite(IC, p, b)
+                for r in range(6):
+                    f[p, r] += f[b, r]
+    ltdl_factor(cols, H)
+    ltdl_solve(cols, H, qdd)
+    return status

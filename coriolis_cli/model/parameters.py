@@ -1,0 +1,84 @@
+"""Inertial parameters: 10 per body in Pinocchio's order (``Inertia.toDynamicParameters``),
+
+    θ_i = [m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz],
+
+c the COM and I the rotational inertia about the body frame's origin, both in the body frame;
+bodies in model order. The dynamics are linear in θ, which is what adaptive control and
+identification use (engine.slotine_li).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..errors import ModelError, StateError
+from .description import Inertial
+from .tree import RobotModel, _frozen
+
+N_PARAMETERS = 10
+
+
+def _about_origin(mass, com, inertia_com) -> np.ndarray:
+    """I about the body origin from I about the COM (parallel axes)."""
+    c = np.asarray(com, float)
+    return np.asarray(inertia_com, float) + mass * (c @ c * np.eye(3) - np.outer(c, c))
+
+
+def inertial_parameters(robot: RobotModel) -> np.ndarray:
+    """θ (10 N): every body's parameters, in model order."""
+    theta = np.zeros(N_PARAMETERS * robot.n_bodies)
+    for i, b in enumerate(robot.bodies):
+        J = _about_origin(b.mass, b.com, b.inertia)
+        theta[N_PARAMETERS * i : N_PARAMETERS * (i + 1)] = (
+            b.mass, *(b.mass * np.asarray(b.com)), J[0, 0], J[0, 1], J[1, 1], J[0, 2], J[1, 2], J[2, 2])
+    return theta
+
+
+def parameter_names(robot: RobotModel) -> tuple[str, ...]:
+    names = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
+    return tuple(f"{b.name}.{n}" for b in robot.bodies for n in names)
+
+
+def check_parameters(robot: RobotModel, theta) -> np.ndarray:
+    """θ as a contiguous float64 vector of the robot's length, every entry finite."""
+    full = getattr(robot, "full", robot)
+    try:
+        th = np.ascontiguousarray(theta, dtype=float)
+    except (TypeError, ValueError):
+        raise StateError("theta must be numbers") from None
+    need = N_PARAMETERS * full.n_bodies
+    if th.shape != (need,):
+        raise StateError(f"theta must hold 10 parameters per body, {need} for this robot, got shape {th.shape}")
+    if not np.all(np.isfinite(th)):
+        k = int(np.flatnonzero(~np.isfinite(th))[0])
+        raise StateError(f"theta[{parameter_names(full)[k]}] is not finite ({th[k]})")
+    return th
+
+
+def with_inertial_parameters(robot: RobotModel, theta) -> RobotModel:
+    """The robot with every body's inertial parameters replaced by θ (the inverse of
+    inertial_parameters): e.g. an adaptive controller's estimate, to compute M, C, Γ with it.
+    Each body's inertia is written on its own link and the links merged into it lose theirs, so
+    that the description and every peer built from it see the same bodies."""
+    th = check_parameters(robot, theta)
+    bodies, links = [], {link.name: link for link in robot.description.links}
+    for i, b in enumerate(robot.bodies):
+        m, h = th[N_PARAMETERS * i], th[N_PARAMETERS * i + 1 : N_PARAMETERS * i + 4]
+        Ixx, Ixy, Iyy, Ixz, Iyz, Izz = th[N_PARAMETERS * i + 4 : N_PARAMETERS * (i + 1)]
+        J = np.array([[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]])
+        if m == 0.0 and np.any(h):
+            raise ModelError(f"body '{b.name}': a first moment m·c = {tuple(h)} with zero mass has no COM")
+        com = h / m if m != 0.0 else np.zeros(3)
+        Ic = J - m * (com @ com * np.eye(3) - np.outer(com, com))
+        bodies.append(replace(b, mass=float(m), com=_frozen(com), inertia=_frozen(0.5 * (Ic + Ic.T))))
+        links[b.name] = replace(links[b.name], inertial=Inertial(
+            mass=float(m), xyz=tuple(float(x) for x in com),
+            inertia=(Ic[0, 0], Ic[0, 1], Ic[0, 2], Ic[1, 1], Ic[1, 2], Ic[2, 2])))
+        for name in b.merged_links:
+            links[name] = replace(links[name], inertial=None)
+        bodies[-1] = replace(bodies[-1], merged_links=())
+    desc = replace(robot.description, links=tuple(links[link.name] for link in robot.description.links))
+    return replace(robot, bodies=tuple(bodies), description=desc, inertia_issues=(), massless_joints=())
+

@@ -1,0 +1,138 @@
+"""Forward dynamics, inertial parameters, the Slotine–Li recursion and its regressors, against
+Pinocchio (aba, Inertia.toDynamicParameters, computeJointTorqueRegressor) and against the
+matrices of Algorithm 1."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import coriolis_cli as cc
+from coriolis_cli.errors import ModelError, StateError
+
+from .conftest import robot_path
+
+pin = pytest.importorskip("pinocchio")
+from coriolis_cli.peers.pinocchio import PinocchioPeer  # noqa: E402
+
+ROBOTS = [("panda.urdf", False), ("planar_2link.urdf", False), ("quadruped.urdf", False), ("quadruped.urdf", True),
+          ("humanoid.urdf", True), ("serial20.urdf", False), ("binary20.urdf", True), ("biped20.urdf", True)]
+
+
+def _rel(a, b):
+    return np.abs(a - b).max() / max(np.abs(b).max(), 1.0)
+
+
+@pytest.fixture(scope="module", params=ROBOTS, ids=[f"{p}{'+fb' if fb else ''}" for p, fb in ROBOTS])
+def case(request):
+    path, fb = request.param
+    robot = cc.load_robot(robot_path(path), floating_base=fb)
+    rng = np.random.default_rng(11)
+    q = robot.random_configuration(rng)
+    v, vr, a, tau = (rng.standard_normal(robot.nv) for _ in range(4))
+    return robot, PinocchioPeer(robot), q, v, vr, a, tau
+
+
+def test_forward_dynamics_equals_pinocchio_aba(case):
+    robot, peer, q, v, vr, a, tau = case
+    qdd = cc.forward_dynamics(robot, q, v, tau)
+    M = cc.mass_matrix(robot, q)
+    # the scale of q̈'s round-off is cond(M) times that of τ − c
+    scale = np.linalg.cond(M) * max(np.abs(qdd).max(), 1.0)
+    assert np.abs(qdd - peer.aba(q, v, tau)).max() < 1e-14 * scale
+    # and it inverts the RNEA
+    assert _rel(cc.inverse_dynamics(robot, q, v, qdd), tau) < 1e-12
+
+
+def test_inertial_parameters_are_pinocchios(case):
+    robot, peer, *_ = case
+    theta = cc.inertial_parameters(robot)
+    assert theta.shape == (10 * robot.n_bodies,)
+    assert np.abs(theta - peer.dynamic_parameters()).max() < 1e-14 * max(1.0, np.abs(theta).max())
+
+
+def test_slotine_li_is_m_qdd_r_plus_c_qd_r_plus_g(case):
+    robot, peer, q, v, vr, a, tau = case
+    M, _, C = cc.coriolis_matrix(robot, q, v)
+    expected = M @ a + C @ vr + cc.gravity_vector(robot, q)
+    assert _rel(cc.slotine_li(robot, q, v, vr, a), expected) < 1e-13
+    Mf, _, Cf = cc.coriolis_matrix(robot, q, v, factorization="featherstone")
+    expected_f = Mf @ a + Cf @ vr + cc.gravity_vector(robot, q)
+    assert _rel(cc.slotine_li(robot, q, v, vr, a, factorization="featherstone"), expected_f) < 1e-13
+    # at q̇_r = q̇ it is the RNEA
+    assert _rel(cc.slotine_li(robot, q, v, v, a), cc.inverse_dynamics(robot, q, v, a)) < 1e-13
+
+
+def test_regressor_times_parameters_and_pinocchio_regressor(case):
+    robot, peer, q, v, vr, a, tau = case
+    theta = cc.inertial_parameters(robot)
+    Y = cc.regressor(robot, q, v, vr, a)
+    assert _rel(Y @ theta, cc.slotine_li(robot, q, v, vr, a)) < 1e-13
+    # linear in θ: other parameters through slotine_li's theta= and through a rebuilt robot
+    other = theta * np.linspace(0.5, 1.5, theta.size)
+    tau_other = cc.slotine_li(robot, q, v, vr, a, theta=other)
+    assert _rel(Y @ other, tau_other) < 1e-13
+    assert _rel(cc.slotine_li(cc.with_inertial_parameters(robot, other), q, v, vr, a), tau_other) < 1e-12
+    # at q̇_r = q̇: Pinocchio's computeJointTorqueRegressor
+    Yp = peer.joint_torque_regressor(q, v, a)
+    assert _rel(cc.regressor(robot, q, v, v, a), Yp) < 1e-13
+
+
+def test_adaptation_gradient_by_recursion_equals_explicit_product(case):
+    robot, peer, q, v, vr, a, tau = case
+    Y = cc.regressor(robot, q, v, vr, a)
+    assert _rel(cc.adaptation_gradient(robot, q, v, vr, a), Y.T @ (v - vr)) < 1e-13
+
+
+def test_parameters_round_trip_and_refusals():
+    robot = cc.load_robot(robot_path("panda.urdf"))
+    theta = cc.inertial_parameters(robot)
+    again = cc.with_inertial_parameters(robot, theta)
+    q = robot.random_configuration(3)
+    assert np.abs(cc.mass_matrix(again, q) - cc.mass_matrix(robot, q)).max() < 1e-14
+    assert np.array_equal(cc.inertial_parameters(again).round(12), theta.round(12))
+    with pytest.raises(StateError, match="10 parameters per body, 70"):
+        cc.slotine_li(robot, q, q, q, q, theta=theta[:-1])
+    bad = theta.copy()
+    bad[13] = np.nan
+    with pytest.raises(StateError, match=r"theta\[panda_link2.mcz\] is not finite"):
+        cc.slotine_li(robot, q, q, q, q, theta=bad)
+    massless = theta.copy()
+    massless[0] = 0.0
+    with pytest.raises(ModelError, match="zero mass has no COM"):
+        cc.with_inertial_parameters(robot, massless)
+
+
+def test_forward_dynamics_batches_and_workspace():
+    robot = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
+    rng = np.random.default_rng(2)
+    Q = np.stack([robot.random_configuration(rng) for _ in range(5)])
+    V, T = rng.standard_normal((5, robot.nv)), rng.standard_normal((5, robot.nv))
+    batch = cc.forward_dynamics(robot, Q, V, T)
+    data = robot.create_data()
+    for k in range(5):
+        out = cc.forward_dynamics(robot, Q[k], V[k], T[k], data=data)
+        assert out is data.qdd
+        assert np.array_equal(out, batch[k])
+    assert np.array_equal(data.M, cc.mass_matrix(robot, Q[4]))
+    with pytest.raises(StateError, match=r"tau\[.*\] is not finite"):
+        cc.forward_dynamics(robot, Q[0], V[0], np.full(robot.nv, np.inf))
+
+
+@pytest.mark.parametrize("path,kw", [("knee_leg.yaml", {}), ("humanoid.urdf", {"floating_base": True, "base_velocity": "mixed"})])
+def test_control_functions_in_other_coordinates(path, kw):
+    """Reduced robots: τ̄ = M̄ q̄̈_r + C̄ q̄̇_r + ḡ, Ȳ θ = τ̄, Ȳᵀ s̄, and q̄̈ inverting τ̄."""
+    robot = cc.load_robot(robot_path(path), **kw)
+    rng = np.random.default_rng(4)
+    q = robot.random_configuration(rng)
+    v, vr, a, tau = (rng.standard_normal(robot.nv) for _ in range(4))
+    M, _, C = cc.coriolis_matrix(robot, q, v)
+    g = cc.gravity_vector(robot, q)
+    t = cc.slotine_li(robot, q, v, vr, a)
+    assert _rel(t, M @ a + C @ vr + g) < 1e-12
+    theta = cc.inertial_parameters(robot.full)
+    Y = cc.regressor(robot, q, v, vr, a)
+    assert _rel(Y @ theta, t) < 1e-12
+    assert _rel(cc.adaptation_gradient(robot, q, v, vr, a), Y.T @ (v - vr)) < 1e-12
+    qdd = cc.forward_dynamics(robot, q, v, tau)
+    assert _rel(M @ qdd + C @ v + g, tau) < 1e-10
