@@ -138,7 +138,8 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
         if not np.all(np.isfinite(x)):
             raise StateError(f"the simulation diverged at t = {t:.4g} s (try lower gains or a higher rate)")
         theta_hat = x[2 * n :] if adapting else None
-        tau, rate_hat = law(t, q, qd, theta_hat)
+        with np.errstate(all="ignore"):  # a diverging run is reported once, below, not by NumPy
+            tau, rate_hat = law(t, q, qd, theta_hat)
         if not np.all(np.isfinite(tau)):
             raise StateError(f"the simulation diverged at t = {t:.4g} s: the control torque is not finite")
         qdd = engine.forward_dynamics(robot, q, qd, tau)

@@ -131,6 +131,8 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
         if not reduced:
             out.timings.append(Timing("Gamma", OURS_LOOP, 1e6 * median_loop_time(
                 lambda R: christoffel_loop(R, robot.arrays, data.kernel, Q), repeat), "as C++ is timed"))
+    if not reduced:
+        _control_timings(robot, out, what, q, qd, data, repeat)
     if peers and reduced:  # what Pinocchio offers: the tree, mimic joints as DoF of their own
         Qf = np.stack([robot.map.full_configuration(x) for x in Q])
         QDf = np.stack([robot.map.jacobian(x) @ v for x, v in zip(Q, QD)])
@@ -141,6 +143,18 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     elif peers:
         _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines)
     return out
+
+
+def _control_timings(robot, out, what, q, qd, data, repeat):
+    """Forward dynamics and the Slotine–Li torque through the public API with data=."""
+    rng = np.random.default_rng(1)
+    tau, qd_r, qdd_r = (rng.standard_normal(robot.nv) for _ in range(3))
+    if "fd" in what:
+        out.timings.append(Timing("fd", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.forward_dynamics(robot, q, qd, tau, data=data), repeat), "CRBA + LTDL, robot.create_data() reused"))
+    if "slotine" in what:
+        out.timings.append(Timing("slotine", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), repeat), "Alg. 3, robot.create_data() reused"))
 
 
 def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
@@ -164,6 +178,15 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
                                       "M and C (Ṁ = C + Cᵀ)"))
             out.timings.append(Timing("C", "pinocchio dccrba", 1e6 * median_call_time(
                 lambda: pin.dccrba(model, data, pq, pv), repeat), "centroidal Ag and its derivative"))
+        if "fd" in what or "slotine" in what:
+            rng = np.random.default_rng(1)
+            ptau, pa = peer.v(rng.standard_normal(n)), peer.v(rng.standard_normal(n))
+        if "fd" in what:
+            out.timings.append(Timing("fd", "pinocchio aba", 1e6 * median_call_time(
+                lambda: pin.aba(model, data, pq, pv, ptau), repeat), "articulated-body algorithm, O(n)"))
+        if "slotine" in what:
+            out.timings.append(Timing("slotine", "pinocchio rnea", 1e6 * median_call_time(
+                lambda: pin.rnea(model, data, pq, pv, pa), repeat), "τ = M q̈ + C q̇ + g (q̇_r = q̇ only)"))
         if "Gamma" in what:
             E = [np.ascontiguousarray(e) for e in np.eye(n)]
 

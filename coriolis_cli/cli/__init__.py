@@ -28,6 +28,14 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+def _usage_message(e: click.UsageError) -> str:
+    """click's message on one line, with where to read more: 'coriolis CMD --help'."""
+    text = " ".join(e.format_message().split()).rstrip(".")
+    ctx = e.ctx
+    path = ctx.command_path if ctx is not None else "coriolis"
+    return f"{text} (see '{path} --help')"
+
+
 def main(argv=None):
     import signal
     import threading
@@ -42,8 +50,11 @@ def main(argv=None):
     except click.exceptions.Abort:
         err.print("aborted")
         sys.exit(130)
+    except click.UsageError as e:  # one line, in the same voice as every other error
+        err.print(styled(("error:", "red"), f" {_usage_message(e)}"), soft_wrap=True)
+        sys.exit(2)
     except click.ClickException as e:
-        e.show()
+        err.print(styled(("error:", "red"), f" {' '.join(e.format_message().split())}"), soft_wrap=True)
         sys.exit(e.exit_code)
     except CoriolisError as e:
         hint = f" ({e.hint})" if getattr(e, "hint", None) else ""

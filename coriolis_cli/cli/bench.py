@@ -7,7 +7,9 @@ import click
 from ..errors import StateError
 from .common import cli, emit, load, parse_list, progress, robot_options, warn_compile_once
 
-OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma"}  # C means M, Ṁ and C together
+# C means M, Ṁ and C together; fd: forward dynamics; slotine: the Slotine–Li torque
+OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma", "fd": "fd", "forward_dynamics": "fd",
+                "slotine": "slotine", "slotine-li": "slotine", "slotine_li": "slotine"}
 MAX_SWEEP = 200  # systems in one --dofs sweep
 
 
@@ -56,20 +58,27 @@ def _render(report, peers: bool):
 
 @cli.command()
 @click.argument("robots", nargs=-1, metavar="[ROBOT ...]")
-@click.option("--topology", type=click.Choice(["serial", "binary", "biped", "quadruped", "all"]), default="all", show_default=True)
-@click.option("--dofs", default="5:40:5", show_default=True, help="START:STOP[:STEP] or a comma list.")
-@click.option("--what", default="C,Gamma", show_default=True, help="C (M, Ṁ and C together), Gamma, or both.")
+@click.option("--topology", type=click.Choice(["serial", "binary", "biped", "quadruped", "all"]), default="all", show_default=True,
+              help="Generated topologies of the DoF sweep (without ROBOT).")
+@click.option("--dofs", default="5:40:5", show_default=True,
+              help="Joint DoF of the sweep: START:STOP[:STEP] (stop included) or a comma list; at most 5000 DoF, 200 systems.")
+@click.option("--what", default="C,Gamma", show_default=True, help="Comma list of C (M, Ṁ and C together), Gamma, fd (forward dynamics, against Pinocchio's aba) "
+              "and slotine (the Slotine–Li torque, against Pinocchio's rnea).")
 @robot_options
-@click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds; the median is reported.")
+@click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds of about 0.1 s each; the median per call is reported (µs).")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
 @click.option("--batch", is_flag=True, help="Also time a batch of 10,000 states (per state, in parallel).")
 @click.option("--table1", is_flag=True, help="The core paper's Table 1 at 20 DoF beside the paper's numbers.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Write a log-log plot of time vs DoF (PNG).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table (rich, for people) or json (every number, for programs).")
 @click.option("-o", "--output", help="Write the report to this file.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
 def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, table1, plot, fmt, output, force):
-    """Time M, Ṁ, C and Γ: on ROBOT files, over a DoF sweep of generated topologies, or as Table 1."""
+    """Time M, Ṁ, C and Γ: on ROBOT files, over a DoF sweep of generated topologies, or as Table 1.
+
+    Example: coriolis bench robots/panda.urdf --peers
+    """
     from ..bench.suite import TOPOLOGY_ORDER, plan_jobs, run_jobs
     from ..report.bench import sweep_plot
     from ..report.formats import to_json

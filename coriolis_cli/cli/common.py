@@ -95,10 +95,10 @@ def load(robot: str, floating_base: bool):
     return load_robot(robot, floating_base=floating_base, strict=strict(), mimic=mimic(), base_velocity=base_velocity())
 
 
-def warn_compile_once():
+def warn_compile_once(kernel: str = "coriolis.coriolis_kernel"):
     from ..engine.cache import kernels_cached
 
-    if not kernels_cached():
+    if not kernels_cached(kernel):
         err.print(styled(("compiling the numba kernels (first run only, 10-60 s; later runs load the cache)...", "dim")))
 
 

@@ -32,14 +32,14 @@ def _state(model, q, qd, qdd, state, random, seed):
     return qv, qdv, qddv
 
 
-def _tables(result, model):
+def _tables(result, model, drawn=None):
     from rich.console import Group
 
-    from ..report.tables import gamma_table, matrix_table, vector_table
+    from ..report.tables import gamma_table, matrix_table, state_table, vector_table
 
     titles = {"M": "M (mass matrix)", "Mdot": "Ṁ", "C": f"C ({result.factorization} factorization)",
               "g": "g (generalized gravity)", "tau": "τ (inverse dynamics)"}
-    parts = []
+    parts = [] if drawn is None else [state_table(drawn[0], drawn[1], drawn[2], model.config_names, model.dof_names)]
     for k in result.quantities:
         if k == "Gamma":
             g = result.gamma
@@ -49,6 +49,18 @@ def _tables(result, model):
         else:
             parts.append(matrix_table(titles[k], result.values[k], model.dof_names, model.dof_related))
     return Group(*parts)
+
+
+MAX_PLOTTED_GAMMA = 100  # nv above which the Γ pattern is left out of --plot (nv² slices of nv² cells)
+
+
+def _structure_picture(model, q, qd, factorization) -> bytes:
+    from .. import engine
+    from ..report.plots import structure_plot
+
+    M, Mdot, C = engine.coriolis_matrix(model, q, qd, factorization=factorization)
+    Gamma = engine.christoffel(model, q) if model.nv <= MAX_PLOTTED_GAMMA else None
+    return structure_plot(model.name, model.dof_names, M, Mdot, C, Gamma, model.dof_related, factorization)
 
 
 @cli.command()
@@ -61,15 +73,22 @@ def _tables(result, model):
 @click.option("--random", is_flag=True, help="Random q within the joint limits (else [0, 2π]) and q̇ in [-10, 10].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random.")
 @click.option("--what", default="M,C", show_default=True, help="Comma list of M, Mdot, C, Gamma, g, tau.")
-@click.option("--factorization", type=click.Choice(["christoffel", "featherstone"]), default="christoffel", show_default=True)
+@click.option("--factorization", type=click.Choice(["christoffel", "featherstone"]), default="christoffel", show_default=True,
+              help="christoffel: eq. (10), C = Σ Γ q̇ (Ṁ = C + Cᵀ); featherstone: eq. (9), B = v ×* I (admissible only).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: from the -o extension, else table.")
 @click.option("--top", type=int, default=20, show_default=True, help="Γ entries listed in tables (largest first).")
 @click.option("-o", "--output", help="Write to this file instead of standard output.")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@click.option("--plot", type=click.Path(dir_okay=False),
+              help="Also draw M, Ṁ, C (symmetric log colours, exact zeros grey) and Γ's sparsity pattern to a PNG file.")
 @click.option("--allow-large", is_flag=True,
               help="Write Γ above the 256 MiB guard (nv > 322), if the machine has the memory it needs.")
-def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factorization, fmt, top, output, force, allow_large):
-    """Compute M, Ṁ, C, Γ, g or τ of ROBOT at one state."""
+def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factorization, fmt, top, output, force, plot,
+            allow_large):
+    """Compute M, Ṁ, C, Γ, g or τ of ROBOT at one state.
+
+    Example: coriolis compute robots/panda.urdf --random --seed 1 --what M,C,Gamma
+    """
     from ..evaluation import evaluate
     from ..report.formats import compute_to_csv, to_json, to_npz
     from ..report.output import check_writable
@@ -79,13 +98,16 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
         raise StateError("--format npz needs -o FILE")
     if top < 1:
         raise StateError("--top must be at least 1")
-    if output:
-        check_writable(output, force)
+    for path in (output, plot):
+        if path:
+            check_writable(path, force)
     quantities = parse_list(what, QUANTITY_NAMES, "--what")
     model = load(robot, floating_base)
     qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)
     warn_compile_once()
     result = evaluate(model, qv, qdv, qddv, quantities, factorization, top, fmt, allow_large)
+    if plot:
+        emit(_structure_picture(model, qv, qdv, factorization), plot, force)
     if fmt == "json":
         emit(to_json(result.as_dict()), output, force)
     elif fmt == "csv":
@@ -93,4 +115,5 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
     elif fmt == "npz":
         emit(to_npz(result.as_dict()), output, force)
     else:
-        emit(_tables(result, model), output, force)
+        drawn = (f"random state (--seed {seed})", qv, qdv) if random else None
+        emit(_tables(result, model, drawn), output, force)

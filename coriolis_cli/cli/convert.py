@@ -29,7 +29,10 @@ def _write_description(desc, output: str, force: bool):
 @click.option("-o", "--output", required=True, help="Target file: .urdf or .yaml.")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 def convert(robot, output, force):
-    """Convert ROBOT between URDF and YAML (the format follows the extension of -o)."""
+    """Convert ROBOT between URDF and YAML (the format follows the extension of -o).
+
+    Example: coriolis convert robots/panda.urdf -o panda.yaml
+    """
     from ..model import build_model, load_description
     from ..report.output import check_writable
 
@@ -42,13 +45,18 @@ def convert(robot, output, force):
 @cli.command()
 @click.argument("spec", metavar="TOPOLOGY:DOF")
 @click.option("-o", "--output", required=True, help="Target file: .urdf or .yaml.")
-@click.option("--seed", type=int, default=None, help="Seed of the random inertias and axes (default 0).")
+@click.option("--seed", type=int, default=None, help="Seed of the random inertias and axes (default 0; or TOPOLOGY:DOF:SEED).")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 def generate(spec, output, seed, force):
-    """Write a generated topology (serial, binary, biped, quadruped) such as quadruped:20."""
+    """Write a generated topology (serial, binary, biped, quadruped) such as quadruped:20.
+
+    Example: coriolis generate quadruped:20:7 -o q20.urdf
+    """
     from ..model.topologies import generate as make, parse_spec
     from ..report.output import check_writable
 
-    check_writable(output, force)
     topo, dof, spec_seed = parse_spec(spec)
+    if seed is not None and spec.count(":") == 2 and seed != spec_seed:
+        raise StateError(f"two seeds: {spec} says {spec_seed}, --seed says {seed}; give one")
+    check_writable(output, force)
     _write_description(make(topo, dof, spec_seed if seed is None else seed), output, force)

@@ -60,7 +60,7 @@ def simulate(robot, floating_base, controller, factorization, duration, rate, ga
             check_writable(path, force)
     lam, kappa = _gains(gains)
     model = load(robot, floating_base)
-    warn_compile_once()
+    warn_compile_once("forward_dynamics.forward_dynamics_kernel")
     steps = int(round(duration * rate))
     bar, task = progress(steps, f"simulating {steps:,} steps")
     with bar:

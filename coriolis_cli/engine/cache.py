@@ -109,8 +109,8 @@ def prepare_kernel_cache() -> str | None:
     return cache_dir
 
 
-def kernels_cached() -> bool:
-    """Whether the compiled kernels are on disk already (without importing numba)."""
+def kernels_cached(kernel: str = "coriolis.coriolis_kernel") -> bool:
+    """Whether ``kernel`` (module.function) is compiled on disk already (without importing numba)."""
     dirs = [IN_TREE]
     env = os.environ.get("NUMBA_CACHE_DIR")
     if env:
@@ -119,4 +119,4 @@ def kernels_cached() -> bool:
         dirs.append(_user_cache(source_hash()))
     except OSError:
         pass
-    return any(glob.glob(os.path.join(d, "**", "coriolis.coriolis_kernel-*.nbi"), recursive=True) for d in dirs)
+    return any(glob.glob(os.path.join(d, "**", f"{kernel}-*.nbi"), recursive=True) for d in dirs)

@@ -14,6 +14,7 @@ from .batch import forward_dynamics_batch
 from .data import QDD_, TAU_, Data
 from .forward_dynamics import forward_dynamics_kernel
 from .slotine_li import regressor_kernel, slotine_li_kernel
+from .spatial import CHRISTOFFEL
 
 _FORWARD = _Compiled(forward_dynamics_kernel)
 _SLOTINE_LI = _Compiled(slotine_li_kernel)
@@ -59,12 +60,6 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
     return forward_dynamics(robot, q, qd, tau, gravity, robot.shared_data).copy()
 
 
-def _theta(robot, theta):
-    if theta is None:
-        return False, _NO_THETA
-    return True, check_parameters(robot, theta)
-
-
 def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization: str = "christoffel",
                data: Data | None = None):
     """τ = M(q) q̈_r + C(q, q̇) q̇_r + g(q) by the O(N) recursion of Wensing–Slotine Alg. 3, never
@@ -76,8 +71,8 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     if other is not None:
         return other.slotine_li(robot, q, qd, qd_r, qdd_r, theta, gravity, factorization, data)
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
-    use, th = _theta(robot, theta)
-    kind = _factorization(factorization)
+    use, th = (False, _NO_THETA) if theta is None else (True, check_parameters(robot, theta))
+    kind = CHRISTOFFEL if factorization == "christoffel" else _factorization(factorization)
     fresh = data is None
     if fresh:
         data = robot.shared_data

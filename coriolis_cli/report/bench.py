@@ -10,6 +10,9 @@ from rich.text import Text
 from ..bench.suite import OURS_DATA, OURS_LOOP, PAPER_TABLE1
 
 
+OUTPUT_LABELS = {"C": "M, Ṁ, C", "Gamma": "Γ", "fd": "q̈ (forward dynamics)", "slotine": "τ (Slotine–Li)"}
+
+
 def _us(x):
     return "—" if x is None else (f"{x:,.2f}" if x < 100 else f"{x:,.0f}")
 
@@ -22,7 +25,7 @@ def system_table(s) -> Table:
     for tm in s.timings:
         ours = s.get(tm.what, OURS_DATA)
         ratio = "" if ours is None or tm.implementation == OURS_DATA else f"{tm.us / ours:.2f}×"
-        label = "M, Ṁ, C" if tm.what == "C" else "Γ"
+        label = OUTPUT_LABELS.get(tm.what, tm.what)
         t.add_row(label, tm.implementation, _us(tm.us), ratio, Text(tm.note, style="dim"))
     return t
 

@@ -174,6 +174,25 @@ def vector_table(title: str, x: np.ndarray, names) -> Table:
     return t
 
 
+def state_table(title: str, q: np.ndarray, qd: np.ndarray, config_names, dof_names):
+    """The state a result was computed at: one table (DoF, q, q̇) when q and q̇ share their
+    names, else q by coordinate and q̇ by DoF (free, planar, spherical joints)."""
+    if tuple(config_names) == tuple(dof_names):
+        t = Table(title=title, title_justify="left")
+        t.add_column("DoF", style="bold")
+        t.add_column("q", justify="right")
+        t.add_column("q̇", justify="right")
+        for name, a, b in zip(dof_names, q, qd):
+            t.add_row(str(name), f"{a: .6g}", f"{b: .6g}")
+        return t
+    from rich.console import Group
+
+    tq = vector_table("q, " + title, q, config_names)
+    tv = vector_table("q̇", qd, dof_names)
+    tq.columns[0].header, tv.columns[0].header = "coordinate", "DoF"
+    return Group(tq, tv)
+
+
 def gamma_table(entries, total: int, names, size: int) -> Table:
     t = Table(
         title=f"Γ (i, j, k): {total} nonzero of {size} entries, largest first",
