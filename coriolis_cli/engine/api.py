@@ -265,11 +265,12 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
             out = _batch(robot, coriolis_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind), ("qd", QD))
             return out[:, M_], out[:, MDOT_], out[:, C_]
         q, qd = Q[0], QD[0]
-    kernel = robot.shared_data.kernel
+    shared = robot.shared_data
+    kernel = shared.kernel
     status = _CORIOLIS.call(robot.arrays, kernel, q, qd, kind)
     if status:
         _settle(robot, status, _CORIOLIS, kernel, q, (("qd", qd),), (kind,))
-    out = kernel.matrices.copy()  # one copy of the shared workspace: cheaper than fresh zeroed outputs
+    out = shared.coriolis_block.copy()  # one copy of M, Ṁ, C in the shared workspace: cheaper than fresh zeroed outputs
     return out[M_], out[MDOT_], out[C_]
 
 

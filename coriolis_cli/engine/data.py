@@ -108,6 +108,7 @@ class Data:
         self.tau, self.g, self.qdd = _read_only(k.vectors[TAU_]), _read_only(k.vectors[G_]), _read_only(k.vectors[QDD_])
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
+        self.coriolis_block = k.matrices[: C_ + 1]  # M, Ṁ, C as one block: copied once by calls without data=
         self.q_shape, self.v_shape = (robot.nq,), (robot.nv,)
 
     def ensure_gamma(self, force: bool = False) -> None:
