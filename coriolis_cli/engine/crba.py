@@ -11,20 +11,11 @@ from .spatial import add_child_composite, dot6, matvec6
 
 
 @njit(cache=True)
-def mass_matrix_kernel(model, data, q):
-    """M into data.M (related DoF only); returns a status code (engine.joints)."""
+def composite_mass_matrix(model, S, IC, F2, M):
+    """M_ij = S_iᵀ IC_j S_j for related DoF, IC accumulated from the leaves (IC is overwritten
+    with the composites); F2 is 6-vector scratch."""
     ints, cols = model.ints, model.cols
-    N = ints.shape[0]
-    n = cols.shape[0]
-    qn = data.q
-    status = load_configuration(model, q, qn)
-    if failed(status):
-        return status
-    M = data.matrices[M_]
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
-    forward_kinematics(model, qn, X, S, IC, T)
-    F2 = F[0]
-    for j in range(n - 1, -1, -1):
+    for j in range(cols.shape[0] - 1, -1, -1):
         b = cols[j, 0]
         matvec6(IC[b], S[j], F2)  # IC_b S_j, IC_b already holds the whole subtree
         M[j, j] = dot6(S[j], F2)
@@ -38,4 +29,18 @@ def mass_matrix_kernel(model, data, q):
             p = ints[b, 0]
             if p >= 0:
                 add_child_composite(IC, p, b)
+
+
+@njit(cache=True)
+def mass_matrix_kernel(model, data, q):
+    """M into data.M (related DoF only); returns a status code (engine.joints)."""
+    N = model.ints.shape[0]
+    n = model.cols.shape[0]
+    qn = data.q
+    status = load_configuration(model, q, qn)
+    if failed(status):
+        return status
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    forward_kinematics(model, qn, X, S, IC, T)
+    composite_mass_matrix(model, S, IC, F[0], data.matrices[M_])
     return status

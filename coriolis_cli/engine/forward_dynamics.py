@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from numba import njit
 
-from .data import LTDL_, M_
+from .crba import composite_mass_matrix
+from .data import LTDL_, M_, ZERO_
 from .joints import OK, check_finite, failed, load_configuration, root_acceleration
 from .kinematics import body_velocities, forward_kinematics, views
-from .spatial import add_child_composite, crf_vec, dot6, matvec6
+from .rnea import accelerations, inertial_forces, joint_torques
 
 
 @njit(cache=True)
@@ -74,47 +75,23 @@ def forward_dynamics_kernel(model, data, q, qd, tau, gravity, qdd):
     X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
     forward_kinematics(model, qn, X, S, IC, T)
     body_velocities(model, S, qd, v, Sd)
-    # bias c = RNEA(q, q̇, 0): a_i = a_p + Ṡ_i q̇_i, f_i = I_i a_i + v_i ×* I_i v_i
+    # bias c = RNEA(q, q̇, 0) into q̈ for now, then τ − c
     a0 = F[0]
     root_acceleration(model, qn, gravity, a0)
-    for c in range(n):
-        b = cols[c, 0]
-        if c == 0 or cols[c - 1, 0] != b:
-            p = ints[b, 0]
-            for r in range(6):
-                a[b, r] = a[p, r] if p >= 0 else a0[r]
-        for r in range(6):
-            a[b, r] += Sd[c, r] * qd[c]
-    h, g = F[1], F[2]
-    for i in range(N):
-        matvec6(IC[i], a[i], f[i])
-        matvec6(IC[i], v[i], h)
-        crf_vec(v[i], h, g)
-        for r in range(6):
-            f[i, r] += g[r]
-    # one backward pass: τ − c into q̈, and CRBA's composite inertias and M into the factor buffer
-    H = data.matrices[LTDL_]
-    M = data.matrices[M_]
-    for j in range(n - 1, -1, -1):
-        b = cols[j, 0]
-        qdd[j] = tau[j] - dot6(S[j], f[b])
-        matvec6(IC[b], S[j], h)
-        H[j, j] = dot6(S[j], h)
-        M[j, j] = H[j, j]
+    accelerations(model, S, Sd, qd, data.vectors[ZERO_], a0, a)
+    inertial_forces(IC, v, a, f, F[1], F[2])
+    joint_torques(model, S, f, qdd)
+    for j in range(n):
+        qdd[j] = tau[j] - qdd[j]
+    # M by CRBA, and its copy to factor (the lower triangle along the λ-chains is all LTDL reads)
+    M, H = data.matrices[M_], data.matrices[LTDL_]
+    composite_mass_matrix(model, S, IC, F[1], M)
+    for j in range(n):
+        H[j, j] = M[j, j]
         i = cols[j, 1]
         while i >= 0:
-            mij = dot6(S[i], h)
-            H[i, j] = mij
-            H[j, i] = mij
-            M[i, j] = mij
-            M[j, i] = mij
+            H[j, i] = M[j, i]
             i = cols[i, 1]
-        if cols[j, 1] < 0 or cols[cols[j, 1], 0] != b:
-            p = ints[b, 0]
-            if p >= 0:
-                add_child_composite(IC, p, b)
-                for r in range(6):
-                    f[p, r] += f[b, r]
     ltdl_factor(cols, H)
     ltdl_solve(cols, H, qdd)
     return status

@@ -71,8 +71,9 @@ def forward_kinematics(model, q, X, S, IC, T):
 
 
 @njit(cache=True)
-def body_velocities(model, S, qd, v, Sd):
-    """v_i = v_p(i) + S_i q̇_i and Ṡ_i = v_i × S_i (Φ̊ = 0 for every joint in this frame)."""
+def propagate(model, S, x, out):
+    """out_i = out_p(i) + S_i x_i, zero above the roots: body velocities for x = q̇ (and the
+    reference velocities of the Slotine–Li recursion for x = q̇_r)."""
     ints, cols = model.ints, model.cols
     n = cols.shape[0]
     for c in range(n):
@@ -80,10 +81,17 @@ def body_velocities(model, S, qd, v, Sd):
         if c == 0 or cols[c - 1, 0] != b:  # first column of body b: start from the parent
             p = ints[b, 0]
             for r in range(6):
-                v[b, r] = v[p, r] if p >= 0 else 0.0
+                out[b, r] = out[p, r] if p >= 0 else 0.0
         for r in range(6):
-            v[b, r] += S[c, r] * qd[c]
-    for c in range(n):
+            out[b, r] += S[c, r] * x[c]
+
+
+@njit(cache=True)
+def body_velocities(model, S, qd, v, Sd):
+    """v_i = v_p(i) + S_i q̇_i and Ṡ_i = v_i × S_i (Φ̊ = 0 for every joint in this frame)."""
+    cols = model.cols
+    propagate(model, S, qd, v)
+    for c in range(cols.shape[0]):
         crm_vec(v[cols[c, 0]], S[c], Sd[c])
 
 

@@ -21,7 +21,8 @@ import numpy as np
 from numba import njit
 
 from .joints import OK, check_finite, failed, load_configuration, root_acceleration
-from .kinematics import body_velocities, forward_kinematics, views
+from .kinematics import body_velocities, forward_kinematics, propagate, views
+from .rnea import accelerations, joint_torques
 from .spatial import body_factorization, dot6, matvec6
 
 N_PARAMETERS = 10  # per body: m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz
@@ -91,19 +92,11 @@ def _reference_motion(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta
     if use_theta:
         for i in range(N):
             parameter_inertia(theta, N_PARAMETERS * i, X, i, IC[i])
-    body_velocities(model, S, qd, v, Sd)
+    body_velocities(model, S, qd, v, Sd)  # lines 3 and 5: v and Ṡ under the true velocity
+    propagate(model, S, qd_r, w)  # line 4
     a0 = F[0]
     root_acceleration(model, qn, gravity, a0)
-    for c in range(n):
-        b = cols[c, 0]
-        if c == 0 or cols[c - 1, 0] != b:
-            p = ints[b, 0]
-            for r in range(6):
-                a[b, r] = a[p, r] if p >= 0 else a0[r]
-                w[b, r] = w[p, r] if p >= 0 else 0.0
-        for r in range(6):
-            a[b, r] += S[c, r] * qdd_r[c] + Sd[c, r] * qd_r[c]
-            w[b, r] += S[c, r] * qd_r[c]
+    accelerations(model, S, Sd, qd_r, qdd_r, a0, a)  # line 6
     return status
 
 
@@ -125,14 +118,7 @@ def slotine_li_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta
         matvec6(BC[i], w[i], Bw)
         for r in range(6):
             f[i, r] += Bw[r]
-    for j in range(n - 1, -1, -1):  # lines 11-13
-        b = cols[j, 0]
-        tau[j] = dot6(S[j], f[b])
-        if cols[j, 1] < 0 or cols[cols[j, 1], 0] != b:
-            p = ints[b, 0]
-            if p >= 0:
-                for r in range(6):
-                    f[p, r] += f[b, r]
+    joint_torques(model, S, f, tau)  # lines 11-13
     return status
 
 
