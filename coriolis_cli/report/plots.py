@@ -7,6 +7,7 @@ import io
 
 import numpy as np
 
+MAX_LABELS = 60  # DoF names along each axis of a heatmap
 ZERO_COLOUR = "#d9d9d9"  # exact zeros (branch-induced sparsity), distinct from every value's colour
 
 
@@ -36,8 +37,10 @@ def _heatmap(ax, X, names, title, fontsize):
     img = ax.imshow(np.ma.masked_equal(X, 0.0), cmap=cmap,
                     norm=SymLogNorm(linthresh=1e-3 * big, vmin=-big, vmax=big, base=10), interpolation="nearest")
     n = len(names)
-    ax.set_xticks(range(n), names, rotation=90, fontsize=fontsize)
-    ax.set_yticks(range(n), names, fontsize=fontsize)
+    step = -(-n // MAX_LABELS)  # every DoF named up to MAX_LABELS, then every step-th
+    ticks = range(0, n, step)
+    ax.set_xticks(ticks, [names[k] for k in ticks], rotation=90, fontsize=fontsize)
+    ax.set_yticks(ticks, [names[k] for k in ticks], fontsize=fontsize)
     ax.set_title(title, fontsize=10)
     return img
 
@@ -66,7 +69,7 @@ def structure_plot(robot_name: str, names, M, Mdot, C, Gamma, related, factoriza
 
     plt = _pyplot()
     n = len(names)
-    fontsize = max(4, min(9, int(200 / max(n, 1))))
+    fontsize = max(4, min(9, int(200 / max(min(n, MAX_LABELS), 1))))
     fig = plt.figure(figsize=(16, 11 if Gamma is not None else 5.8), dpi=100)
     grid = fig.add_gridspec(2 if Gamma is not None else 1, 3, height_ratios=[1, 1.15] if Gamma is not None else [1])
     for col, (X, title) in enumerate(((M, "M"), (Mdot, "Ṁ"), (C, f"C ({factorization})"))):
