@@ -177,6 +177,21 @@ def test_a_linkage_that_cannot_reach_says_so(tmp_path, run_cli):
     assert_one_line_error(run_cli("compute", path, "--q", "3.14159", "--qd", "0"), "cannot close")
 
 
+def test_approaching_a_dead_point(tmp_path, run_cli):
+    """With a 0.3 m rocker the linkage reaches its limit where coupler and rocker align (|BD| = 1.2):
+    there ∂φ/∂q_d loses rank, the dependent rates grow as 1/√(θ* − θ), so M̄ as 1/(θ* − θ), and at
+    the limit itself a one-line error instead of a number."""
+    text = open(FOURBAR).read().replace("child_xyz: [0.8, 0, 0]", "child_xyz: [0.3, 0, 0]")
+    path = tmp_path / "limit.yaml"
+    path.write_text(text.replace("guess: {coupler_joint: 1.0, rocker_joint: 1.9}", "guess: {coupler_joint: 0.3, rocker_joint: 1.0}"))
+    robot = cc.load_robot(str(path))
+    limit = np.arccos((1.09 - 1.44) / 0.6)
+    far, near = (cc.mass_matrix(robot, np.array([limit - d]))[0, 0] for d in (1e-4, 1e-6))
+    assert 80 < near / far < 120
+    with pytest.raises(StateError, match="cannot close|singular"):
+        cc.mass_matrix(robot, np.array([limit]))
+
+
 @pytest.mark.parametrize("edit,message", [
     (("independent: [crank_joint]", "independent: [crank_joint, coupler_joint, rocker_joint]"), "nothing is left"),
     (("guess: {coupler_joint: 1.0, rocker_joint: 1.9}", "guess: {crank_joint: 1.0}"), "not a joint solved for"),
