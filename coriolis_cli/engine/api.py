@@ -424,7 +424,7 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
         if not (_is_vector(q) and _is_vector(qd) and _is_vector(qdd)):
             q, qd, qdd = _checked(robot, q, ("qd", qd), ("qdd", qdd))
         k = data.kernel
-        _rnea(robot, k, q, qd, qdd, g, k.vectors[TAU_])
+        _rnea(robot, k, q, qd, qdd, g, data.tau_out)
         return data.tau
     n = robot.nv
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(qdd)):
@@ -451,7 +451,7 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
         if not _is_vector(q):
             (q,) = _checked(robot, q)
         k = data.kernel
-        _rnea(robot, k, q, k.vectors[ZERO_], k.vectors[ZERO_], g, k.vectors[G_])
+        _rnea(robot, k, q, data.zeros, data.zeros, g, data.g_out)
         return data.g
     if not _is_vector(q):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)

@@ -11,7 +11,7 @@ from ..model.tree import RobotModel
 from .api import (STANDARD_GRAVITY, _as_states, _batch, _check_data, _checked, _Compiled, _factorization, _gravity,
                   _is_vector, _settle, _velocities)
 from .batch import forward_dynamics_batch
-from .data import QDD_, TAU_, Data
+from .data import Data
 from .forward_dynamics import forward_dynamics_kernel
 from .slotine_li import regressor_kernel, slotine_li_kernel
 from .spatial import CHRISTOFFEL
@@ -30,6 +30,9 @@ def _reduced(robot):
     return None
 
 
+_ND, _F64 = np.ndarray, np.dtype(np.float64)
+
+
 def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | None = None):
     """q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)): CRBA, then M = LᵀDL factored along the tree with its
     branch-induced sparsity (engine.forward_dynamics). With ``data=`` the result is ``data.qdd``
@@ -41,10 +44,11 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
-        if not (_is_vector(q) and _is_vector(qd) and _is_vector(tau)):
+        if not (type(q) is _ND and type(qd) is _ND and type(tau) is _ND and q.dtype is _F64 and qd.dtype is _F64
+                and tau.dtype is _F64 and q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1):
             q, qd, tau = _checked(robot, q, ("qd", qd), ("tau", tau))
         k = data.kernel
-        out = k.vectors[QDD_]
+        out = data.qdd_out
         status = _FORWARD.call(robot.arrays, k, q, qd, tau, g, out)
         if status:
             _settle(robot, status, _FORWARD, k, q, (("qd", qd), ("tau", tau)), (g, out))
@@ -67,9 +71,8 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     parameters, e.g. an adaptive controller's estimate. ``factorization``: ``christoffel`` (the
     Christoffel-consistent C) or ``featherstone`` (admissible only). With ``data=`` the result
     is ``data.tau``."""
-    other = _reduced(robot)
-    if other is not None:
-        return other.slotine_li(robot, q, qd, qd_r, qdd_r, theta, gravity, factorization, data)
+    if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
+        return _reduced(robot).slotine_li(robot, q, qd, qd_r, qdd_r, theta, gravity, factorization, data)
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
     use, th = (False, _NO_THETA) if theta is None else (True, check_parameters(robot, theta))
     kind = CHRISTOFFEL if factorization == "christoffel" else _factorization(factorization)
@@ -78,10 +81,12 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
         data = robot.shared_data
     elif getattr(data, "robot", None) is not robot:
         _check_data(robot, data)
-    if not (_is_vector(q) and _is_vector(qd) and _is_vector(qd_r) and _is_vector(qdd_r)):
+    if not (type(q) is _ND and type(qd) is _ND and type(qd_r) is _ND and type(qdd_r) is _ND and q.dtype is _F64
+            and qd.dtype is _F64 and qd_r.dtype is _F64 and qdd_r.dtype is _F64 and q.ndim == 1 and qd.ndim == 1
+            and qd_r.ndim == 1 and qdd_r.ndim == 1):
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
     k = data.kernel
-    out = k.vectors[TAU_]
+    out = data.tau_out
     status = _SLOTINE_LI.call(robot.arrays, k, q, qd, qd_r, qdd_r, g, use, th, kind, out)
     if status:
         _settle(robot, status, _SLOTINE_LI, k, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, use, th, kind, out))

@@ -106,6 +106,8 @@ class Data:
         k = self.kernel
         self.M, self.Mdot, self.C = (_read_only(k.matrices[i]) for i in (M_, MDOT_, C_))
         self.tau, self.g, self.qdd = _read_only(k.vectors[TAU_]), _read_only(k.vectors[G_]), _read_only(k.vectors[QDD_])
+        # the kernels' writable views of the same vectors, made once (a view costs 0.1 µs per call)
+        self.tau_out, self.g_out, self.qdd_out, self.zeros = k.vectors[TAU_], k.vectors[G_], k.vectors[QDD_], k.vectors[ZERO_]
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
         self.coriolis_block = k.matrices[: C_ + 1]  # M, Ṁ, C as one block: copied once by calls without data=
