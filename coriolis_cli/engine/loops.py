@@ -95,6 +95,10 @@ class LoopMap:
                 raise ModelError(f"independent coordinate '{name}' is a fixed joint")
         # joints outside the loops are independent whether listed or not
         chosen = {by_name[n] for n in desc.independent if in_loop[by_name[n]]}
+        for c in self.closures:
+            if c.bP == c.bC:
+                raise ModelError(f"loop closure '{c.name}' joins two links of one rigid body (joined by fixed joints): "
+                                 "it closes no loop")
         dependent = [i for i in np.flatnonzero(in_loop) if i not in chosen]
         self._chosen = chosen
         if not dependent:
@@ -108,6 +112,9 @@ class LoopMap:
         self.ind_v = np.array([int(robot.v_start[i]) + k for i in self.independent_bodies
                                for k in range(robot.bodies[i].joint.nv)], dtype=np.int64)
         self.nq, self.nv = len(self.ind_q), len(self.ind_v)
+        if self.nv == 0:
+            raise ModelError("the loops leave no independent coordinate: list the minimal coordinates among the "
+                             f"loops' joints in 'independent:' (loop joints: {', '.join(self.dependent_names)})")
         loop_ind = sorted(chosen)  # 1-DoF: one q and one v entry each
         self.loop_ind_q = np.array([robot.q_start[i] for i in loop_ind], dtype=np.int64)
         self.loop_ind_v = np.array([robot.v_start[i] for i in loop_ind], dtype=np.int64)
