@@ -134,6 +134,50 @@ def test_loop_robots_pass_every_check_including_pinocchio(path):
     assert {c.key for c in rec.checks if c.passed} >= {"a", "b", "c", "d", "e", "f1", "j", "l"}
 
 
+SPHERICAL_4R = """
+name: spherical_4r
+links:
+  - {name: ground%s}
+  - {name: l1, mass: 0.5, com: [0.1, 0.05, 0.3], inertia: [0.004, 0.0001, 0.0002, 0.005, 0.0003, 0.003]}
+  - {name: l2, mass: 0.8, com: [0.05, 0.2, 0.25], inertia: [0.006, 0.0, 0.0, 0.004, 0.0, 0.005]}
+  - {name: l3, mass: 0.6, com: [-0.1, 0.1, 0.3], inertia: [0.005, 0.0, 0.0, 0.005, 0.0, 0.002]}
+joints:
+  - {name: j1, type: continuous, parent: ground, child: l1, axis: [0, 0, 1]}
+  - {name: j2, type: continuous, parent: l1, child: l2, rpy: [0.5236, 0, 0], axis: [0, 0, 1]}
+  - {name: j3, type: continuous, parent: l2, child: l3, rpy: [1.3963, 0, 0], axis: [0, 0, 1]}
+loops:
+  - {name: j4, type: revolute, parent: l3, child: ground, rpy: [1.0472, 0, 0], child_rpy: [-1.2217, 0, 0], axis: [0, 0, 1]}
+independent: [j1]
+guess: {j2: 0.5, j3: 2.0}
+"""
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_a_spatial_loop(tmp_path, floating):
+    """A spherical four-bar: every axis through one point, so the loop is not planar (the rotation
+    rows carry the constraint, the position rows vanish). Its closure holds along the solution,
+    A is the derivative of the solved configuration, and every check passes, on a fixed and a
+    floating ground."""
+    path = tmp_path / "sph4r.yaml"
+    path.write_text(SPHERICAL_4R % (", mass: 3.0, com: [0, 0, -0.1], inertia: [0.03, 0, 0, 0.03, 0, 0.04]" if floating else ""))
+    robot = cc.load_robot(str(path), floating_base=floating)
+    q = robot.random_configuration(2)
+    k = robot.config_names.index("j1")
+    h = 1e-6
+    up, down = q.copy(), q.copy()
+    up[k] += h
+    down[k] -= h
+    dq = _wrap(robot.map.full_configuration(up) - robot.map.full_configuration(down)) / (2 * h)
+    v = robot.dof_names.index("j1")
+    A = robot.map.jacobian(q)
+    joints = [robot.full.config_names.index(n) for n in ("j2", "j3")]
+    dofs = [robot.full.dof_names.index(n) for n in ("j2", "j3")]
+    assert np.allclose(A[dofs, v], dq[joints], rtol=0, atol=1e-8)
+    rec = verify_robot(robot, trials=10, seed=1)
+    assert not [c.key for c in rec.checks if c.passed is False]
+    assert {"a", "b", "c", "d", "j"} <= {c.key for c in rec.checks if c.passed}
+
+
 def test_spherical_closure_of_a_planar_loop_gives_the_revolute_results(tmp_path, fourbar):
     """A planar loop's motion is planar whatever the closure: a spherical pin changes nothing."""
     text = open(FOURBAR).read().replace("type: revolute, parent: coupler", "type: spherical, parent: coupler")
