@@ -93,6 +93,16 @@ def _check_robot(robot) -> None:
         raise StateError("simulate needs joints whose velocities are coordinates (revolute, continuous, prismatic)")
 
 
+def simulation_steps(duration: float, rate: float) -> int:
+    """The number of RK4 steps, or StateError for a duration or rate that cannot be simulated."""
+    if not (np.isfinite(duration) and 0 < duration <= 3600) or not (np.isfinite(rate) and 1 <= rate <= 1e6):
+        raise StateError("duration must be in (0, 3600] s and rate in [1, 1e6] Hz")
+    steps = int(round(duration * rate))
+    if steps < 1:
+        raise StateError(f"a duration of {duration:g} s is shorter than one step at {rate:g} Hz")
+    return steps
+
+
 def simulate(robot, controller: str = "slotine-li", factorization: str = "christoffel", duration: float = 2.0,
              rate: float = 1000.0, gains=(10.0, 20.0), adaptation_gain: float = 1.0, progress=None) -> SimulationResult:
     """Track the reference for ``duration`` seconds; ``gains`` = (λ, κ) in 1/s (see the module's
@@ -103,13 +113,11 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
         raise StateError(f"controller must be one of {', '.join(CONTROLLERS)}, got '{controller}'")
     if factorization not in FACTORIZATIONS:
         raise StateError(f"factorization must be one of {', '.join(FACTORIZATIONS)}, got '{factorization}'")
-    if not (np.isfinite(duration) and 0 < duration <= 3600) or not (np.isfinite(rate) and 1 <= rate <= 1e6):
-        raise StateError("duration must be in (0, 3600] s and rate in [1, 1e6] Hz")
     lam, kappa = (float(g) for g in gains)
-    if not (lam > 0 and kappa > 0 and np.isfinite(lam) and np.isfinite(kappa)) or not (adaptation_gain > 0):
-        raise StateError("gains (λ, κ) and the adaptation gain must be positive")
+    if not all(np.isfinite(x) and x > 0 for x in (lam, kappa, adaptation_gain)):
+        raise StateError("gains (λ, κ) and the adaptation gain must be positive and finite")
     _check_robot(robot)
-    steps = int(round(duration * rate))
+    steps = simulation_steps(duration, rate)
     if steps * robot.nv > 5e8:
         raise StateError(f"{steps:,} steps of a {robot.nv}-DoF robot is too long a run")
     h = 1.0 / rate

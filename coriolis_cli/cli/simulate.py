@@ -50,7 +50,7 @@ def simulate(robot, floating_base, controller, factorization, duration, rate, ga
     from ..report.formats import to_json
     from ..report.output import check_writable
     from ..report.simulation import simulation_plot, simulation_table
-    from ..simulation import simulate as run
+    from ..simulation import simulate as run, simulation_steps
 
     fmt = resolve_format(fmt, output)
     if fmt not in ("table", "json"):
@@ -59,9 +59,9 @@ def simulate(robot, floating_base, controller, factorization, duration, rate, ga
         if path:
             check_writable(path, force)
     lam, kappa = _gains(gains)
+    steps = simulation_steps(duration, rate)
     model = load(robot, floating_base)
     warn_compile_once("forward_dynamics.forward_dynamics_kernel")
-    steps = int(round(duration * rate))
     bar, task = progress(steps, f"simulating {steps:,} steps")
     with bar:
         result = run(model, controller, factorization, duration, rate, (lam, kappa), adaptation_gain,
