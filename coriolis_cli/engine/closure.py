@@ -151,3 +151,189 @@ def constraint_rate_kernel(model, data, q, u, ci, cg, support, Kdot):
         else:
             row += 3
     return status
+
+
+# ---- the loop solve: Newton's method and continuation, compiled ---------------------------------
+@njit(cache=True)
+def _norm(x):
+    s = 0.0
+    for k in range(x.shape[0]):
+        s += x[k] * x[k]
+    return s**0.5
+
+
+@njit(cache=True)
+def _dependent_solve(K, dep_v, rhs):
+    """argmin ‖K_d x − rhs‖ through the normal equations K_dᵀK_d x = K_dᵀ rhs, which a planar
+    loop's redundant rows leave well posed as long as K_d has full column rank; Gaussian
+    elimination with partial pivoting (a few unknowns: LAPACK's set-up would cost more than the
+    solve). NaN where K_d loses rank, which the callers treat as a failed step."""
+    nd, m = dep_v.shape[0], K.shape[0]
+    A = np.empty((nd, nd + 1))
+    for i in range(nd):
+        for j in range(nd):
+            acc = 0.0
+            for k in range(m):
+                acc += K[k, dep_v[i]] * K[k, dep_v[j]]
+            A[i, j] = acc
+        acc = 0.0
+        for k in range(m):
+            acc += K[k, dep_v[i]] * rhs[k]
+        A[i, nd] = acc
+    scale = 0.0
+    for i in range(nd):
+        scale = max(scale, abs(A[i, i]))
+    x = np.empty(nd)
+    for c in range(nd):
+        p = c
+        for i in range(c + 1, nd):
+            if abs(A[i, c]) > abs(A[p, c]):
+                p = i
+        if not abs(A[p, c]) > 1e-24 * scale:
+            x[:] = np.nan
+            return x
+        for j in range(nd + 1):
+            A[c, j], A[p, j] = A[p, j], A[c, j]
+        for i in range(c + 1, nd):
+            f = A[i, c] / A[c, c]
+            for j in range(c, nd + 1):
+                A[i, j] -= f * A[c, j]
+    for i in range(nd - 1, -1, -1):
+        acc = A[i, nd]
+        for j in range(i + 1, nd):
+            acc -= A[i, j] * x[j]
+        x[i] = acc / A[i, i]
+    return x
+
+
+@njit(cache=True)
+def newton_kernel(model, data, ci, cg, support, q, dep_q, dep_v, r, K, goal, max_steps):
+    """Newton's method on the dependent joints (q[dep_q]) of φ(q) = 0, in place, until ‖φ‖ ≤ goal
+    or the steps stall at round-off; every step halved until it does not raise ‖φ‖. r and K end
+    as φ and ∂φ/∂q at the final q. Returns the status code of the configuration."""
+    status = constraint_kernel(model, data, q, ci, cg, support, r, K)
+    if failed(status):
+        return status
+    trial = np.empty_like(q)
+    r2, K2 = np.empty_like(r), np.empty_like(K)
+    for _ in range(max_steps):
+        base = _norm(r)
+        if not base > goal:
+            break
+        step = _dependent_solve(K, dep_v, -r)
+        finite = True
+        for k in range(step.shape[0]):
+            finite = finite and np.isfinite(step[k])
+        if not finite:
+            break
+        t = 1.0
+        while True:
+            trial[:] = q
+            for k in range(dep_q.shape[0]):
+                trial[dep_q[k]] += t * step[k]
+            constraint_kernel(model, data, trial, ci, cg, support, r2, K2)
+            if _norm(r2) <= base or t < 1e-6:
+                break
+            t *= 0.5
+        q[:] = trial
+        r[:] = r2
+        K[:, :] = K2
+        size = 0.0
+        for k in range(dep_q.shape[0]):
+            size += q[dep_q[k]] ** 2
+        if t * _norm(step) <= 1e-15 * (1.0 + size**0.5):
+            break
+    return status
+
+
+@njit(cache=True)
+def continuation_kernel(model, data, ci, cg, support, q, dep_q, dep_v, ind_q, ind_v, x0, target, tol, max_step, r, K):
+    """Follow the assembly from q (closed, its independent loop joints q[ind_q] = x0) to
+    q[ind_q] = target: predictor q_d += −K_d⁺ K_i Δx, Newton corrector, steps doubled after a
+    success and halved where the corrector fails or jumps further than the step could explain.
+    On the way the corrector stops near the branch (1e3 tol), at the end at round-off. q, r, K
+    are updated in place. Returns 0 when closed at the target, 1 when not."""
+    ni = ind_q.shape[0]
+    span = 0.0
+    for i in range(ni):
+        span = max(span, abs(target[i] - x0[i]))
+    largest = min(1.0, max_step / span) if span > 0.0 else 1.0
+    s, ds = 0.0, largest
+    status = constraint_kernel(model, data, q, ci, cg, support, r, K)
+    if failed(status):
+        return 1
+    trial = np.empty_like(q)
+    r2, K2 = np.empty_like(r), np.empty_like(K)
+    dx = np.empty(ni)
+    while s < 1.0:
+        h = min(ds, 1.0 - s)
+        rhs = np.zeros(r.shape[0])
+        for i in range(ni):
+            dx[i] = x0[i] + (s + h) * (target[i] - x0[i]) - q[ind_q[i]]
+            for k in range(r.shape[0]):
+                rhs[k] += K[k, ind_v[i]] * dx[i]
+        predicted = _dependent_solve(K, dep_v, rhs)
+        trial[:] = q
+        for i in range(ni):
+            trial[ind_q[i]] = x0[i] + (s + h) * (target[i] - x0[i])
+        for k in range(dep_q.shape[0]):
+            trial[dep_q[k]] -= predicted[k]
+        before = trial[dep_q]  # fancy indexing copies
+        last = s + h >= 1.0
+        goal = tol * 1e-5 if last else tol * 1e3
+        newton_kernel(model, data, ci, cg, support, trial, dep_q, dep_v, r2, K2, goal, 60 if last else 12)
+        jump = 0.0
+        for k in range(dep_q.shape[0]):
+            jump += (trial[dep_q[k]] - before[k]) ** 2
+        if _norm(r2) <= (tol if last else 1e3 * tol) and jump**0.5 <= 0.5 * (_norm(predicted) + _norm(dx)) + tol:
+            q[:] = trial
+            r[:] = r2
+            K[:, :] = K2
+            s += h
+            ds = min(2.0 * h, largest)
+        else:
+            ds = 0.5 * h
+            if ds < 1e-7:
+                return 1
+    return 0 if _norm(r) <= tol else 1
+
+
+@njit(cache=True)
+def dependent_jacobian_kernel(K, dep_v, ind_v, A, Kd_pinv):
+    """A's dependent rows −K_d⁺ K_i into A[dep_v] (A's independent rows are the caller's) and
+    K_d⁺ into Kd_pinv, from one SVD of K_d. Returns σ_min/σ_max of K_d and ‖K A‖/(‖K‖‖A‖),
+    which say whether the independent coordinates determine the dependent ones and whether the
+    loops leave the independent ones free."""
+    m, nd, ni = K.shape[0], dep_v.shape[0], ind_v.shape[0]
+    Kd = np.empty((m, nd))
+    for i in range(m):
+        for j in range(nd):
+            Kd[i, j] = K[i, dep_v[j]]
+    U, s, Vt = np.linalg.svd(Kd, full_matrices=False)
+    if s.shape[0] < nd or not s[-1] > 0.0:
+        return 0.0, 0.0
+    for a in range(nd):  # K_d⁺ = V Σ⁻¹ Uᵀ
+        for b in range(m):
+            acc = 0.0
+            for k in range(nd):
+                acc += Vt[k, a] * U[b, k] / s[k]
+            Kd_pinv[a, b] = acc
+    for a in range(nd):
+        for c in range(ni):
+            acc = 0.0
+            for b in range(m):
+                acc -= Kd_pinv[a, b] * K[b, ind_v[c]]
+            A[dep_v[a], c] = acc
+    KA, nK, nA = 0.0, 0.0, 0.0
+    for i in range(m):
+        for c in range(A.shape[1]):
+            acc = 0.0
+            for j in range(K.shape[1]):
+                acc += K[i, j] * A[j, c]
+            KA += acc * acc
+        for j in range(K.shape[1]):
+            nK += K[i, j] ** 2
+    for j in range(A.shape[0]):
+        for c in range(A.shape[1]):
+            nA += A[j, c] ** 2
+    return s[-1] / s[0], (KA / (max(nK, 1.0) * max(nA, 1.0))) ** 0.5

@@ -9,16 +9,19 @@ so that q = q(q̄) and q̇ = A(q̄) q̄̇ with
     K = ∂φ/∂q,   K_d A_d = -K_i   (so K A = 0),   A = [I; -K_d⁺ K_i]   (rows reordered),
     K_d Ȧ_d = -K̇ A            (from d/dt (K A) = 0; Ȧ is zero on the independent rows).
 
-K_d⁺ is an SVD pseudo-inverse: a planar loop gives redundant rows (six constraints of rank
-three), which a rank-revealing solve handles where a square solve would not. K̇ is exact: the
-columns of K are built from the motion subspaces S_j, whose rate is Ṡ_j = v_j × S_j. The change
+K_d⁺ is an SVD pseudo-inverse: a planar loop gives redundant rows (a revolute closure's five
+rows have rank two), which a rank-revealing solve handles where a square solve would not. K̇ is
+exact: the columns of K are built from the motion subspaces S_j, whose rate is Ṡ_j = v_j × S_j. The change
 of coordinates itself is engine.coordinates': M̄ = AᵀMA, C̄ = AᵀCA + AᵀMȦ, Γ̄ with ∂²q/∂q̄_j∂q̄_k
 = ∂A[:, j]/∂q̄_k = Ȧ(e_k)[:, j].
 
-Each evaluation solves the loops by Newton's method from the description's ``guess`` (never from
-the previous call, so a result depends on q̄ alone; the guess picks the assembly branch). The
-loops count as closed when the residual is below CLOSURE_TOL times the robot's size (in metres;
-rotation residuals are sines of angles); Newton stops well below it, at round-off.
+The assembly is picked once: Newton's method from the description's ``guess`` at the independent
+coordinates' neutral values. Each evaluation follows that assembly from there to q̄ by
+continuation (engine.closure, compiled), never from the previous call, so a result depends on q̄
+alone. The loops count as closed when the residual is below CLOSURE_TOL times the robot's size
+(in metres; rotation residuals are sines of angles); Newton stops well below it, at round-off.
+Where K_d's σ_min/σ_max falls below SINGULAR_RATIO (near a dead point, where A grows without
+bound) the evaluation is refused.
 """
 
 from __future__ import annotations
@@ -32,17 +35,20 @@ from ..model.coordinates import ReducedRobot
 from ..model.geometry import rpy_to_matrix
 from ..model.tree import RobotModel
 from . import api
-from .closure import CLOSURE_GEOM_WIDTH, constraint_kernel, constraint_rate_kernel
+from .closure import (CLOSURE_GEOM_WIDTH, constraint_rate_kernel, continuation_kernel, dependent_jacobian_kernel,
+                      newton_kernel)
 from .joints import failed
 
 CLOSURE_TOL = 1e-10  # residual accepted as closed, relative to the robot's size (at least 1 m)
-SINGULAR_RATIO = 1e-9  # σ_min/σ_max of K_d below which the independent coordinates do not determine q_d
+SINGULAR_RATIO = 1e-6  # σ_min/σ_max of K_d below which q̄ no longer determines q_d to a trustworthy precision
 MAX_NEWTON_STEPS = 60
 MAX_PATH_STEP = 0.5  # largest change of an independent loop coordinate per continuation step (rad or m)
 MAX_RANDOM_DRAWS = 200
 _ONE_DOF = ("revolute", "continuous", "prismatic")
-_CONSTRAINT = api._Compiled(constraint_kernel)
 _CONSTRAINT_RATE = api._Compiled(constraint_rate_kernel)
+_NEWTON = api._Compiled(newton_kernel)
+_CONTINUATION = api._Compiled(continuation_kernel)
+_DEPENDENT_JACOBIAN = api._Compiled(dependent_jacobian_kernel)
 
 
 class _Closure:
@@ -142,15 +148,7 @@ class LoopMap:
                    *(float(np.linalg.norm(c.oP)) + float(np.linalg.norm(c.oC)) for c in self.closures))
 
     # ---- the constraint and its Jacobian (engine.closure) ---------------------------------
-    def _residual(self, q):
-        """φ(q) and K = ∂φ/∂q; the third value is the configuration, for _rate."""
-        r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
-        status = _CONSTRAINT.call(self.robot.arrays, self._kdata, q, *self._packed, r, K)
-        if failed(status):
-            api._report(self.robot, status, q)
-        return r, K, q
-
-    def _rate(self, q, kin, u):
+    def _rate(self, q, u):
         """K̇ along the full joint velocity u."""
         Kdot = np.zeros((self.n_rows, self.robot.nv))
         status = _CONSTRAINT_RATE.call(self.robot.arrays, self._kdata, q, np.ascontiguousarray(u, dtype=float),
@@ -159,29 +157,15 @@ class LoopMap:
             api._report(self.robot, status, q)
         return Kdot
 
-    # ---- the solve ----------------------------------------------------------------------
-    def _newton(self, q, tol, max_steps=MAX_NEWTON_STEPS, stop=1e-5):
-        """Newton's method on the dependent joints (independent ones held) until the residual is
-        below ``stop`` x tol or stalls at round-off: (q, r, K, kin)."""
-        r, K, kin = self._residual(q)
-        for _ in range(max_steps):
-            if not np.linalg.norm(r) > tol * stop:
-                break
-            step = np.linalg.lstsq(K[:, self.dep_v], -r, rcond=None)[0]
-            if not np.all(np.isfinite(step)):
-                break
-            t, base = 1.0, np.linalg.norm(r)
-            while True:  # backtracking: never accept a step that makes the residual grow
-                trial = q.copy()
-                trial[self.dep_q] += t * step
-                r2, K2, kin2 = self._residual(trial)
-                if np.linalg.norm(r2) <= base or t < 1e-6:
-                    break
-                t *= 0.5
-            q, r, K, kin = trial, r2, K2, kin2
-            if np.linalg.norm(t * step) <= 1e-15 * (1.0 + np.linalg.norm(q[self.dep_q])):
-                break
-        return q, r, K, kin
+    # ---- the solve (compiled: engine.closure) ---------------------------------------------------
+    def _newton(self, q, goal):
+        """Newton's method on the dependent joints from q, in place: (q, r, K)."""
+        r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
+        status = _NEWTON.call(self.robot.arrays, self._kdata, *self._packed, q, self.dep_q, self.dep_v, r, K, goal,
+                              MAX_NEWTON_STEPS)
+        if failed(status):
+            api._report(self.robot, status, q)
+        return q, r, K
 
     @cached_property
     def _reference(self):
@@ -189,56 +173,36 @@ class LoopMap:
         independent coordinates' neutral values. Every evaluation starts from here."""
         q = self.robot.neutral_configuration()
         q[self.dep_q] = self.guess
-        q, r, K, kin = self._newton(q, CLOSURE_TOL * self.size)
-        if not np.linalg.norm(r) <= CLOSURE_TOL * self.size:
+        tol = CLOSURE_TOL * self.size
+        q, r, K = self._newton(q, 1e-5 * tol)
+        if not np.linalg.norm(r) <= tol:
             raise ModelError(f"the loops do not close from the guess at the neutral configuration (closure "
                              f"'{self._worst_closure(r)}' stays {np.linalg.norm(r):.3g} apart); give a 'guess' "
                              "of the solved joints for an assembled linkage at zero independent coordinates")
         return q[self.loop_ind_q].copy(), q[self.dep_q].copy()
 
     def _solve(self, qbar):
-        """Follow the assembly branch from the reference to q̄ (predictor A Δq̄, Newton corrector,
-        steps halved where the corrector fails or jumps), then polish to round-off."""
+        """Follow the assembly branch from the reference to q̄ (engine.closure.continuation_kernel),
+        then A from the constraint Jacobian there."""
         qbar = np.asarray(qbar, dtype=float)
         key = qbar.tobytes()
         if self._last is not None and self._last[0] == key:
             return self._last[1]
         tol = CLOSURE_TOL * self.size
         x0, dep0 = self._reference
-        target = qbar[self.loop_ind_pos]
         q = self.robot.neutral_configuration()
         q[self.ind_q] = qbar
         q[self.loop_ind_q], q[self.dep_q] = x0, dep0
-        r, K, kin = self._residual(q)
-        span = float(np.max(np.abs(target - x0), initial=0.0))
-        largest = min(1.0, MAX_PATH_STEP / span) if span > 0 else 1.0
-        s, ds = 0.0, largest
-        while s < 1.0:
-            h = min(ds, 1.0 - s)
-            x_new = x0 + (s + h) * (target - x0)
-            trial = q.copy()
-            dx = x_new - q[self.loop_ind_q]
-            predicted = -np.linalg.lstsq(K[:, self.dep_v], K[:, self.loop_ind_v] @ dx, rcond=None)[0]
-            trial[self.loop_ind_q] = x_new
-            trial[self.dep_q] += predicted
-            before = trial[self.dep_q].copy()
-            last = s + h >= 1.0  # on the way, near the branch is enough; at the end, round-off
-            trial, r2, K2, kin2 = self._newton(trial, tol, max_steps=12, stop=1e-5 if last else 1e3)
-            jump = np.linalg.norm(trial[self.dep_q] - before)
-            if np.linalg.norm(r2) <= (tol if last else 1e3 * tol) and jump <= 0.5 * (np.linalg.norm(predicted) + np.linalg.norm(dx)) + tol:
-                q, r, K, kin = trial, r2, K2, kin2
-                s += h
-                ds = min(2.0 * h, largest)
-            else:
-                ds = 0.5 * h
-                if ds < 1e-7:
-                    break
-        if s < 1.0 or not np.linalg.norm(r) <= tol:
+        r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
+        target = np.ascontiguousarray(qbar[self.loop_ind_pos])
+        code = _CONTINUATION.call(self.robot.arrays, self._kdata, *self._packed, q, self.dep_q, self.dep_v,
+                                  self.loop_ind_q, self.loop_ind_v, x0, target, tol, MAX_PATH_STEP, r, K)
+        if code != 0:
             raise StateError(f"the loops cannot close at this configuration ({self._state_text(qbar)}): following "
                              f"the assembly from the guess, closure '{self._worst_closure(r)}' cannot be kept closed "
                              "(the linkage cannot reach it, or passes a singularity on the way)")
         A, Kd_pinv = self._jacobian_from(K)
-        sol = (q, A, Kd_pinv, kin)
+        sol = (q, A, Kd_pinv)
         self._last = (key, sol)
         return sol
 
@@ -256,17 +220,16 @@ class LoopMap:
         return ", ".join(f"{names[i]}={qbar[k]:.6g}" for k, i in enumerate(self.ind_q) if i < len(names))[:200]
 
     def _jacobian_from(self, K):
-        Kd, Ki = K[:, self.dep_v], K[:, self.ind_v]
-        s = np.linalg.svd(Kd, compute_uv=False)
-        if s.size < len(self.dep_v) or s[-1] <= SINGULAR_RATIO * max(s[0], 1e-300):
+        """A = [I; −K_d⁺ K_i] (rows reordered) and K_d⁺ (engine.closure.dependent_jacobian_kernel)."""
+        A = np.zeros((self.robot.nv, self.nv))
+        A[self.ind_v, np.arange(self.nv)] = 1.0
+        Kd_pinv = np.zeros((len(self.dep_v), self.n_rows))
+        ratio, leak = _DEPENDENT_JACOBIAN.call(K, self.dep_v, self.ind_v, A, Kd_pinv)
+        if not ratio > SINGULAR_RATIO:
             raise StateError(f"the linkage is singular at this configuration: the independent coordinates do not "
                              f"determine {', '.join(self.dependent_names)} (rank of ∂φ/∂q_d below "
                              f"{len(self.dep_v)})")
-        Kd_pinv = np.linalg.pinv(Kd, rcond=SINGULAR_RATIO)
-        A = np.zeros((self.robot.nv, self.nv))
-        A[self.ind_v, np.arange(self.nv)] = 1.0
-        A[self.dep_v] = -Kd_pinv @ Ki
-        if np.linalg.norm(K @ A) > 1e-8 * max(np.linalg.norm(K), 1.0) * max(np.linalg.norm(A), 1.0):
+        if leak > 1e-8:
             raise ModelError("the loops constrain the independent coordinates themselves: they cannot all move "
                              "freely (list fewer, or other, joints as independent)")
         return A, Kd_pinv
@@ -280,8 +243,8 @@ class LoopMap:
 
     def jacobian_rate(self, qbar, vbar) -> np.ndarray:
         """Ȧ = Σ_k ∂A/∂q̄_k q̄̇_k: zero on the independent rows, -K_d⁺ K̇ A on the dependent ones."""
-        q, A, Kd_pinv, kin = self._solve(qbar)
-        Kdot = self._rate(q, kin, A @ np.asarray(vbar, dtype=float))
+        q, A, Kd_pinv = self._solve(qbar)
+        Kdot = self._rate(q, A @ np.asarray(vbar, dtype=float))
         Adot = np.zeros_like(A)
         Adot[self.dep_v] = -Kd_pinv @ (Kdot @ A)
         return Adot
