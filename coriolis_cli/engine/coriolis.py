@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 from .data import C_, M_, MDOT_
-from .joints import OK, check_finite, failed, load_configuration
+from .joints import failed, load_state
 from .kinematics import body_velocities, forward_kinematics, views
 from .spatial import add_child_composite, body_factorization
 
@@ -25,12 +25,9 @@ def coriolis_kernel(model, data, q, qd, factorization):
     N = ints.shape[0]
     n = cols.shape[0]
     qn = data.q
-    status = load_configuration(model, q, qn)
+    status = load_state(model, q, qn, qd, qd, qd, 1)
     if failed(status):
         return status
-    bad = check_finite(qd, n, q.shape[0])
-    if bad != OK:
-        return bad
     M, Mdot, C = data.matrices[M_], data.matrices[MDOT_], data.matrices[C_]
     X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
     # lines 1-7: forward sweep. v_i, Ṡ_i = v_i × S_i, IC_i = I_i, BC_i = B(v_i, I_i)

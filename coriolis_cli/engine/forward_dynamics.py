@@ -17,7 +17,7 @@ from numba import njit
 
 from .crba import composite_mass_matrix
 from .data import LTDL_, M_, ZERO_
-from .joints import OK, check_finite, failed, load_configuration, root_acceleration
+from .joints import failed, load_state, root_acceleration
 from .kinematics import body_velocities, forward_kinematics, views
 from .rnea import accelerations, inertial_forces, joint_torques
 
@@ -64,14 +64,9 @@ def forward_dynamics_kernel(model, data, q, qd, tau, gravity, qdd):
     N = ints.shape[0]
     n = cols.shape[0]
     qn = data.q
-    status = load_configuration(model, q, qn)
+    status = load_state(model, q, qn, qd, tau, tau, 2)
     if failed(status):
         return status
-    bad = check_finite(qd, n, q.shape[0])
-    if bad == OK:
-        bad = check_finite(tau, n, q.shape[0] + n)
-    if bad != OK:
-        return bad
     X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
     forward_kinematics(model, qn, X, S, IC, T)
     body_velocities(model, S, qd, v, Sd)

@@ -243,6 +243,23 @@ def check_finite(x, n, offset):
 
 
 @njit(cache=True)
+def load_state(model, q, out, v1, v2, v3, count):
+    """Every kernel's first step: q into ``out`` (load_configuration), then the first ``count`` of
+    the velocity-like vectors v1, v2, v3 checked (nv doubles each, their entries numbered after
+    q's in the status code). Returns the status code."""
+    status = load_configuration(model, q, out)
+    if failed(status):
+        return status
+    n, m = model.cols.shape[0], q.shape[0]
+    bad = check_finite(v1, n, m) if count >= 1 else OK
+    if bad == OK and count >= 2:
+        bad = check_finite(v2, n, m + n)
+    if bad == OK and count >= 3:
+        bad = check_finite(v3, n, m + 2 * n)
+    return status if bad == OK else bad
+
+
+@njit(cache=True)
 def failed(status):
     """True for the status codes after which nothing was computed."""
     return status > 0 or status == RECHECK or (status < 0 and status % 2 == 0)

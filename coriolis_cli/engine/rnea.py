@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .joints import OK, check_finite, failed, load_configuration, root_acceleration
+from .joints import failed, load_state, root_acceleration
 from .kinematics import body_velocities, forward_kinematics, views
 from .spatial import crf_vec, dot6, matvec6
 
@@ -60,14 +60,9 @@ def rnea_kernel(model, data, q, qd, qdd, gravity, tau):
     N = ints.shape[0]
     n = cols.shape[0]
     qn = data.q
-    status = load_configuration(model, q, qn)
+    status = load_state(model, q, qn, qd, qdd, qdd, 2)
     if failed(status):
         return status
-    bad = check_finite(qd, n, q.shape[0])
-    if bad == OK:
-        bad = check_finite(qdd, n, q.shape[0] + n)
-    if bad != OK:
-        return bad
     X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
     forward_kinematics(model, qn, X, S, IC, T)
     body_velocities(model, S, qd, v, Sd)

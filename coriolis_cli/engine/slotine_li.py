@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .joints import OK, check_finite, failed, load_configuration, root_acceleration
+from .joints import failed, load_state, root_acceleration
 from .kinematics import body_velocities, forward_kinematics, propagate, views
 from .rnea import accelerations, joint_torques
 from .spatial import body_factorization, dot6, matvec6
@@ -77,16 +77,9 @@ def _reference_motion(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta
     N = ints.shape[0]
     n = cols.shape[0]
     qn = data.q
-    status = load_configuration(model, q, qn)
+    status = load_state(model, q, qn, qd, qd_r, qdd_r, 3)
     if failed(status):
         return status
-    bad = check_finite(qd, n, q.shape[0])
-    if bad == OK:
-        bad = check_finite(qd_r, n, q.shape[0] + n)
-    if bad == OK:
-        bad = check_finite(qdd_r, n, q.shape[0] + 2 * n)
-    if bad != OK:
-        return bad
     X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
     forward_kinematics(model, qn, X, S, IC, T)
     if use_theta:
