@@ -15,8 +15,15 @@ from .conftest import robot_path
 pin = pytest.importorskip("pinocchio")
 from coriolis_cli.peers.pinocchio import PinocchioPeer  # noqa: E402
 
-ROBOTS = [("panda.urdf", False), ("planar_2link.urdf", False), ("quadruped.urdf", False), ("quadruped.urdf", True),
-          ("humanoid.urdf", True), ("serial20.urdf", False), ("binary20.urdf", True), ("biped20.urdf", True)]
+# every bundled robot, fixed and floating (the planar arm's massless root makes a floating M singular)
+BUNDLED = ("panda", "planar_2link", "quadruped", "humanoid", "serial20", "binary20", "biped20", "quadruped20")
+ROBOTS = [(f"{name}.urdf", fb) for name in BUNDLED for fb in (False, True) if not (fb and name == "planar_2link")]
+
+
+def test_every_bundled_robot_is_covered():
+    import os
+
+    assert {f[:-5] for f in os.listdir(robot_path("")) if f.endswith(".urdf")} == set(BUNDLED)
 
 
 def _rel(a, b):
