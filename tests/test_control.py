@@ -143,3 +143,61 @@ def test_control_functions_in_other_coordinates(path, kw):
     assert _rel(cc.adaptation_gradient(robot, q, v, vr, a), Y.T @ (v - vr)) < 1e-12
     qdd = cc.forward_dynamics(robot, q, v, tau)
     assert _rel(M @ qdd + C @ v + g, tau) < 1e-10
+
+
+PRISMATIC_ARM = """
+name: slider_arm
+links:
+  - {name: base, mass: 5.0, com: [0, 0, -0.05], inertia: [0.05, 0, 0, 0.05, 0, 0.08]}
+  - {name: carriage, mass: 2.0, com: [0.0, 0.05, 0.0], inertia: [0.02, 0.001, 0, 0.03, 0, 0.02]}
+  - {name: upper, mass: 1.2, com: [0.2, 0.0, 0.01], inertia: [0.002, 0, 0, 0.02, 0.001, 0.02]}
+  - {name: slider, mass: 0.5, com: [0.0, 0.0, 0.1], inertia: [0.004, 0, 0, 0.004, 0, 0.001]}
+  - {name: wrist, mass: 0.3, com: [0.02, 0.01, 0.03], inertia: [0.001, 0, 0, 0.001, 0, 0.0005]}
+joints:
+  - {name: rail, type: prismatic, parent: base, child: carriage, rpy: [0.1, 0.2, 0.3], axis: [1, 0, 0]}
+  - {name: shoulder, type: revolute, parent: carriage, child: upper, xyz: [0, 0.1, 0.2], axis: [0, 1, 0]}
+  - {name: extend, type: prismatic, parent: upper, child: slider, xyz: [0.4, 0, 0], rpy: [0, 0.3, 0], axis: [0.6, 0, 0.8]}
+  - {name: twist, type: continuous, parent: slider, child: wrist, xyz: [0, 0, 0.2], axis: [0, 0, 1]}
+"""
+
+
+@pytest.mark.parametrize("spec,floating", [("panda", False), ("quadruped", True), ("humanoid", False), ("binary20", True),
+                                           ("prismatic", False), ("prismatic", True)])
+def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, floating):
+    """Robots of 1-DoF joints (under a free root) take the body-frame kernel; it must give what the
+    world-frame kernel and Algorithm 1 give, with the model's parameters and with other ones."""
+    from coriolis_cli.engine import api, control
+
+    if spec == "prismatic":
+        path = tmp_path / "slider.yaml"
+        path.write_text(PRISMATIC_ARM)
+    else:
+        path = robot_path(spec + ".urdf")
+    robot = cc.load_robot(str(path), floating_base=floating)
+    data = robot.create_data()
+    assert data.body_frame_joints
+    rng = np.random.default_rng(8)
+    q = robot.random_configuration(rng)
+    v, vr, a = (rng.standard_normal(robot.nv) for _ in range(3))
+    theta = cc.inertial_parameters(robot) * np.linspace(0.7, 1.3, 10 * robot.n_bodies)
+    for th, kind in ((None, "christoffel"), (theta, "christoffel"), (theta, "featherstone")):
+        body = cc.slotine_li(robot, q, v, vr, a, theta=th, factorization=kind, data=data).copy()
+        world = np.zeros(robot.nv)
+        control._SLOTINE_LI.call(robot.arrays, data.kernel, q, v, vr, a, api.STANDARD_GRAVITY, th is not None,
+                                 control._NO_THETA if th is None else th, 0 if kind == "christoffel" else 1, world)
+        assert _rel(body, world) < 1e-13
+    M, _, C = cc.coriolis_matrix(robot, q, v)
+    assert _rel(cc.slotine_li(robot, q, v, vr, a), M @ a + C @ vr + cc.gravity_vector(robot, q)) < 1e-13
+
+
+def test_other_joints_take_the_world_frame_recursion(tmp_path):
+    text = PRISMATIC_ARM.replace("type: continuous, parent: slider", "type: spherical, parent: slider")
+    path = tmp_path / "ball.yaml"
+    path.write_text(text)
+    robot = cc.load_robot(str(path))
+    assert not robot.create_data().body_frame_joints
+    rng = np.random.default_rng(3)
+    q = robot.random_configuration(rng)
+    v, vr, a = (rng.standard_normal(robot.nv) for _ in range(3))
+    M, _, C = cc.coriolis_matrix(robot, q, v)
+    assert _rel(cc.slotine_li(robot, q, v, vr, a), M @ a + C @ vr + cc.gravity_vector(robot, q)) < 1e-13

@@ -13,11 +13,12 @@ from .api import (STANDARD_GRAVITY, _as_states, _batch, _check_data, _checked, _
 from .batch import forward_dynamics_batch
 from .data import Data
 from .forward_dynamics import forward_dynamics_kernel
-from .slotine_li import regressor_kernel, slotine_li_kernel
+from .slotine_li import regressor_kernel, slotine_li_kernel, slotine_li_local_kernel
 from .spatial import CHRISTOFFEL
 
 _FORWARD = _Compiled(forward_dynamics_kernel)
 _SLOTINE_LI = _Compiled(slotine_li_kernel)
+_SLOTINE_LI_BODY = _Compiled(slotine_li_local_kernel)
 _REGRESSOR = _Compiled(regressor_kernel)
 _NO_THETA = np.zeros(N_PARAMETERS)
 
@@ -87,9 +88,10 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
     k = data.kernel
     out = data.tau_out
-    status = _SLOTINE_LI.call(robot.arrays, k, q, qd, qd_r, qdd_r, g, use, th, kind, out)
+    kernel = _SLOTINE_LI_BODY if data.body_frame_joints else _SLOTINE_LI
+    status = kernel.call(robot.arrays, k, q, qd, qd_r, qdd_r, g, use, th, kind, out)
     if status:
-        _settle(robot, status, _SLOTINE_LI, k, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, use, th, kind, out))
+        _settle(robot, status, kernel, k, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, use, th, kind, out))
     return data.tau.copy() if fresh else data.tau
 
 

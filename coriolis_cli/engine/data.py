@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import SizeError
+from ..model.joints import FREE, PRISMATIC, REVOLUTE
 
 # Γ holds nv³ doubles; above this many bytes we refuse unless asked with force=True.
 GAMMA_MAX_BYTES = 256 * 2**20
@@ -112,6 +113,9 @@ class Data:
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
         self.coriolis_block = k.matrices[: C_ + 1]  # M, Ṁ, C as one block: copied once by calls without data=
         self.q_shape, self.v_shape = (robot.nq,), (robot.nv,)
+        # 1-DoF joints under at most a free root: the body-frame Slotine–Li kernel applies
+        codes = robot.arrays.ints[:, 1]
+        self.body_frame_joints = bool(np.all((codes == REVOLUTE) | (codes == PRISMATIC) | (codes == FREE)))
 
     def ensure_gamma(self, force: bool = False) -> None:
         if self.Gamma is None:

@@ -17,13 +17,17 @@ gives the adaptation term without forming Y: [Yᵀs]_j = 𝒴_jᵀ (v_j − w_j)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
+from ..model.joints import FREE, REVOLUTE
+from ..model.tree import G_AXIS, G_COM, G_INERTIA, G_MASS, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2, G_TRANS
 from .joints import failed, load_state, root_acceleration
 from .kinematics import body_velocities, forward_kinematics, propagate, views
 from .rnea import accelerations, joint_torques
-from .spatial import body_factorization, dot6, matvec6
+from .spatial import body_factorization, crm_vec, dot6, matvec6
 
 N_PARAMETERS = 10  # per body: m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz
 
@@ -146,4 +150,144 @@ def regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Y,
             while c >= 0:  # every DoF that supports body j
                 Y[c, col] = dot6(S[c], fk)
                 c = cols[c, 1]
+    return status
+
+
+# ---- the same recursion in local (body) coordinates -----------------------------------------------
+@njit(cache=True)
+def _local_inertia(geom, use_theta, theta, i, out):
+    """Body i's spatial inertia about its own origin in its own axes (no rotation to make): from
+    the model (mass, COM, inertia about the COM) or from theta."""
+    if use_theta:
+        o = N_PARAMETERS * i
+        m, h0, h1, h2 = theta[o], theta[o + 1], theta[o + 2], theta[o + 3]
+        out[0, 0], out[0, 1], out[1, 1], out[0, 2], out[1, 2], out[2, 2] = (
+            theta[o + 4], theta[o + 5], theta[o + 6], theta[o + 7], theta[o + 8], theta[o + 9])
+        out[1, 0], out[2, 0], out[2, 1] = out[0, 1], out[0, 2], out[1, 2]
+    else:
+        m = geom[i, G_MASS]
+        c0, c1, c2 = geom[i, G_COM], geom[i, G_COM + 1], geom[i, G_COM + 2]
+        h0, h1, h2 = m * c0, m * c1, m * c2
+        cc = c0 * c0 + c1 * c1 + c2 * c2
+        c = (c0, c1, c2)
+        for r in range(3):
+            for s in range(3):
+                out[r, s] = geom[i, G_INERTIA + 3 * r + s] - m * c[r] * c[s]
+            out[r, r] += m * cc
+    out[0, 3], out[0, 4], out[0, 5] = 0.0, -h2, h1
+    out[1, 3], out[1, 4], out[1, 5] = h2, 0.0, -h0
+    out[2, 3], out[2, 4], out[2, 5] = -h1, h0, 0.0
+    for r in range(3):
+        for s in range(3):
+            out[3 + r, s] = out[s, 3 + r]
+            out[3 + r, 3 + s] = m if r == s else 0.0
+
+
+@njit(cache=True)
+def _to_child(Xb, i, m, out):
+    """out = iX_p m for a motion vector m = [ω; v_O] of the parent: ω' = Lᵀω, v' = Lᵀ(v + ω × r),
+    with L (child axes in the parent's) and r (the child origin in the parent) in Xb[i]."""
+    w0, w1, w2 = m[0], m[1], m[2]
+    r0, r1, r2 = Xb[i, 3, 0], Xb[i, 3, 1], Xb[i, 3, 2]
+    u0 = m[3] + w1 * r2 - w2 * r1
+    u1 = m[4] + w2 * r0 - w0 * r2
+    u2 = m[5] + w0 * r1 - w1 * r0
+    for k in range(3):
+        out[k] = Xb[i, 0, k] * w0 + Xb[i, 1, k] * w1 + Xb[i, 2, k] * w2
+        out[3 + k] = Xb[i, 0, k] * u0 + Xb[i, 1, k] * u1 + Xb[i, 2, k] * u2
+
+@njit(cache=True)
+def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta, factorization, tau):
+    """Alg. 3 in body coordinates, as Pinocchio's RNEA runs: each body's inertia is constant in its
+    own frame, and S_i of a revolute ([a; 0]) or prismatic ([0; a]) joint and of a free root (the
+    unit columns) too, so Ṡ_i q̇_r,i = v_i × S_i q̇_r,i. For robots of those joints only (the callers
+    check); the world-frame slotine_li_kernel serves the others, and the tests hold the two equal.
+    (Measured: passing rows as views here beats indexing scratch vectors, 2.3 against 3.3 µs on the
+    Panda.) Returns a status code."""
+    ints, geom = model.ints, model.geom
+    N = ints.shape[0]
+    n = model.cols.shape[0]
+    qn = data.q
+    status = load_state(model, q, qn, qd, qd_r, qdd_r, 3)
+    if failed(status):
+        return status
+    B, V = data.blocks, data.rows
+    IC, BC, Xb = B[0:N], B[N : 2 * N], B[2 * N : 3 * N]
+    work = B[3 * N + 2 : 3 * N + 4]
+    v, a, f, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 2 * N : 2 * n + 3 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
+    F = B[3 * N]
+    a0, s, t = F[0], F[1], F[2]
+    root_acceleration(model, qn, gravity, a0)
+    for i in range(N):
+        jt, qs, vs, p = ints[i, 1], ints[i, 2], ints[i, 3], ints[i, 0]
+        if jt == FREE:  # the root's frame is the base's: ν = [v; ω] is [ω; v] reordered
+            for k in range(3):
+                v[i, k], v[i, 3 + k] = qd[vs + 3 + k], qd[vs + k]
+                w[i, k], w[i, 3 + k] = qd_r[vs + 3 + k], qd_r[vs + k]
+                s[k], s[3 + k] = qd_r[vs + 3 + k], qd_r[vs + k]  # S q̇_r
+                a[i, k] = a0[k] + qdd_r[vs + 3 + k]
+                a[i, 3 + k] = a0[3 + k] + qdd_r[vs + k]
+        else:
+            x = qn[qs]
+            if jt == REVOLUTE:  # L = E + sin q E â + (1 − cos q) E â², r = the joint origin
+                sn, cs = math.sin(x), 1.0 - math.cos(x)
+                for r in range(3):
+                    for c in range(3):
+                        k = 3 * r + c
+                        Xb[i, r, c] = geom[i, G_ROT + k] + sn * geom[i, G_ROT_HAT + k] + cs * geom[i, G_ROT_HAT2 + k]
+                    Xb[i, 3, r] = geom[i, G_TRANS + r]
+            else:  # prismatic: L = E, r = the joint origin moved along E a
+                for r in range(3):
+                    for c in range(3):
+                        Xb[i, r, c] = geom[i, G_ROT + 3 * r + c]
+                    Xb[i, 3, r] = geom[i, G_TRANS + r] + geom[i, G_PARENT_AXIS + r] * x
+            o = 0 if jt == REVOLUTE else 3  # S = [a; 0] or [0; a]
+            if p >= 0:
+                _to_child(Xb, i, v[p], v[i])
+                _to_child(Xb, i, w[p], w[i])
+                _to_child(Xb, i, a[p], a[i])
+            else:
+                for k in range(6):
+                    v[i, k] = 0.0
+                    w[i, k] = 0.0
+                _to_child(Xb, i, a0, a[i])  # a_0 = −g in the computation frame
+            for k in range(6):
+                s[k] = 0.0
+            for k in range(3):
+                ax = geom[i, G_AXIS + k]
+                s[o + k] = ax * qd_r[vs]
+                v[i, o + k] += ax * qd[vs]
+                w[i, o + k] += ax * qd_r[vs]
+                a[i, o + k] += ax * qdd_r[vs]
+        crm_vec(v[i], s, t)  # Ṡ q̇_r = v × S q̇_r
+        for k in range(6):
+            a[i, k] += t[k]
+        _local_inertia(geom, use_theta, theta, i, IC[i])
+        body_factorization(v[i], IC[i], factorization, work, BC[i])
+        matvec6(IC[i], a[i], f[i])
+        matvec6(BC[i], w[i], t)
+        for k in range(6):
+            f[i, k] += t[k]
+    for i in range(N - 1, -1, -1):  # τ_i = S_iᵀ f_i, f_p += pX_i* f_i
+        jt, vs, p = ints[i, 1], ints[i, 3], ints[i, 0]
+        if jt == FREE:
+            for k in range(3):
+                tau[vs + k] = f[i, 3 + k]
+                tau[vs + 3 + k] = f[i, k]
+        else:
+            o = 0 if jt == REVOLUTE else 3
+            tau[vs] = geom[i, G_AXIS] * f[i, o] + geom[i, G_AXIS + 1] * f[i, o + 1] + geom[i, G_AXIS + 2] * f[i, o + 2]
+        if p >= 0:  # f = L f', n = L n' + r × f
+            r0, r1, r2 = Xb[i, 3, 0], Xb[i, 3, 1], Xb[i, 3, 2]
+            g0 = Xb[i, 0, 0] * f[i, 3] + Xb[i, 0, 1] * f[i, 4] + Xb[i, 0, 2] * f[i, 5]
+            g1 = Xb[i, 1, 0] * f[i, 3] + Xb[i, 1, 1] * f[i, 4] + Xb[i, 1, 2] * f[i, 5]
+            g2 = Xb[i, 2, 0] * f[i, 3] + Xb[i, 2, 1] * f[i, 4] + Xb[i, 2, 2] * f[i, 5]
+            for k in range(3):
+                f[p, k] += Xb[i, k, 0] * f[i, 0] + Xb[i, k, 1] * f[i, 1] + Xb[i, k, 2] * f[i, 2]
+            f[p, 0] += r1 * g2 - r2 * g1
+            f[p, 1] += r2 * g0 - r0 * g2
+            f[p, 2] += r0 * g1 - r1 * g0
+            f[p, 3] += g0
+            f[p, 4] += g1
+            f[p, 5] += g2
     return status
