@@ -19,6 +19,8 @@ from .spatial import CHRISTOFFEL
 _FORWARD = _Compiled(forward_dynamics_kernel)
 _SLOTINE_LI = _Compiled(slotine_li_kernel)
 _SLOTINE_LI_BODY = _Compiled(slotine_li_local_kernel)
+_CHRISTOFFEL_NAME = "christoffel"  # slotine_li's default argument itself (interned): tested with `is`
+
 _REGRESSOR = _Compiled(regressor_kernel)
 _NO_THETA = np.zeros(N_PARAMETERS)
 
@@ -74,6 +76,15 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     is ``data.tau``."""
     if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
         return _reduced(robot).slotine_li(robot, q, qd, qd_r, qdd_r, theta, gravity, factorization, data)
+    if (theta is None and gravity is True and factorization is _CHRISTOFFEL_NAME and data is not None
+            and type(q) is _ND and type(qd) is _ND and type(qd_r) is _ND and type(qdd_r) is _ND and q.dtype is _F64
+            and qd.dtype is _F64 and qd_r.dtype is _F64 and qdd_r.dtype is _F64 and q.ndim == 1 and qd.ndim == 1
+            and qd_r.ndim == 1 and qdd_r.ndim == 1 and getattr(data, "robot", None) is robot):
+        # the control-loop call (defaults, a workspace, float64 vectors): straight to the kernel
+        kernel = _SLOTINE_LI_BODY if data.body_frame_joints else _SLOTINE_LI
+        if not kernel.call(robot.arrays, data.kernel, q, qd, qd_r, qdd_r, STANDARD_GRAVITY, False, _NO_THETA,
+                           CHRISTOFFEL, data.tau_out):
+            return data.tau
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
     use, th = (False, _NO_THETA) if theta is None else (True, check_parameters(robot, theta))
     kind = CHRISTOFFEL if factorization == "christoffel" else _factorization(factorization)
