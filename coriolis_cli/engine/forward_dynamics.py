@@ -17,9 +17,9 @@ from numba import njit
 
 from .crba import composite_mass_matrix
 from .data import LTDL_, M_, ZERO_
-from .joints import failed, load_state, root_acceleration
-from .kinematics import body_velocities, forward_kinematics, views
-from .rnea import accelerations, inertial_forces, joint_torques
+from .joints import OK, check_finite, failed
+from .kinematics import views
+from .rnea import rnea_kernel
 
 
 @njit(cache=True)
@@ -60,25 +60,21 @@ def ltdl_solve(lam, H, x):
 @njit(cache=True)
 def forward_dynamics_kernel(model, data, q, qd, tau, gravity, qdd):
     """q̈ into ``qdd``; M(q) into data.M as a by-product. Returns a status code (engine.joints)."""
-    ints, cols = model.ints, model.cols
-    N = ints.shape[0]
+    cols = model.cols
+    N = model.ints.shape[0]
     n = cols.shape[0]
-    qn = data.q
-    status = load_state(model, q, qn, qd, tau, tau, 2)
+    bad = check_finite(tau, n, q.shape[0] + n)  # numbered after q and q̇, as the RNEA numbers q̈
+    # the bias c = RNEA(q, q̇, 0) into q̈ for now (it checks q and q̇), then τ − c
+    status = rnea_kernel(model, data, q, qd, data.vectors[ZERO_], gravity, qdd)
     if failed(status):
         return status
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
-    forward_kinematics(model, qn, X, S, IC, T)
-    body_velocities(model, S, qd, v, Sd)
-    # bias c = RNEA(q, q̇, 0) into q̈ for now, then τ − c
-    a0 = F[0]
-    root_acceleration(model, qn, gravity, a0)
-    accelerations(model, S, Sd, qd, data.vectors[ZERO_], a0, a)
-    inertial_forces(IC, v, a, f, F[1], F[2])
-    joint_torques(model, S, f, qdd)
+    if bad != OK:
+        return bad
     for j in range(n):
         qdd[j] = tau[j] - qdd[j]
-    # M by CRBA, and its copy to factor (the lower triangle along the λ-chains is all LTDL reads)
+    # M by CRBA on the RNEA's placements and inertias, and its copy to factor (the lower
+    # triangle along the λ-chains is all LTDL reads)
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
     M, H = data.matrices[M_], data.matrices[LTDL_]
     composite_mass_matrix(model, S, IC, F[1], M)
     for j in range(n):
