@@ -276,3 +276,14 @@ def test_yaml_round_trip_keeps_the_loops(tmp_path, run_cli, knee):
     again = cc.load_robot(str(out))
     q = np.array([0.4, 1.3])
     assert np.array_equal(cc.mass_matrix(again, q), cc.mass_matrix(knee, q))
+
+
+def test_info_shows_the_loops(run_cli):
+    import json
+
+    r = run_cli("info", KNEE)
+    assert r.code == 0 and "revolute (solved)" in r.out and "knee_pin" in r.out and "loop closures" in r.out
+    rec = json.loads(run_cli("info", KNEE, "--format", "json").out)
+    assert [c["name"] for c in rec["loops"]] == ["knee_pin"]
+    assert {j["name"] for j in rec["joints"] if j["solved_by_loops"]} == {"knee_joint", "rod_joint"}
+    assert rec["nv"] == 2 and rec["dof_names"] == ["hip_joint", "crank_joint"]

@@ -19,6 +19,7 @@ def _fmt_limit(x):
 
 def info_record(robot: RobotModel) -> dict:
     joints = []
+    solved = set(getattr(getattr(robot, "map", None), "dependent_names", ()))  # closed loops' solved joints
     for b in robot.bodies:
         j = b.joint
         lim = j.limits
@@ -34,6 +35,7 @@ def info_record(robot: RobotModel) -> dict:
                 "effort": None if lim is None else lim.effort,
                 "velocity": None if lim is None else lim.velocity,
                 "mimic": None if j.mimic is None else {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset},
+                "solved_by_loops": j.name in solved,
             }
         )
     desc = robot.description
@@ -56,6 +58,9 @@ def info_record(robot: RobotModel) -> dict:
             {"name": b.name, "parent": b.parent, "mass": b.mass, "merged_links": list(b.merged_links)} for b in robot.bodies
         ],
         "joints": joints,
+        "loops": [{"name": c.name, "type": c.type, "parent": c.parent, "child": c.child, "xyz": list(c.xyz),
+                   "rpy": list(c.rpy), "child_xyz": list(c.child_xyz), "child_rpy": list(c.child_rpy),
+                   "axis": list(c.axis) if c.type == "revolute" else None} for c in desc.loops],
         "fixed_joints_merged": sum(1 for j in desc.joints if j.type == "fixed"),
         "physical_consistency": {
             "consistent": not robot.inertia_issues and not robot.massless_joints,
@@ -121,10 +126,20 @@ def info_renderable(robot: RobotModel):
         joints.add_column(col, justify="right" if col in ("#", "lower", "upper", "effort", "velocity") else "left")
     for i, j in enumerate(rec["joints"]):
         axis = "—" if j["axis"] is None else "(" + ", ".join(f"{a:.3g}" for a in j["axis"]) + ")"
-        kind = j["type"] + (f" (mimics {j['mimic']['joint']})" if j["mimic"] else "")
+        kind = j["type"] + (f" (mimics {j['mimic']['joint']})" if j["mimic"] else "") + (" (solved)" if j["solved_by_loops"] else "")
         joints.add_row(str(i), j["name"], kind, axis, j["parent"], j["child"], _fmt_limit(j["lower"]),
                        _fmt_limit(j["upper"]), _fmt_limit(j["effort"]), _fmt_limit(j["velocity"]))
-    return Group(link_tree(robot), Text(""), summary, Text(""), joints, Text(""), consistency_renderable(robot))
+    parts = [link_tree(robot), Text(""), summary, Text(""), joints, Text("")]
+    if rec["loops"]:
+        loops = Table(title="loop closures (the joints marked solved follow from the others)",
+                      title_justify="left")
+        for col in ("closure", "type", "parent", "child", "axis"):
+            loops.add_column(col)
+        for c in rec["loops"]:
+            axis = "—" if c["axis"] is None else "(" + ", ".join(f"{a:.3g}" for a in c["axis"]) + ")"
+            loops.add_row(c["name"], c["type"], c["parent"], c["child"], axis)
+        parts += [loops, Text("")]
+    return Group(*parts, consistency_renderable(robot))
 
 
 def consistency_renderable(robot: RobotModel):
