@@ -252,9 +252,9 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
                 and qd.ndim == 1):
             _check_data(robot, data)
             q, qd = _checked(robot, q, ("qd", qd))
-        status = _CORIOLIS.call(robot.arrays, data.kernel, q, qd, kind)
+        status = _CORIOLIS.call(robot.arrays, data.kernel, q, qd, kind, data.matrices)
         if status:
-            _settle(robot, status, _CORIOLIS, data.kernel, q, (("qd", qd),), (kind,))
+            _settle(robot, status, _CORIOLIS, data.kernel, q, (("qd", qd),), (kind, data.matrices))
         return data.coriolis_outputs
     n = robot.nv
     if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1 and qd.ndim == 1):
@@ -265,12 +265,11 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
             out = _batch(robot, coriolis_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind), ("qd", QD))
             return out[:, M_], out[:, MDOT_], out[:, C_]
         q, qd = Q[0], QD[0]
-    shared = robot.shared_data
-    kernel = shared.kernel
-    status = _CORIOLIS.call(robot.arrays, kernel, q, qd, kind)
+    kernel = robot.shared_data.kernel
+    out = np.zeros((3, n, n))  # written by the kernel itself: fresh outputs without a copy
+    status = _CORIOLIS.call(robot.arrays, kernel, q, qd, kind, out)
     if status:
-        _settle(robot, status, _CORIOLIS, kernel, q, (("qd", qd),), (kind,))
-    out = shared.coriolis_block.copy()  # one copy of M, Ṁ, C in the shared workspace: cheaper than fresh zeroed outputs
+        _settle(robot, status, _CORIOLIS, kernel, q, (("qd", qd),), (kind, out))
     return out[M_], out[MDOT_], out[C_]
 
 

@@ -37,7 +37,7 @@ def coriolis_batch(model, Q, QD, factorization, nc, matrices, status):
     for t in prange(nc):
         d = _chunk_data(model, Q.shape[1])
         for s in range(t * K // nc, (t + 1) * K // nc):
-            status[s] = coriolis_kernel(model, KernelData(d.blocks, d.rows, d.q, matrices[s], d.Gamma, d.vectors), Q[s], QD[s], factorization)
+            status[s] = coriolis_kernel(model, d, Q[s], QD[s], factorization, matrices[s])
 
 
 @njit(cache=True, parallel=True)

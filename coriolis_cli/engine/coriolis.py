@@ -17,8 +17,10 @@ from .spatial import add_child_composite, body_factorization
 
 
 @njit(cache=True)
-def coriolis_kernel(model, data, q, qd, factorization):
-    """M, Ṁ, C into data.M, data.Mdot, data.C; returns a status code (engine.joints).
+def coriolis_kernel(model, data, q, qd, factorization, out):
+    """M, Ṁ, C into out[0], out[1], out[2] (data.M, data.Mdot, data.C, or a caller's fresh
+    zeros: the outputs are an argument of their own so that a call without data= needs no
+    copy); returns a status code (engine.joints).
 
     Only entries of related DoF are written: the outputs hold zeros elsewhere (see engine.data)."""
     ints, cols = model.ints, model.cols
@@ -28,7 +30,7 @@ def coriolis_kernel(model, data, q, qd, factorization):
     status = load_state(model, q, qn, qd, qd, qd, 1)
     if failed(status):
         return status
-    M, Mdot, C = data.matrices[M_], data.matrices[MDOT_], data.matrices[C_]
+    M, Mdot, C = out[M_], out[MDOT_], out[C_]
     X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
     # lines 1-7: forward sweep. v_i, Ṡ_i = v_i × S_i, IC_i = I_i, BC_i = B(v_i, I_i)
     forward_kinematics(model, qn, X, S, IC, T)

@@ -111,7 +111,7 @@ class Data:
         self.tau_out, self.g_out, self.qdd_out, self.zeros = k.vectors[TAU_], k.vectors[G_], k.vectors[QDD_], k.vectors[ZERO_]
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
-        self.coriolis_block = k.matrices[: C_ + 1]  # M, Ṁ, C as one block: copied once by calls without data=
+        self.matrices = k.matrices  # the kernels' writable M, Ṁ, C (and LTDL) block
         self.q_shape, self.v_shape = (robot.nq,), (robot.nv,)
         # 1-DoF joints under at most a free root: the body-frame Slotine–Li kernel applies
         codes = robot.arrays.ints[:, 1]

@@ -14,7 +14,7 @@ from .coriolis import coriolis_kernel
 def coriolis_loop(R, model, data, Q, QD, factorization):
     for s in range(R):
         k = s % Q.shape[0]
-        coriolis_kernel(model, data, Q[k], QD[k], factorization)
+        coriolis_kernel(model, data, Q[k], QD[k], factorization, data.matrices)
 
 
 @njit(cache=True)
