@@ -39,6 +39,7 @@ for _g in (STANDARD_GRAVITY, NO_GRAVITY):
 
 _F64 = np.dtype(np.float64)
 _ND = np.ndarray
+_zeros = np.zeros
 _DEFAULT_FACTORIZATION = "christoffel"  # the same object as coriolis_matrix's default (interned)
 
 
@@ -265,12 +266,12 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
             out = _batch(robot, coriolis_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind), ("qd", QD))
             return out[:, M_], out[:, MDOT_], out[:, C_]
         q, qd = Q[0], QD[0]
-    kernel = robot.shared_data.kernel
-    out = np.zeros((3, n, n))  # written by the kernel itself: fresh outputs without a copy
-    status = _CORIOLIS.call(robot.arrays, kernel, q, qd, kind, out)
+    shared = robot.shared_data
+    out = _zeros(shared.coriolis_shape)  # written by the kernel itself: fresh outputs without a copy
+    status = _CORIOLIS.call(robot.arrays, shared.kernel, q, qd, kind, out)
     if status:
-        _settle(robot, status, _CORIOLIS, kernel, q, (("qd", qd),), (kind, out))
-    return out[M_], out[MDOT_], out[C_]
+        _settle(robot, status, _CORIOLIS, shared.kernel, q, (("qd", qd),), (kind, out))
+    return out[0], out[1], out[2]  # M, Ṁ, C (M_, MDOT_, C_)
 
 
 # ---- Algorithm 2 ---------------------------------------------------------------------------

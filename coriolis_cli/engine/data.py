@@ -112,6 +112,7 @@ class Data:
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
         self.matrices = k.matrices  # the kernels' writable M, Ṁ, C (and LTDL) block
+        self.coriolis_shape = (3, nv, nv)  # fresh M, Ṁ, C of a call without data=
         self.q_shape, self.v_shape = (robot.nq,), (robot.nv,)
         # 1-DoF joints under at most a free root: the body-frame Slotine–Li kernel applies
         codes = robot.arrays.ints[:, 1]
