@@ -12,7 +12,7 @@ from numba import get_num_threads, njit, prange
 from .christoffel import christoffel_kernel
 from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
-from .data import M_, N_MATRICES, N_VECTORS, ROWS_PER_BODY, KernelData
+from .data import M_, KernelData, kernel_data
 from .forward_dynamics import forward_dynamics_kernel
 from .rnea import rnea_kernel
 
@@ -22,20 +22,12 @@ def chunks(K: int) -> int:
     return max(1, min(K, 4 * get_num_threads()))
 
 
-@njit(cache=True)
-def _chunk_data(model, nq):
-    """A workspace for one chunk of states (data.kernel_data, compiled)."""
-    N, nv = model.ints.shape[0], model.cols.shape[0]
-    return KernelData(np.zeros((3 * N + 11, 6, 6)), np.zeros((2 * nv + ROWS_PER_BODY * N, 6)), np.zeros(nq),
-                      np.zeros((N_MATRICES, nv, nv)), np.zeros((0, 0, 0)), np.zeros((N_VECTORS, nv)))
-
-
 @njit(cache=True, parallel=True)
 def coriolis_batch(model, Q, QD, factorization, nc, matrices, status):
     """matrices: (K, 3, nv, nv), M, Ṁ, C of each state."""
     K = Q.shape[0]
     for t in prange(nc):
-        d = _chunk_data(model, Q.shape[1])
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):
             status[s] = coriolis_kernel(model, d, Q[s], QD[s], factorization, matrices[s])
 
@@ -44,7 +36,7 @@ def coriolis_batch(model, Q, QD, factorization, nc, matrices, status):
 def christoffel_batch(model, Q, nc, Gamma, status):
     K = Q.shape[0]
     for t in prange(nc):
-        d = _chunk_data(model, Q.shape[1])
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):
             status[s] = christoffel_kernel(model, KernelData(d.blocks, d.rows, d.q, d.matrices, Gamma[s], d.vectors), Q[s])
 
@@ -53,7 +45,7 @@ def christoffel_batch(model, Q, nc, Gamma, status):
 def mass_matrix_batch(model, Q, nc, M, status):
     K = Q.shape[0]
     for t in prange(nc):
-        d = _chunk_data(model, Q.shape[1])
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):
             status[s] = mass_matrix_kernel(model, d, Q[s])
             M[s] = d.matrices[M_]
@@ -63,7 +55,7 @@ def mass_matrix_batch(model, Q, nc, M, status):
 def rnea_batch(model, Q, QD, QDD, gravity, nc, tau, status):
     K = Q.shape[0]
     for t in prange(nc):
-        d = _chunk_data(model, Q.shape[1])
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):
             status[s] = rnea_kernel(model, d, Q[s], QD[s], QDD[s], gravity, tau[s])
 
@@ -72,6 +64,6 @@ def rnea_batch(model, Q, QD, QDD, gravity, nc, tau, status):
 def forward_dynamics_batch(model, Q, QD, TAU, gravity, nc, qdd, status):
     K = Q.shape[0]
     for t in prange(nc):
-        d = _chunk_data(model, Q.shape[1])
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):
             status[s] = forward_dynamics_kernel(model, d, Q[s], QD[s], TAU[s], gravity, qdd[s])

@@ -16,6 +16,7 @@ import os
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from ..errors import SizeError
 from ..model.joints import FREE, PRISMATIC, REVOLUTE
@@ -42,13 +43,13 @@ TAU_, G_, ZERO_, QDD_, SCRATCH_ = 0, 1, 2, 3, 4  # rows of KernelData.vectors
 N_MATRICES, N_VECTORS, ROWS_PER_BODY = 4, 5, 4
 
 
-EMPTY_GAMMA = np.zeros((0, 0, 0))
-
-
-def kernel_data(nq: int, nv: int, n_bodies: int) -> KernelData:
+@njit(cache=True)
+def kernel_data(nq, nv, n_bodies):
+    """A zeroed workspace (compiled, so that the parallel batches make theirs with the same code).
+    Γ is (0, 0, 0) until christoffel is first called with it."""
     N = n_bodies
     return KernelData(np.zeros((3 * N + 11, 6, 6)), np.zeros((2 * nv + ROWS_PER_BODY * N, 6)), np.zeros(nq),
-                      np.zeros((N_MATRICES, nv, nv)), EMPTY_GAMMA, np.zeros((N_VECTORS, nv)))
+                      np.zeros((N_MATRICES, nv, nv)), np.zeros((0, 0, 0)), np.zeros((N_VECTORS, nv)))
 
 
 def gamma_bytes_for(nv: int, K: int = 1) -> int:
