@@ -237,7 +237,7 @@ def test_help_info_and_usage_errors_do_not_import_the_engine():
     code = """
 import sys
 from coriolis_cli.cli import main
-for argv in (['--help'], ['info', 'robots/panda.urdf'], ['compute', '--bogus']):
+for argv in (['--help'], ['info', 'robots/panda.urdf'], ['info', 'robots/knee_leg.yaml'], ['compute', '--bogus']):
     try:
         main(argv)
     except SystemExit:

@@ -23,8 +23,7 @@ from numba import njit
 from .joints import failed
 from .kinematics import body_velocities, placement_kernel, views
 
-_RP, _OP, _RC, _OC, _AXIS, _N1, _N2 = 0, 9, 12, 21, 24, 27, 30
-CLOSURE_GEOM_WIDTH = 33
+_RP, _OP, _RC, _OC, _AXIS, _N1, _N2 = 0, 9, 12, 21, 24, 27, 30  # model.loops.CLOSURE_GEOM_WIDTH = 33 in all
 
 
 @njit(cache=True)

@@ -1,4 +1,6 @@
-"""Closed kinematic loops as a change of coordinates (core paper Sec. 3.3; Featherstone ch. 8).
+"""Closed kinematic loops as a change of coordinates: the solve (core paper Sec. 3.3;
+Featherstone ch. 8). The structure (closures on the tree's bodies, q̄ and q_d, the packed
+closures) is model.loops'.
 
 The ``joints:`` of a description span a tree; each ``loops:`` entry is a joint that closes a loop
 of it, which the tree does not hold: the constraint φ(q) = 0 (the closure's two frames coincide,
@@ -11,8 +13,8 @@ so that q = q(q̄) and q̇ = A(q̄) q̄̇ with
 
 K_d⁺ is an SVD pseudo-inverse: a planar loop gives redundant rows (a revolute closure's five
 rows have rank two), which a rank-revealing solve handles where a square solve would not. K̇ is
-exact: the columns of K are built from the motion subspaces S_j, whose rate is Ṡ_j = v_j × S_j. The change
-of coordinates itself is engine.coordinates': M̄ = AᵀMA, C̄ = AᵀCA + AᵀMȦ, Γ̄ with ∂²q/∂q̄_j∂q̄_k
+exact: the columns of K are built from the motion subspaces S_j, whose rate is Ṡ_j = v_j × S_j.
+The change of coordinates itself is engine.coordinates': M̄ = AᵀMA, C̄ = AᵀCA + AᵀMȦ, Γ̄ with ∂²q/∂q̄_j∂q̄_k
 = ∂A[:, j]/∂q̄_k = Ȧ(e_k)[:, j].
 
 The assembly is picked once: Newton's method from the description's ``guess`` at the independent
@@ -31,12 +33,9 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ModelError, StateError
-from ..model.coordinates import ReducedRobot
-from ..model.geometry import rpy_to_matrix
-from ..model.tree import RobotModel
+from ..model.loops import LoopMap
 from . import api
-from .closure import (CLOSURE_GEOM_WIDTH, constraint_rate_kernel, continuation_kernel, dependent_jacobian_kernel,
-                      newton_kernel)
+from .closure import constraint_rate_kernel, continuation_kernel, dependent_jacobian_kernel, newton_kernel
 from .joints import failed
 
 CLOSURE_TOL = 1e-10  # residual accepted as closed, relative to the robot's size (at least 1 m)
@@ -44,101 +43,23 @@ SINGULAR_RATIO = 1e-6  # σ_min/σ_max of K_d below which q̄ no longer determin
 MAX_NEWTON_STEPS = 60
 MAX_PATH_STEP = 0.5  # largest change of an independent loop coordinate per continuation step (rad or m)
 MAX_RANDOM_DRAWS = 200
-_ONE_DOF = ("revolute", "continuous", "prismatic")
 _CONSTRAINT_RATE = api._Compiled(constraint_rate_kernel)
 _NEWTON = api._Compiled(newton_kernel)
 _CONTINUATION = api._Compiled(continuation_kernel)
 _DEPENDENT_JACOBIAN = api._Compiled(dependent_jacobian_kernel)
 
 
-class _Closure:
-    """One loop-closure joint, resolved onto the tree's bodies: frame (R, o) in each side's body
-    (body -1: the world), and for a revolute closure the axis and two normals in the frame."""
+class LoopSolver:
+    """The loop solve of one LoopMap: q(q̄), A(q̄), Ȧ, ∂²q/∂q̄², random closed configurations."""
 
-    def __init__(self, robot: RobotModel, spec, world_offset: np.ndarray):
-        self.name, self.revolute = spec.name, spec.type == "revolute"
-        sides = []
-        for link, xyz, rpy in ((spec.parent, spec.xyz, spec.rpy), (spec.child, spec.child_xyz, spec.child_rpy)):
-            body, R_link, p_link = robot.link_frames[link]
-            R = R_link @ rpy_to_matrix(rpy)
-            o = R_link @ np.asarray(xyz, float) + p_link
-            if body < 0:  # welded to the world: placed once, in the computation frame
-                o = o - world_offset
-            sides.append((int(body), R, o))
-        (self.bP, self.RP, self.oP), (self.bC, self.RC, self.oC) = sides
-        a = np.asarray(spec.axis, float)
-        e1 = np.cross(a, np.array([1.0, 0.0, 0.0] if abs(a[0]) < 0.9 else [0.0, 1.0, 0.0]))
-        e1 /= np.linalg.norm(e1)
-        self.axis, self.normals = a, np.stack([e1, np.cross(a, e1)])
-        self.rows = 5 if self.revolute else 3  # 3 position rows, then n_k · a_C for k = 1, 2
+    _SHARED = ("robot", "closures", "dep_q", "dep_v", "ind_q", "ind_v", "loop_ind_q", "loop_ind_v", "loop_ind_pos",
+               "nq", "nv", "n_rows", "guess", "packed", "dependent_names")
 
-
-class LoopMap:
-    """q = q(q̄): the independent coordinates given, the loops' other joints solved for."""
-
-    velocities_are_coordinates = True  # loop joints are 1-DoF; a floating base stays as it is
-
-    def __init__(self, robot: RobotModel):
-        desc = robot.description
-        by_name = {b.joint.name: i for i, b in enumerate(robot.bodies)}
-        root = robot.bodies[0]
-        offset = np.asarray(root.joint.translation, float) if root.parent < 0 and root.joint.type != "free" else np.zeros(3)
-        self.robot = robot
-        self.closures = [_Closure(robot, c, offset) for c in desc.loops]
-        anc = robot.body_ancestors
-        in_loop = np.zeros(robot.n_bodies, dtype=bool)
-        for c in self.closures:
-            side_p = anc[:, c.bP] if c.bP >= 0 else np.zeros(robot.n_bodies, bool)
-            side_c = anc[:, c.bC] if c.bC >= 0 else np.zeros(robot.n_bodies, bool)
-            in_loop |= side_p ^ side_c  # the path between the two sides, common ancestors excluded
-        for i in np.flatnonzero(in_loop):
-            j = robot.bodies[i].joint
-            if j.type not in _ONE_DOF:
-                raise ModelError(f"joint '{j.name}' lies on a closed loop and is {j.type}; loop joints must be "
-                                 "revolute, continuous or prismatic")
-        for name in desc.independent:
-            if name not in by_name:
-                raise ModelError(f"independent coordinate '{name}' is a fixed joint")
-        # joints outside the loops are independent whether listed or not
-        chosen = {by_name[n] for n in desc.independent if in_loop[by_name[n]]}
-        for c in self.closures:
-            if c.bP == c.bC:
-                raise ModelError(f"loop closure '{c.name}' joins two links of one rigid body (joined by fixed joints): "
-                                 "it closes no loop")
-        dependent = [i for i in np.flatnonzero(in_loop) if i not in chosen]
-        self._chosen = chosen
-        if not dependent:
-            raise ModelError("every joint of the loops is listed as independent: nothing is left to close them")
-        self.dependent_bodies = tuple(int(i) for i in dependent)
-        self.independent_bodies = tuple(i for i in range(robot.n_bodies) if i not in set(dependent))
-        self.dep_v = np.array([robot.v_start[i] for i in dependent], dtype=np.int64)
-        self.dep_q = np.array([robot.q_start[i] for i in dependent], dtype=np.int64)
-        self.ind_q = np.array([int(robot.q_start[i]) + k for i in self.independent_bodies
-                               for k in range(robot.bodies[i].joint.nq)], dtype=np.int64)
-        self.ind_v = np.array([int(robot.v_start[i]) + k for i in self.independent_bodies
-                               for k in range(robot.bodies[i].joint.nv)], dtype=np.int64)
-        self.nq, self.nv = len(self.ind_q), len(self.ind_v)
-        if self.nv == 0:
-            raise ModelError("the loops leave no independent coordinate: list the minimal coordinates among the "
-                             f"loops' joints in 'independent:' (loop joints: {', '.join(self.dependent_names)})")
-        loop_ind = sorted(chosen)  # 1-DoF: one q and one v entry each
-        self.loop_ind_q = np.array([robot.q_start[i] for i in loop_ind], dtype=np.int64)
-        self.loop_ind_v = np.array([robot.v_start[i] for i in loop_ind], dtype=np.int64)
-        self.loop_ind_pos = np.searchsorted(self.ind_q, self.loop_ind_q)  # their places in q̄
-        guess = dict(desc.guess)
-        for name in guess:
-            if name not in by_name or by_name[name] not in set(dependent):
-                raise ModelError(f"guess names '{name}', which is not a joint solved for by the loops "
-                                 f"(those are: {', '.join(self.dependent_names)})")
-        self.guess = np.array([guess.get(robot.bodies[i].joint.name, 0.0) for i in dependent])
-        self.n_rows = sum(c.rows for c in self.closures)
-        self._packed = _pack(robot, self.closures)
-        self._kdata = robot.create_data().kernel
+    def __init__(self, structure: LoopMap):
+        for name in self._SHARED:  # plain attributes: the solve reads them on every call
+            setattr(self, name, getattr(structure, name))
+        self._kdata = self.robot.create_data().kernel
         self._last = None  # (q̄ bytes, solution): repeated calls at one q̄ solve once
-
-    @property
-    def dependent_names(self) -> tuple[str, ...]:
-        return tuple(self.robot.bodies[i].joint.name for i in self.dependent_bodies)
 
     @cached_property
     def size(self) -> float:
@@ -152,7 +73,7 @@ class LoopMap:
         """K̇ along the full joint velocity u."""
         Kdot = np.zeros((self.n_rows, self.robot.nv))
         status = _CONSTRAINT_RATE.call(self.robot.arrays, self._kdata, q, np.ascontiguousarray(u, dtype=float),
-                                       *self._packed, Kdot)
+                                       *self.packed, Kdot)
         if failed(status):
             api._report(self.robot, status, q)
         return Kdot
@@ -161,7 +82,7 @@ class LoopMap:
     def _newton(self, q, goal):
         """Newton's method on the dependent joints from q, in place: (q, r, K)."""
         r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
-        status = _NEWTON.call(self.robot.arrays, self._kdata, *self._packed, q, self.dep_q, self.dep_v, r, K, goal,
+        status = _NEWTON.call(self.robot.arrays, self._kdata, *self.packed, q, self.dep_q, self.dep_v, r, K, goal,
                               MAX_NEWTON_STEPS)
         if failed(status):
             api._report(self.robot, status, q)
@@ -195,7 +116,7 @@ class LoopMap:
         q[self.loop_ind_q], q[self.dep_q] = x0, dep0
         r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
         target = np.ascontiguousarray(qbar[self.loop_ind_pos])
-        code = _CONTINUATION.call(self.robot.arrays, self._kdata, *self._packed, q, self.dep_q, self.dep_v,
+        code = _CONTINUATION.call(self.robot.arrays, self._kdata, *self.packed, q, self.dep_q, self.dep_v,
                                   self.loop_ind_q, self.loop_ind_v, x0, target, tol, MAX_PATH_STEP, r, K)
         if code != 0:
             raise StateError(f"the loops cannot close at this configuration ({self._state_text(qbar)}): following "
@@ -258,21 +179,11 @@ class LoopMap:
             D[:, :, k] = self.jacobian_rate(qbar, e)
         return D
 
-    def reduce_configuration(self, q) -> np.ndarray:
-        return np.asarray(q, dtype=float)[self.ind_q].copy()
-
-    def jacobian_pattern(self) -> np.ndarray:
-        """Which full DoF each reduced one can move: its own, and every dependent loop joint."""
-        P = np.zeros((self.robot.nv, self.nv), dtype=bool)
-        P[self.ind_v, np.arange(self.nv)] = True
-        P[self.dep_v] = True
-        return P
-
     def random_configuration(self, rng) -> np.ndarray:
         """Random independent coordinates (within the joint limits) at which the loops close."""
         rng = np.random.default_rng(rng)
         for _ in range(MAX_RANDOM_DRAWS):
-            qbar = self.reduce_configuration(self.robot.random_configuration(rng))
+            qbar = self.robot.random_configuration(rng)[self.ind_q]
             try:
                 self._solve(qbar)
             except StateError:
@@ -281,27 +192,3 @@ class LoopMap:
         raise StateError(f"no random configuration within the joint limits closes the loops ({MAX_RANDOM_DRAWS} "
                          "draws); narrow the independent joints' limits to where the linkage assembles")
 
-    def describe(self) -> str:
-        n = len(self.closures)
-        loop_ind = [self.robot.bodies[i].joint.name for i in self.independent_bodies if i in self._chosen]
-        return (f"closed loops: {n} closure{'s' if n != 1 else ''} (independent: {', '.join(loop_ind) or 'none'}; "
-                f"solved: {', '.join(self.dependent_names)})")
-
-
-def _pack(robot: RobotModel, closures) -> tuple:
-    """The closures as engine.closure's arrays: (ci, cg, support)."""
-    N = robot.n_bodies
-    ci = np.zeros((len(closures), 3), dtype=np.int64)
-    cg = np.zeros((len(closures), CLOSURE_GEOM_WIDTH))
-    for k, c in enumerate(closures):
-        ci[k] = (c.bP if c.bP >= 0 else N, c.bC if c.bC >= 0 else N, int(c.revolute))
-        cg[k] = np.concatenate([c.RP.ravel(), c.oP, c.RC.ravel(), c.oC, c.axis, c.normals[0], c.normals[1]])
-    # joint j moves body b when j's body is an ancestor of b or b itself; row N is the world
-    support = np.vstack([robot.body_ancestors[robot.col_body, :].T.astype(float), np.zeros((1, robot.nv))])
-    return ci, cg, np.ascontiguousarray(support)
-
-
-def close_loops(robot: RobotModel) -> ReducedRobot:
-    """The robot in the independent coordinates of its closed loops (description ``loops:``)."""
-    cmap = LoopMap(robot)
-    return ReducedRobot(robot, cmap, cmap.describe())

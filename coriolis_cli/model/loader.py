@@ -164,7 +164,7 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
         if mimic != "independent" or base_velocity != "body":
             raise ModelError("one change of coordinates at a time: this robot has closed loops, which are solved "
                              "for already; --mimic enforce and base velocity representations cannot be added")
-        from ..engine.loops import close_loops  # the loop solve runs the engine's kinematics
+        from .loops import close_loops
 
         return close_loops(build_model(desc, floating_base=floating_base, strict=strict))
     if base_velocity != "body":
