@@ -143,6 +143,9 @@ def test_control_functions_in_other_coordinates(path, kw):
     assert _rel(cc.adaptation_gradient(robot, q, v, vr, a), Y.T @ (v - vr)) < 1e-12
     qdd = cc.forward_dynamics(robot, q, v, tau)
     assert _rel(M @ qdd + C @ v + g, tau) < 1e-10
+    data = robot.create_data()
+    out = cc.forward_dynamics(robot, q, v, tau, data=data)
+    assert out is data.qdd and np.array_equal(out, qdd)  # the workspace's own array, as for every data= call
 
 
 PRISMATIC_ARM = """

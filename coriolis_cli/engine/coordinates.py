@@ -180,11 +180,8 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
     d, fresh = _data(robot, data)
     M, _, C = coriolis_matrix(robot, Q[0], V[0], data=d)
     g = gravity_vector(robot, Q[0], gravity, data=d)
-    qdd = np.linalg.solve(M, T[0] - C @ V[0] - g)
-    if fresh:
-        return qdd
-    d.qdd = qdd
-    return qdd
+    d.qdd[...] = np.linalg.solve(M, T[0] - C @ V[0] - g)
+    return d.qdd.copy() if fresh else d.qdd
 
 
 def _reference_state(robot, q, qd, qd_r, qdd_r):

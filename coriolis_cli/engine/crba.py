@@ -5,8 +5,8 @@ from __future__ import annotations
 from numba import njit
 
 from .data import M_
-from .joints import failed, load_configuration
-from .kinematics import forward_kinematics, views
+from .joints import failed
+from .kinematics import placement_kernel, views
 from .spatial import add_child_composite, dot6, matvec6
 
 
@@ -34,13 +34,10 @@ def composite_mass_matrix(model, S, IC, F2, M):
 @njit(cache=True)
 def mass_matrix_kernel(model, data, q):
     """M into data.M (related DoF only); returns a status code (engine.joints)."""
-    N = model.ints.shape[0]
-    n = model.cols.shape[0]
-    qn = data.q
-    status = load_configuration(model, q, qn)
+    status = placement_kernel(model, data, q)  # placements, S and the bodies' inertias
     if failed(status):
         return status
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
-    forward_kinematics(model, qn, X, S, IC, T)
+    N = model.ints.shape[0]
+    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, model.cols.shape[0])
     composite_mass_matrix(model, S, IC, F[0], data.matrices[M_])
     return status

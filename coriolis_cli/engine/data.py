@@ -35,12 +35,12 @@ class KernelData(NamedTuple):
     q: np.ndarray  # (nq,): the configuration the kernels use (quaternions normalized)
     matrices: np.ndarray  # (4, nv, nv): M, Ṁ, C, and M's LTDL factors (forward dynamics)
     Gamma: np.ndarray  # (nv, nv, nv); (0, 0, 0) until christoffel is first called with this workspace
-    vectors: np.ndarray  # (5, nv): τ, g, zeros (q̇ = q̈ = 0 for g(q)), q̈, and a scratch vector
+    vectors: np.ndarray  # (4, nv): τ, g, zeros (q̇ = q̈ = 0 for g(q)), q̈
 
 
 M_, MDOT_, C_, LTDL_ = 0, 1, 2, 3  # rows of KernelData.matrices
-TAU_, G_, ZERO_, QDD_, SCRATCH_ = 0, 1, 2, 3, 4  # rows of KernelData.vectors
-N_MATRICES, N_VECTORS, ROWS_PER_BODY = 4, 5, 4
+TAU_, G_, ZERO_, QDD_ = 0, 1, 2, 3  # rows of KernelData.vectors
+N_MATRICES, N_VECTORS, ROWS_PER_BODY = 4, 4, 4
 
 
 @njit(cache=True)

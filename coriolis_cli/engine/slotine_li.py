@@ -33,6 +33,18 @@ N_PARAMETERS = 10  # per body: m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I
 
 
 @njit(cache=True)
+def _complete_inertia(m, h0, h1, h2, out):
+    """Fill out = [[J, ĥ], [ĥᵀ, m 1]] around the J already in out[0:3, 0:3] (h = m c)."""
+    out[0, 3], out[0, 4], out[0, 5] = 0.0, -h2, h1
+    out[1, 3], out[1, 4], out[1, 5] = h2, 0.0, -h0
+    out[2, 3], out[2, 4], out[2, 5] = -h1, h0, 0.0
+    for r in range(3):
+        for c in range(3):
+            out[3 + r, c] = out[c, 3 + r]
+            out[3 + r, 3 + c] = m if r == c else 0.0
+
+
+@njit(cache=True)
 def parameter_inertia(theta, o, X, i, out):
     """out = body i's spatial inertia in the computation frame from theta[o : o + 10], given in
     body i's frame (Pinocchio's Inertia.toDynamicParameters: h = m c, I about the body origin).
@@ -62,15 +74,7 @@ def parameter_inertia(theta, o, X, i, out):
                 e += m * pp + 2.0 * pg
             out[r, c] += e
             out[c, r] = out[r, c]
-    h0, h1, h2 = g[0] + m * p0, g[1] + m * p1, g[2] + m * p2
-    # [[J, ĥ], [ĥᵀ, m 1]]
-    out[0, 3], out[0, 4], out[0, 5] = 0.0, -h2, h1
-    out[1, 3], out[1, 4], out[1, 5] = h2, 0.0, -h0
-    out[2, 3], out[2, 4], out[2, 5] = -h1, h0, 0.0
-    for r in range(3):
-        for c in range(3):
-            out[3 + r, c] = out[c, 3 + r]
-            out[3 + r, 3 + c] = m if r == c else 0.0
+    _complete_inertia(m, g[0] + m * p0, g[1] + m * p1, g[2] + m * p2, out)
 
 
 @njit(cache=True)
@@ -174,13 +178,7 @@ def _local_inertia(geom, use_theta, theta, i, out):
             for s in range(3):
                 out[r, s] = geom[i, G_INERTIA + 3 * r + s] - m * c[r] * c[s]
             out[r, r] += m * cc
-    out[0, 3], out[0, 4], out[0, 5] = 0.0, -h2, h1
-    out[1, 3], out[1, 4], out[1, 5] = h2, 0.0, -h0
-    out[2, 3], out[2, 4], out[2, 5] = -h1, h0, 0.0
-    for r in range(3):
-        for s in range(3):
-            out[3 + r, s] = out[s, 3 + r]
-            out[3 + r, 3 + s] = m if r == s else 0.0
+    _complete_inertia(m, h0, h1, h2, out)
 
 
 @njit(cache=True)
