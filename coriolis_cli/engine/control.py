@@ -8,8 +8,8 @@ import numpy as np
 
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
-from .api import (STANDARD_GRAVITY, _as_states, _batch, _check_data, _checked, _Compiled, _factorization, _gravity,
-                  _is_vector, _settle, _velocities)
+from .api import (_F64, _ND, STANDARD_GRAVITY, _as_states, _batch, _check_data, _checked, _Compiled, _factorization,
+                  _gravity, _is_vector, _settle, _velocities)
 from .batch import forward_dynamics_batch
 from .data import Data
 from .forward_dynamics import forward_dynamics_kernel
@@ -31,9 +31,6 @@ def _reduced(robot):
 
         return coordinates
     return None
-
-
-_ND, _F64 = np.ndarray, np.dtype(np.float64)
 
 
 def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | None = None):
@@ -93,9 +90,7 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
         data = robot.shared_data
     elif getattr(data, "robot", None) is not robot:
         _check_data(robot, data)
-    if not (type(q) is _ND and type(qd) is _ND and type(qd_r) is _ND and type(qdd_r) is _ND and q.dtype is _F64
-            and qd.dtype is _F64 and qd_r.dtype is _F64 and qdd_r.dtype is _F64 and q.ndim == 1 and qd.ndim == 1
-            and qd_r.ndim == 1 and qdd_r.ndim == 1):
+    if not (_is_vector(q) and _is_vector(qd) and _is_vector(qd_r) and _is_vector(qdd_r)):  # the fast path's test, above
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
     k = data.kernel
     out = data.tau_out
