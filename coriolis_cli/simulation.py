@@ -128,12 +128,16 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     adapting = controller == "slotine-li"
     kd = kappa * engine.mass_matrix(robot, ref(0.0)[0])  # K_D = κ M(q_d(0))
 
+    def tracking(t, q, qd):
+        """e, ė, q̈_d, q̇_r, q̈_r, s at time t (one evaluation of the reference)."""
+        q_d, qd_d, qdd_d = ref(t)
+        e, ed = q - q_d, qd - qd_d
+        qd_r = qd_d - lam * e
+        return e, ed, qdd_d, qd_r, qdd_d - lam * ed, qd - qd_r
+
     def law(t, q, qd, theta_hat):
         """τ and θ̂̇ at one instant."""
-        qd_d, qdd_d = ref(t)[1:]
-        e, ed = q - ref(t)[0], qd - qd_d
-        qd_r, qdd_r = qd_d - lam * e, qdd_d - lam * ed
-        s = qd - qd_r
+        e, ed, qdd_d, qd_r, qdd_r, s = tracking(t, q, qd)
         if controller == "computed-torque":
             return engine.inverse_dynamics(robot, q, qd, qdd_d - lam * lam * e - 2 * lam * ed), None
         tau = engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat if adapting else None, factorization=kind)
@@ -143,29 +147,21 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
         rate_hat = -adaptation_gain * engine.adaptation_gradient(robot, q, qd, qd_r, qdd_r, factorization=kind) if adapting else None
         return tau, rate_hat
 
+    def diverged(t, why=""):
+        return StateError(f"the simulation diverged at t = {t:.4g} s{why} (try lower --gains, a lower "
+                          "--adaptation-gain or a higher --rate)")
+
     def f(t, x):
         q, qd = x[:n], x[n : 2 * n]
         if not np.all(np.isfinite(x)):
-            raise StateError(f"the simulation diverged at t = {t:.4g} s (try lower --gains, a lower --adaptation-gain "
-                             "or a higher --rate)")
+            raise diverged(t)
         theta_hat = x[2 * n :] if adapting else None
         with np.errstate(all="ignore"):  # a diverging run is reported once, below, not by NumPy
             tau, rate_hat = law(t, q, qd, theta_hat)
         if not np.all(np.isfinite(tau)):
-            raise StateError(f"the simulation diverged at t = {t:.4g} s: the control torque is not finite (try lower "
-                             "--gains, a lower --adaptation-gain or a higher --rate)")
+            raise diverged(t, ": the control torque is not finite")
         qdd = engine.forward_dynamics(robot, q, qd, tau)
         return np.concatenate([qd, qdd, rate_hat]) if adapting else np.concatenate([qd, qdd])
-
-    def lyapunov(t, x):
-        q, qd = x[:n], x[n : 2 * n]
-        qd_d = ref(t)[1]
-        s = qd - (qd_d - lam * (q - ref(t)[0]))
-        V = 0.5 * s @ engine.mass_matrix(robot, q) @ s
-        if adapting:
-            err = x[2 * n :] - theta
-            V += 0.5 * err @ err / adaptation_gain
-        return V
 
     q0 = ref(0.0)[0] + START_OFFSET
     x = np.concatenate([q0, np.zeros(n)] + ([ESTIMATE_START * theta] if adapting else []))
@@ -174,9 +170,15 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     norm_theta = max(np.linalg.norm(theta), 1e-300)
 
     def record(k, t, x):
-        err[k] = np.linalg.norm(x[:n] - ref(t)[0])
-        V[k] = lyapunov(t, x)
-        perr[k] = np.linalg.norm(x[2 * n :] - theta) / norm_theta if adapting else 0.0
+        """‖e‖, V = ½ sᵀMs (+ ½ θ̃ᵀθ̃/γ) and the parameter error after step k."""
+        q = x[:n]
+        e, _, _, _, _, s = tracking(t, q, x[n : 2 * n])
+        err[k] = np.linalg.norm(e)
+        V[k] = 0.5 * s @ engine.mass_matrix(robot, q) @ s
+        if adapting:
+            theta_err = x[2 * n :] - theta
+            V[k] += 0.5 * theta_err @ theta_err / adaptation_gain
+            perr[k] = np.linalg.norm(theta_err) / norm_theta
 
     record(0, 0.0, x)
     for k in range(steps):
@@ -187,8 +189,7 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
         k4 = f(t + h, x + h * k3)
         x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
         if not np.all(np.isfinite(x)):
-            raise StateError(f"the simulation diverged at t = {t + h:.4g} s (try lower --gains, a lower "
-                             "--adaptation-gain or a higher --rate)")
+            raise diverged(t + h)
         record(k + 1, t + h, x)
         if progress is not None and (k + 1) % 50 == 0:
             progress(k + 1)
