@@ -159,13 +159,16 @@ class PinocchioPeer:
         self.pin.computeRNEADerivatives(self.model, self.data, self.q(q), self.v(v), zeros)
         return self.to_ours_matrix(np.array(self.data.dtau_dv))
 
+    def _gravity(self, on: bool) -> None:
+        self.model.gravity.linear = np.array([0, 0, -9.81]) if on else np.zeros(3)
+
     def rnea(self, q, v, a, gravity=True):
-        self.model.gravity.linear = np.array([0, 0, -9.81]) if gravity else np.zeros(3)
+        self._gravity(gravity)
         tau = self.pin.rnea(self.model, self.data, self.q(q), self.v(v), self.v(a))
         return self.to_ours_vector(tau.copy())
 
     def aba(self, q, v, tau, gravity=True):
-        self.model.gravity.linear = np.array([0, 0, -9.81]) if gravity else np.zeros(3)
+        self._gravity(gravity)
         return self.to_ours_vector(self.pin.aba(self.model, self.data, self.q(q), self.v(v), self.v(tau)).copy())
 
     def _parameter_columns(self) -> np.ndarray:
@@ -182,7 +185,7 @@ class PinocchioPeer:
 
     def joint_torque_regressor(self, q, v, a, gravity=True):
         """computeJointTorqueRegressor: rows in our DoF order, columns in our parameter order."""
-        self.model.gravity.linear = np.array([0, 0, -9.81]) if gravity else np.zeros(3)
+        self._gravity(gravity)
         Y = np.array(self.pin.computeJointTorqueRegressor(self.model, self.data, self.q(q), self.v(v), self.v(a)))
         out = np.empty_like(Y)
         out[self.perm] = Y
