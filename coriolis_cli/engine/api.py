@@ -21,21 +21,14 @@ from numba import typeof
 from ..errors import SizeError, StateError
 from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
+from . import entry
 from .batch import chunks, christoffel_batch, coriolis_batch, mass_matrix_batch, rnea_batch
-from .christoffel import christoffel_kernel
-from .coriolis import coriolis_kernel
-from .crba import mass_matrix_kernel
-from .data import (C_, G_, GAMMA_MAX_BYTES, M_, MDOT_, TAU_, ZERO_, Data, KernelData, check_gamma_bytes, check_memory,
-                   gamma_bytes_for)
-from .kinematics import placement_kernel
-from .rnea import rnea_kernel
+from .data import C_, GAMMA_MAX_BYTES, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
 from .joints import RECHECK
-from .spatial import CHRISTOFFEL, FACTORIZATIONS
+from .spatial import CHRISTOFFEL, FACTORIZATIONS, STANDARD_GRAVITY
 
-STANDARD_GRAVITY = np.array([0.0, 0.0, -9.81])
 NO_GRAVITY = np.zeros(3)
-for _g in (STANDARD_GRAVITY, NO_GRAVITY):
-    _g.setflags(write=False)
+NO_GRAVITY.setflags(write=False)
 
 _F64 = np.dtype(np.float64)
 _ND = np.ndarray
@@ -49,8 +42,8 @@ class QuaternionWarning(UserWarning):
 
 
 class _Compiled:
-    """A kernel called through its compiled entry point, past numba's per-call type dispatch
-    (which costs about 0.25 µs per array inside a named tuple). The first call goes through the
+    """An engine.entry function called through its compiled entry point, past numba's per-call
+    type dispatch (35 ns per array argument). The first call goes through the
     dispatcher, which compiles or loads the kernel for these argument types; later calls must
     pass the same types, which the checks in this module guarantee."""
 
@@ -69,11 +62,13 @@ class _Compiled:
         return result
 
 
-_CORIOLIS = _Compiled(coriolis_kernel)
-_CHRISTOFFEL = _Compiled(christoffel_kernel)
-_MASS_MATRIX = _Compiled(mass_matrix_kernel)
-_RNEA = _Compiled(rnea_kernel)
-_PLACEMENT = _Compiled(placement_kernel)
+_CORIOLIS = _Compiled(entry.coriolis)
+_CORIOLIS_INTO = _Compiled(entry.coriolis_into)
+_CHRISTOFFEL = _Compiled(entry.christoffel)
+_MASS_MATRIX = _Compiled(entry.mass_matrix)
+_INVERSE_DYNAMICS = _Compiled(entry.inverse_dynamics)
+_GRAVITY = _Compiled(entry.gravity_vector)
+_PLACEMENT = _Compiled(entry.placement)
 
 
 # ---- checks -------------------------------------------------------------------------------
@@ -165,15 +160,16 @@ def _report(robot: RobotModel, status: int, q, *velocities) -> None:
     warnings.warn(f"the {what} of joint '{joint}' has norm {worst:.6g}; normalized", QuaternionWarning, stacklevel=3)
 
 
-def _settle(robot: RobotModel, status: int, kernel, kdata, q, velocities=(), extra=()) -> None:
-    """After ``kernel.call(model, kdata, q, *velocity values, *extra)`` did not return OK: on RECHECK
+def _settle(robot: RobotModel, status: int, kernel, data, q, velocities=(), extra=()) -> None:
+    """After ``kernel.call(data.ints, data.floats, q, *velocity values, *extra)`` (engine.entry) did
+    not return OK: on RECHECK
     (a wrong length or stride) convert and check the state in full and call again; then report
     what remains. ``velocities``: (name, value) pairs. (No closure is passed: a lambda would make
     the caller's locals cells, allocated on every call of the hot path.)"""
     if status == RECHECK:
         q, *values = _checked(robot, q, *velocities)
         velocities = tuple((what, v) for (what, _), v in zip(velocities, values))
-        status = kernel.call(robot.arrays, kdata, q, *values, *extra)
+        status = kernel.call(data.ints, data.floats, q, *values, *extra)
     if status:
         _report(robot, status, q, *velocities)
 
@@ -219,14 +215,6 @@ def _gravity(gravity) -> np.ndarray:
     return g
 
 
-def _scratch_with_gamma(robot: RobotModel, Gamma) -> KernelData:
-    """The robot's shared workspace writing Γ into the caller's fresh array. Calls without data=
-    share one workspace per robot (the kernels hold the GIL, so one call at a time uses it) and
-    return copies of its outputs; Γ, which can be large, is written into a fresh array instead."""
-    k = robot.shared_data.kernel
-    return KernelData(k.blocks, k.rows, k.q, k.matrices, Gamma, k.vectors)
-
-
 # ---- Algorithm 1 ---------------------------------------------------------------------------
 def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACTORIZATION, data: Data | None = None):
     """Algorithm 1: ``M, Mdot, C`` at (q, q̇). ``factorization`` selects the body-level B:
@@ -253,9 +241,9 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
                 and qd.ndim == 1):
             _check_data(robot, data)
             q, qd = _checked(robot, q, ("qd", qd))
-        status = _CORIOLIS.call(robot.arrays, data.kernel, q, qd, kind, data.matrices)
+        status = _CORIOLIS.call(data.ints, data.floats, q, qd, kind)
         if status:
-            _settle(robot, status, _CORIOLIS, data.kernel, q, (("qd", qd),), (kind, data.matrices))
+            _settle(robot, status, _CORIOLIS, data, q, (("qd", qd),), (kind,))
         return data.coriolis_outputs
     n = robot.nv
     if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1 and qd.ndim == 1):
@@ -268,9 +256,9 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
         q, qd = Q[0], QD[0]
     shared = robot.shared_data
     out = _zeros(shared.coriolis_shape)  # written by the kernel itself: fresh outputs without a copy
-    status = _CORIOLIS.call(robot.arrays, shared.kernel, q, qd, kind, out)
+    status = _CORIOLIS_INTO.call(shared.ints, shared.floats, q, qd, kind, out)
     if status:
-        _settle(robot, status, _CORIOLIS, shared.kernel, q, (("qd", qd),), (kind, out))
+        _settle(robot, status, _CORIOLIS_INTO, shared, q, (("qd", qd),), (kind, out))
     return out[0], out[1], out[2]  # M, Ṁ, C (M_, MDOT_, C_)
 
 
@@ -295,9 +283,9 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
             _with_hint(data.ensure_gamma, force)
         if not (type(q) is _ND and q.dtype is _F64 and q.ndim == 1):
             (q,) = _checked(robot, q)
-        status = _CHRISTOFFEL.call(robot.arrays, data.kernel, q)
+        status = _CHRISTOFFEL.call(data.ints, data.floats, q, data.gamma_out)
         if status:
-            _settle(robot, status, _CHRISTOFFEL, data.kernel, q)
+            _settle(robot, status, _CHRISTOFFEL, data, q, (), (data.gamma_out,))
         return data.Gamma
     n = robot.nv
     if not _is_vector(q):
@@ -310,8 +298,12 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
         q = Q[0]
     _with_hint(check_gamma_bytes, n, 1, force)
     check_memory(gamma_bytes_for(n), "Γ")
-    G = np.zeros((n, n, n))
-    return _single(robot, _CHRISTOFFEL, _scratch_with_gamma(robot, G), q, G)
+    G = np.zeros((n, n, n))  # calls without data= share the robot's workspace; Γ, which can be large, is fresh
+    shared = robot.shared_data
+    status = _CHRISTOFFEL.call(shared.ints, shared.floats, q, G)
+    if status:
+        _settle(robot, status, _CHRISTOFFEL, shared, q, (), (G,))
+    return G
 
 
 def _with_hint(check, *args):
@@ -322,11 +314,11 @@ def _with_hint(check, *args):
                         "christoffel_largest") from None
 
 
-def _single(robot, kernel, kdata, q, result):
-    """One state through a kernel that takes (model, data, q); ``result`` is what it fills."""
-    status = kernel.call(robot.arrays, kdata, q)
+def _single(robot, kernel, data, q, result):
+    """One state through an entry that takes (ints, floats, q); ``result`` is what it fills."""
+    status = kernel.call(data.ints, data.floats, q)
     if status:
-        _settle(robot, status, kernel, kdata, q)
+        _settle(robot, status, kernel, data, q)
     return result
 
 
@@ -394,7 +386,7 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
             _check_data(robot, data)
         if not _is_vector(q):
             (q,) = _checked(robot, q)
-        return _single(robot, _MASS_MATRIX, data.kernel, q, data.M)
+        return _single(robot, _MASS_MATRIX, data, q, data.M)
     n = robot.nv
     if not _is_vector(q):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
@@ -402,12 +394,6 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
             return _batch(robot, mass_matrix_batch, np.zeros((Q.shape[0], n, n)), Q, ())
         q = Q[0]
     return mass_matrix(robot, q, robot.shared_data).copy()
-
-
-def _rnea(robot, kdata, q, qd, qdd, g, tau):
-    status = _RNEA.call(robot.arrays, kdata, q, qd, qdd, g, tau)
-    if status:
-        _settle(robot, status, _RNEA, kdata, q, (("qd", qd), ("qdd", qdd)), (g, tau))
 
 
 def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | None = None):
@@ -423,8 +409,9 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
             _check_data(robot, data)
         if not (_is_vector(q) and _is_vector(qd) and _is_vector(qdd)):
             q, qd, qdd = _checked(robot, q, ("qd", qd), ("qdd", qdd))
-        k = data.kernel
-        _rnea(robot, k, q, qd, qdd, g, data.tau_out)
+        status = _INVERSE_DYNAMICS.call(data.ints, data.floats, q, qd, qdd, g)
+        if status:
+            _settle(robot, status, _INVERSE_DYNAMICS, data, q, (("qd", qd), ("qdd", qdd)), (g,))
         return data.tau
     n = robot.nv
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(qdd)):
@@ -450,8 +437,9 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
             _check_data(robot, data)
         if not _is_vector(q):
             (q,) = _checked(robot, q)
-        k = data.kernel
-        _rnea(robot, k, q, data.zeros, data.zeros, g, data.g_out)
+        status = _GRAVITY.call(data.ints, data.floats, q, g)
+        if status:
+            _settle(robot, status, _GRAVITY, data, q, (), (g,))
         return data.g
     if not _is_vector(q):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
@@ -470,7 +458,7 @@ def placements(robot: RobotModel, q):
     if not _is_vector(q):
         (q,) = _checked(robot, q)
     data = robot.shared_data
-    _single(robot, _PLACEMENT, data.kernel, q, None)
+    _single(robot, _PLACEMENT, data, q, None)
     N, n = robot.n_bodies, robot.nv
     X = data.kernel.blocks[2 * N : 3 * N]
     return X[:, 0:3, 0:3].copy(), X[:, 3, 0:3].copy(), data.kernel.rows[0:n].copy()

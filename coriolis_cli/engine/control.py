@@ -10,19 +10,16 @@ from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
 from .api import (_F64, _ND, STANDARD_GRAVITY, _as_states, _batch, _check_data, _checked, _Compiled, _factorization,
                   _gravity, _is_vector, _settle, _velocities)
+from . import entry
 from .batch import forward_dynamics_batch
 from .data import Data
-from .forward_dynamics import forward_dynamics_kernel
-from .slotine_li import regressor_kernel, slotine_li_kernel, slotine_li_local_kernel
 from .spatial import CHRISTOFFEL
 
-_FORWARD = _Compiled(forward_dynamics_kernel)
-_SLOTINE_LI = _Compiled(slotine_li_kernel)
-_SLOTINE_LI_BODY = _Compiled(slotine_li_local_kernel)
+_FORWARD = _Compiled(entry.forward_dynamics)
+_SLOTINE_LI = _Compiled(entry.slotine_li)
+_SLOTINE_LI_DEFAULTS = _Compiled(entry.slotine_li_defaults)
+_REGRESSOR = _Compiled(entry.regressor)
 _CHRISTOFFEL_NAME = "christoffel"  # slotine_li's default argument itself (interned): tested with `is`
-
-_REGRESSOR = _Compiled(regressor_kernel)
-_NO_THETA = np.zeros(N_PARAMETERS)
 
 
 def _reduced(robot):
@@ -47,11 +44,9 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
         if not (type(q) is _ND and type(qd) is _ND and type(tau) is _ND and q.dtype is _F64 and qd.dtype is _F64
                 and tau.dtype is _F64 and q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1):
             q, qd, tau = _checked(robot, q, ("qd", qd), ("tau", tau))
-        k = data.kernel
-        out = data.qdd_out
-        status = _FORWARD.call(robot.arrays, k, q, qd, tau, g, out)
+        status = _FORWARD.call(data.ints, data.floats, q, qd, tau, g)
         if status:
-            _settle(robot, status, _FORWARD, k, q, (("qd", qd), ("tau", tau)), (g, out))
+            _settle(robot, status, _FORWARD, data, q, (("qd", qd), ("tau", tau)), (g,))
         return data.qdd
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(tau)):
         Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
@@ -78,12 +73,10 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
             and qd.dtype is _F64 and qd_r.dtype is _F64 and qdd_r.dtype is _F64 and q.ndim == 1 and qd.ndim == 1
             and qd_r.ndim == 1 and qdd_r.ndim == 1 and getattr(data, "robot", None) is robot):
         # the control-loop call (defaults, a workspace, float64 vectors): straight to the kernel
-        kernel = _SLOTINE_LI_BODY if data.body_frame_joints else _SLOTINE_LI
-        if not kernel.call(robot.arrays, data.kernel, q, qd, qd_r, qdd_r, STANDARD_GRAVITY, False, _NO_THETA,
-                           CHRISTOFFEL, data.tau_out):
+        if not _SLOTINE_LI_DEFAULTS.call(data.ints, data.floats, q, qd, qd_r, qdd_r):
             return data.tau
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
-    use, th = (False, _NO_THETA) if theta is None else (True, check_parameters(robot, theta))
+    th = entry.MODEL_THETA if theta is None else check_parameters(robot, theta)
     kind = CHRISTOFFEL if factorization == "christoffel" else _factorization(factorization)
     fresh = data is None
     if fresh:
@@ -92,12 +85,9 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
         _check_data(robot, data)
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(qd_r) and _is_vector(qdd_r)):  # the fast path's test, above
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
-    k = data.kernel
-    out = data.tau_out
-    kernel = _SLOTINE_LI_BODY if data.body_frame_joints else _SLOTINE_LI
-    status = kernel.call(robot.arrays, k, q, qd, qd_r, qdd_r, g, use, th, kind, out)
+    status = _SLOTINE_LI.call(data.ints, data.floats, q, qd, qd_r, qdd_r, g, th, kind)
     if status:
-        _settle(robot, status, kernel, k, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, use, th, kind, out))
+        _settle(robot, status, _SLOTINE_LI, data, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, th, kind))
     return data.tau.copy() if fresh else data.tau
 
 
@@ -108,10 +98,10 @@ def _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization):
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
     Y = np.zeros((robot.nv, N_PARAMETERS * robot.n_bodies))
     Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
-    k = robot.shared_data.kernel
-    status = _REGRESSOR.call(robot.arrays, k, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
+    shared = robot.shared_data
+    status = _REGRESSOR.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
     if status:
-        _settle(robot, status, _REGRESSOR, k, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Y, Yts))
+        _settle(robot, status, _REGRESSOR, shared, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Y, Yts))
     return Y, Yts
 
 

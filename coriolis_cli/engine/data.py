@@ -16,19 +16,20 @@ import os
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 from ..errors import SizeError
 from ..model.joints import FREE, PRISMATIC, REVOLUTE
+from ..model.tree import GEOM_WIDTH, ModelArrays
 
 # Γ holds nv³ doubles; above this many bytes we refuse unless asked with force=True.
 GAMMA_MAX_BYTES = 256 * 2**20
 
 
 class KernelData(NamedTuple):
-    """The workspace as the compiled kernels see it. Few arrays, because each array argument
-    costs time on every call from Python, and pre-shaped, because slicing one along its first
-    axis is free in compiled code (see kinematics.views)."""
+    """The workspace as the compiled kernels see it: pre-shaped parts, because slicing one along
+    its first axis is free in compiled code (see kinematics.views)."""
 
     blocks: np.ndarray  # (3N + 11, 6, 6): composite inertias IC, BC, body placements, scratch
     rows: np.ndarray  # (2nv + 4N, 6): S, Ṡ, body velocities, accelerations, forces, reference velocities
@@ -42,14 +43,69 @@ M_, MDOT_, C_, LTDL_ = 0, 1, 2, 3  # rows of KernelData.matrices
 TAU_, G_, ZERO_, QDD_ = 0, 1, 2, 3  # rows of KernelData.vectors
 N_MATRICES, N_VECTORS, ROWS_PER_BODY = 4, 4, 4
 
+# A Data also holds the model and the workspace as two flat arrays, for calls from Python (see
+# engine.entry): numba unboxes each array argument, about 45 ns apiece, and a call that passed the
+# model's three arrays and the workspace's six paid that nine times. ``ints`` = HEADER, then the
+# model's ints (N x 4) and cols (nv x 3); ``floats`` = the model's geom, then the workspace parts
+# in KernelData's order (Γ apart: it is allocated on demand).
+HEADER = 4  # ints[0:4] = N, nv, nq, 1 when the body-frame Slotine–Li kernel applies
+
+
+@njit(cache=True)
+def workspace_shapes(N, nv, nq):
+    """Shapes of the model's geom and of the workspace parts (blocks, rows, q, matrices, vectors):
+    the one place that fixes them, for the flat workspace and for kernel_data alike."""
+    return ((N, GEOM_WIDTH), (3 * N + 11, 6, 6), (2 * nv + ROWS_PER_BODY * N, 6), (nq,), (N_MATRICES, nv, nv),
+            (N_VECTORS, nv))
+
 
 @njit(cache=True)
 def kernel_data(nq, nv, n_bodies):
-    """A zeroed workspace (compiled, so that the parallel batches make theirs with the same code).
-    Γ is (0, 0, 0) until christoffel is first called with it."""
-    N = n_bodies
-    return KernelData(np.zeros((3 * N + 11, 6, 6)), np.zeros((2 * nv + ROWS_PER_BODY * N, 6)), np.zeros(nq),
-                      np.zeros((N_MATRICES, nv, nv)), np.zeros((0, 0, 0)), np.zeros((N_VECTORS, nv)))
+    """A zeroed workspace of separate arrays (compiled, so that the parallel batches make theirs
+    with the same code). Γ is (0, 0, 0) until christoffel is first called with it."""
+    _, blocks, rows, q, matrices, vectors = workspace_shapes(n_bodies, nv, nq)
+    return KernelData(np.zeros(blocks), np.zeros(rows), np.zeros(q), np.zeros(matrices), np.zeros((0, 0, 0)),
+                      np.zeros(vectors))
+
+
+@intrinsic
+def _element_pointer(typingctx, array, index):
+    """A pointer to ``array.flat[index]`` of a contiguous array, for numba.carray."""
+    sig = types.CPointer(array.dtype)(array, index)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.gep(ary.data, [args[1]])
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def _part(flat, offset, shape):
+    """The part of ``flat`` at ``offset`` with ``shape``, and the offset after it. A carray view
+    has no reference count to keep, so naming a part costs nothing, where slicing and reshaping
+    cost 20-30 ns each per call."""
+    size = 1
+    for s in shape:
+        size *= s
+    return carray(_element_pointer(flat, offset), shape), offset + size
+
+
+@njit(cache=True)
+def unpack(ints, floats):
+    """(ModelArrays, KernelData) named over a Data's two flat arrays; valid while they live."""
+    N, nv, nq = ints[0], ints[1], ints[2]
+    geom_s, blocks_s, rows_s, q_s, matrices_s, vectors_s = workspace_shapes(N, nv, nq)
+    body_ints, o = _part(ints, HEADER, (N, 4))
+    cols, o = _part(ints, o, (nv, 3))
+    geom, o = _part(floats, 0, geom_s)
+    blocks, o = _part(floats, o, blocks_s)
+    rows, o = _part(floats, o, rows_s)
+    q, o = _part(floats, o, q_s)
+    matrices, o = _part(floats, o, matrices_s)
+    vectors, o = _part(floats, o, vectors_s)
+    no_gamma, o = _part(floats, 0, (0, 0, 0))
+    return ModelArrays(body_ints, cols, geom), KernelData(blocks, rows, q, matrices, no_gamma, vectors)
 
 
 def gamma_bytes_for(nv: int, K: int = 1) -> int:
@@ -99,25 +155,31 @@ class Data:
 
     def __init__(self, robot):
         nq, nv, N = robot.nq, robot.nv, robot.n_bodies
-        need = 8 * (nq + (N_MATRICES + 1) * nv * nv + N_VECTORS * nv + 36 * (3 * N + 11) + 6 * (2 * nv + ROWS_PER_BODY * N))
+        shapes = workspace_shapes(N, nv, nq)
+        sizes = [int(np.prod(s)) for s in shapes]
+        need = 8 * (sum(sizes) + nv * nv)
         if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter
             check_memory(need, "the workspace")
         self.robot = robot
         self.nq, self.nv = robot.nq, robot.nv
-        self.kernel = kernel_data(robot.nq, robot.nv, robot.n_bodies)
-        k = self.kernel
-        self.M, self.Mdot, self.C = (_read_only(k.matrices[i]) for i in (M_, MDOT_, C_))
-        self.tau, self.g, self.qdd = _read_only(k.vectors[TAU_]), _read_only(k.vectors[G_]), _read_only(k.vectors[QDD_])
-        # the kernels' writable views of the same vectors, made once (a view costs 0.1 µs per call)
-        self.tau_out, self.g_out, self.qdd_out, self.zeros = k.vectors[TAU_], k.vectors[G_], k.vectors[QDD_], k.vectors[ZERO_]
-        self.Gamma = None  # allocated on first use: nv³ doubles
-        self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
-        self.matrices = k.matrices  # the kernels' writable M, Ṁ, C (and LTDL) block
-        self.coriolis_shape = (3, nv, nv)  # fresh M, Ṁ, C of a call without data=
-        self.q_shape, self.v_shape = (robot.nq,), (robot.nv,)
+        model = robot.arrays
         # 1-DoF joints under at most a free root: the body-frame Slotine–Li kernel applies
-        codes = robot.arrays.ints[:, 1]
+        codes = model.ints[:, 1]
         self.body_frame_joints = bool(np.all((codes == REVOLUTE) | (codes == PRISMATIC) | (codes == FREE)))
+        self.ints = np.concatenate([[N, nv, nq, int(self.body_frame_joints)], model.ints.ravel(), model.cols.ravel()])
+        self.ints = self.ints.astype(np.int64)
+        self.floats = np.zeros(sum(sizes))
+        geom, blocks, rows, q, matrices, vectors = (
+            part.reshape(shape) for part, shape in zip(np.split(self.floats, np.cumsum(sizes)[:-1]), shapes))
+        geom[:] = model.geom
+        # the same memory as separate arrays, for the kernels' own signature (batches, loops, bench)
+        self.kernel = KernelData(blocks, rows, q, matrices, np.zeros((0, 0, 0)), vectors)
+        self.M, self.Mdot, self.C = (_read_only(matrices[i]) for i in (M_, MDOT_, C_))
+        self.tau, self.g, self.qdd = _read_only(vectors[TAU_]), _read_only(vectors[G_]), _read_only(vectors[QDD_])
+        self.Gamma = None  # allocated on first use: nv³ doubles
+        self.gamma_out = None  # the kernels' writable Γ
+        self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
+        self.coriolis_shape = (3, nv, nv)  # fresh M, Ṁ, C of a call without data=
 
     def ensure_gamma(self, force: bool = False) -> None:
         if self.Gamma is None:
@@ -125,7 +187,7 @@ class Data:
             check_memory(gamma_bytes_for(self.nv), "Γ")
             G = np.zeros((self.nv, self.nv, self.nv))
             self.kernel = self.kernel._replace(Gamma=G)
-            self.Gamma = _read_only(G)
+            self.gamma_out, self.Gamma = G, _read_only(G)
 
     def __repr__(self) -> str:
         return f"<coriolis Data for '{self.robot.name}': nq={self.nq}, nv={self.nv}>"

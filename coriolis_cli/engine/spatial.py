@@ -14,6 +14,8 @@ from numba import njit
 
 CHRISTOFFEL, FEATHERSTONE = 0, 1
 FACTORIZATIONS = {"christoffel": CHRISTOFFEL, "featherstone": FEATHERSTONE}
+STANDARD_GRAVITY = np.array([0.0, 0.0, -9.81])  # m/s², world z up; gravity=True everywhere
+STANDARD_GRAVITY.setflags(write=False)
 
 
 @njit(cache=True)

@@ -75,7 +75,7 @@ class ModelArrays(NamedTuple):
     ``ints`` (N x 4): parent (-1: the world), joint type code, first q index, first v index.
     ``cols`` (nv x 3): body of each velocity column, previous column toward the root (-1 at the
     root), unit-column index (see :class:`coriolis_cli.model.joints.JointType`).
-    ``geom`` (N x 28): see the ``G_*`` offsets.
+    ``geom`` (N x GEOM_WIDTH): see the ``G_*`` offsets.
 
     The computation frame is placed at the first root joint, not at the world origin: the
     world-frame recursions handle m·|p|², so a robot mounted far from the origin would lose
