@@ -31,7 +31,7 @@ def _gains(text: str):
 @click.option("--rate", type=click.FloatRange(1, 1e6), default=1000.0, show_default=True,
               help="Control and integration rate in Hz (RK4 step 1/rate, the law evaluated at every stage).")
 @click.option("--gains", default="10,20", show_default=True,
-              help="LAMBDA,KAPPA in 1/s: Λ = λ·1 and K_D = κ·M(q_d(0)), so every mode is damped at κ.")
+              help="LAMBDA,KAPPA in 1/s: Λ = λ·1 and K_D = κ·M(q), so every mode is damped at κ.")
 @click.option("--adaptation-gain", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
               help="γ in θ̂̇ = −γ Yᵀ s (slotine-li).")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Write tracking error, V and parameter error against time (PNG).")

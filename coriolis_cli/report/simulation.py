@@ -16,7 +16,7 @@ def simulation_table(result) -> Table:
     t.add_column()
     rows = [
         ("duration", f"{s['duration_s']:g} s at {s['rate_hz']:g} Hz ({len(result.t) - 1} steps; {s['integrator']})"),
-        ("gains", f"λ = {s['lambda']:g} 1/s, K_D = {s['kappa']:g} 1/s · M(q_d(0))"
+        ("gains", f"λ = {s['lambda']:g} 1/s, K_D = {s['kappa']:g} 1/s · M(q)"
          + (f", adaptation γ = {s['adaptation_gain']:g}" if s["adaptation_gain"] is not None else "")),
         ("tracking error ‖e‖", f"{result.tracking_error[0]:.3g} at t = 0 → {result.tracking_error[-1]:.3g} at the end"),
         ("Lyapunov V", f"{result.V[0]:.4g} → {result.V[-1]:.4g}; largest rise in one step "
