@@ -91,12 +91,13 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     return data.tau.copy() if fresh else data.tau
 
 
-def _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization):
+def _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization, with_regressor=True):
+    """(Y, Yᵀs); Y has zero rows (and is not computed) unless ``with_regressor``."""
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
     kind = _factorization(factorization)
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(qd_r) and _is_vector(qdd_r)):
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
-    Y = np.zeros((robot.nv, N_PARAMETERS * robot.n_bodies))
+    Y = np.zeros((robot.nv if with_regressor else 0, N_PARAMETERS * robot.n_bodies))
     Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
     shared = robot.shared_data
     status = _REGRESSOR.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
@@ -120,4 +121,4 @@ def adaptation_gradient(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, fac
     other = _reduced(robot)
     if other is not None:
         return other.adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity, factorization)
-    return _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization)[1]
+    return _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization, with_regressor=False)[1]

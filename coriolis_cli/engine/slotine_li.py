@@ -123,15 +123,20 @@ def slotine_li_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta
     return status
 
 
+_UNIT_PARAMETERS = np.eye(N_PARAMETERS)  # row k: the k-th unit parameter vector of one body
+
+
 @njit(cache=True)
 def regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Y, Yts):
     """Alg. 4: Y (nv x 10N) with Y θ = τ of slotine_li_kernel, and Alg. 3's line 9:
-    Yts[10 j + k] = 𝒴_j[:, k] · (v_j − w_j). Returns a status code."""
+    Yts[10 j + k] = 𝒴_j[:, k] · (v_j − w_j). A Y of zero rows skips Y (the adaptation term alone).
+    Returns a status code."""
     ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
     w = data.rows[2 * n + 3 * N : 2 * n + 4 * N]
-    unit = np.eye(N_PARAMETERS)
+    unit = _UNIT_PARAMETERS
+    fill = Y.shape[0] > 0
     status = _reference_motion(model, data, q, qd, qd_r, qdd_r, gravity, False, unit[0], w)
     if failed(status):
         return status
@@ -150,7 +155,7 @@ def regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Y,
                 s += fk[r] * (v[j, r] - w[j, r])
             col = N_PARAMETERS * j + k
             Yts[col] = s
-            c = last
+            c = last if fill else -1
             while c >= 0:  # every DoF that supports body j
                 Y[c, col] = dot6(S[c], fk)
                 c = cols[c, 1]
