@@ -254,7 +254,7 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
             out = _batch(robot, coriolis_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind), ("qd", QD))
             return out[:, M_], out[:, MDOT_], out[:, C_]
         q, qd = Q[0], QD[0]
-    shared = robot.shared_data
+    shared = robot.kernel_scratch
     out = _zeros(shared.coriolis_shape)  # written by the kernel itself: fresh outputs without a copy
     status = _CORIOLIS_INTO.call(shared.ints, shared.floats, q, qd, kind, out)
     if status:
@@ -298,8 +298,8 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
         q = Q[0]
     _with_hint(check_gamma_bytes, n, 1, force)
     check_memory(gamma_bytes_for(n), "Γ")
-    G = np.zeros((n, n, n))  # calls without data= share the robot's workspace; Γ, which can be large, is fresh
-    shared = robot.shared_data
+    G = np.zeros((n, n, n))
+    shared = robot.kernel_scratch
     status = _CHRISTOFFEL.call(shared.ints, shared.floats, q, G)
     if status:
         _settle(robot, status, _CHRISTOFFEL, shared, q, (), (G,))

@@ -99,7 +99,7 @@ def _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization, wit
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
     Y = np.zeros((robot.nv if with_regressor else 0, N_PARAMETERS * robot.n_bodies))
     Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
-    shared = robot.shared_data
+    shared = robot.kernel_scratch
     status = _REGRESSOR.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
     if status:
         _settle(robot, status, _REGRESSOR, shared, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Y, Yts))

@@ -9,12 +9,13 @@ chains resolved, so A is constant and Ȧ = 0.
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property
 
 import numpy as np
 
 from ..errors import ModelError
-from .tree import RobotModel
+from .tree import RobotModel, thread_workspace
 
 MIMIC_MODES = ("independent", "enforce")
 BASE_VELOCITIES = ("body", "mixed", "inertial")
@@ -179,8 +180,16 @@ class ReducedRobot:
         return ReducedData(self)
 
     @cached_property
+    def _workspaces(self) -> threading.local:
+        return threading.local()
+
+    @property
     def shared_data(self):
-        return self.create_data()
+        """One workspace per thread for calls without ``data=`` (see RobotModel.shared_data)."""
+        try:
+            return self._workspaces.data
+        except AttributeError:  # this thread's first call
+            return thread_workspace(self)
 
 
 def _hat(p):

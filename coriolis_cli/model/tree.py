@@ -6,6 +6,7 @@ base the root link is the world; with ``floating_base=True`` it becomes body 0 b
 
 from __future__ import annotations
 
+import threading
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -85,6 +86,14 @@ class ModelArrays(NamedTuple):
     ints: np.ndarray
     cols: np.ndarray
     geom: np.ndarray
+
+
+def thread_workspace(robot):
+    """``robot.create_data()`` made once per thread and kept in ``robot._workspaces``."""
+    local = robot._workspaces
+    if not hasattr(local, "data"):
+        local.data = robot.create_data()
+    return local.data
 
 
 @dataclass(frozen=True, eq=False)
@@ -228,9 +237,24 @@ class RobotModel:
         return Data(self)
 
     @cached_property
-    def shared_data(self):
-        """The scratch used by engine calls made without ``data=`` (their outputs are fresh)."""
+    def kernel_scratch(self):
+        """The workspace of calls without ``data=`` whose kernel writes the results into fresh
+        arrays (coriolis_matrix, christoffel, regressor): they use it only while the kernel runs,
+        which holds the GIL, so one per robot serves every thread."""
         return self.create_data()
+
+    @cached_property
+    def _workspaces(self) -> threading.local:
+        return threading.local()
+
+    @property
+    def shared_data(self):
+        """The workspace of engine calls made without ``data=``, one per thread: those calls copy
+        their results out of it after the kernel returns, and another thread may run in between."""
+        try:
+            return self._workspaces.data
+        except AttributeError:  # this thread's first call
+            return thread_workspace(self)
 
     # ---- configurations ----------------------------------------------------------------
     def neutral_configuration(self) -> np.ndarray:
