@@ -187,7 +187,7 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
     for th, kind in ((None, "christoffel"), (theta, "christoffel"), (theta, "featherstone")):
         body = cc.slotine_li(robot, q, v, vr, a, theta=th, factorization=kind, data=data).copy()
         world = np.zeros(robot.nv)
-        slotine_li_kernel(robot.arrays, data.kernel, q, v, vr, a, api.STANDARD_GRAVITY, th is not None,
+        slotine_li_kernel(data.model, data.kernel, q, v, vr, a, api.STANDARD_GRAVITY, th is not None,
                           np.zeros(0) if th is None else th, 0 if kind == "christoffel" else 1, world)
         assert _rel(body, world) < 1e-13
     M, _, C = cc.coriolis_matrix(robot, q, v)

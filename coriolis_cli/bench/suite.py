@@ -117,7 +117,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
             lambda: engine.coriolis_matrix(robot, q, qd), repeat), how + "public API, fresh outputs"))
         if not reduced:
             out.timings.append(Timing("C", OURS_LOOP, 1e6 * median_loop_time(
-                lambda R: coriolis_loop(R, robot.arrays, data.kernel, Q, QD, engine.FACTORIZATIONS["christoffel"]), repeat),
+                lambda R: coriolis_loop(R, data.model, data.kernel, Q, QD, engine.FACTORIZATIONS["christoffel"]), repeat),
                 "as C++ is timed"))
         if batch and not reduced:
             K = BATCH
@@ -130,7 +130,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
             lambda: engine.christoffel(robot, q, data=data), repeat), how + "robot.create_data() reused"))
         if not reduced:
             out.timings.append(Timing("Gamma", OURS_LOOP, 1e6 * median_loop_time(
-                lambda R: christoffel_loop(R, robot.arrays, data.kernel, Q), repeat), "as C++ is timed"))
+                lambda R: christoffel_loop(R, data.model, data.kernel, Q), repeat), "as C++ is timed"))
     if not reduced:
         _control_timings(robot, out, what, q, qd, data, repeat)
     if peers and reduced:  # what Pinocchio offers: the tree, mimic joints as DoF of their own

@@ -186,9 +186,11 @@ def _report_batch(robot, status: np.ndarray, Q, *velocities) -> None:
 
 def _batch(robot, batch_kernel, out, Q, inputs, *velocities):
     """K states in parallel: ``batch_kernel(model, Q, *inputs, chunks, out, status)``, then the
-    first failure or warning reported as for one state."""
+    first failure or warning reported as for one state. Read-only inputs (the gravity constants)
+    are passed as copies: numba types them apart, and the kernels would be compiled twice."""
     status = np.zeros(Q.shape[0], dtype=np.int64)
-    batch_kernel(robot.arrays, Q, *inputs, chunks(Q.shape[0]), out, status)
+    inputs = tuple(x.copy() if type(x) is _ND and not x.flags.writeable else x for x in inputs)
+    batch_kernel(robot.kernel_scratch.model, Q, *inputs, chunks(Q.shape[0]), out, status)
     if status.any():
         _report_batch(robot, status, Q, *velocities)
     return out

@@ -172,7 +172,10 @@ class Data:
         geom, blocks, rows, q, matrices, vectors = (
             part.reshape(shape) for part, shape in zip(np.split(self.floats, np.cumsum(sizes)[:-1]), shapes))
         geom[:] = model.geom
-        # the same memory as separate arrays, for the kernels' own signature (batches, loops, bench)
+        # the same memory as separate arrays, for the kernels' own signature (batches, loops, bench);
+        # writable like unpack's views, so that every caller shares one compiled specialization
+        body_ints = self.ints[HEADER : HEADER + 4 * N].reshape(N, 4)
+        self.model = ModelArrays(body_ints, self.ints[HEADER + 4 * N :].reshape(nv, 3), geom)
         self.kernel = KernelData(blocks, rows, q, matrices, np.zeros((0, 0, 0)), vectors)
         self.M, self.Mdot, self.C = (_read_only(matrices[i]) for i in (M_, MDOT_, C_))
         self.tau, self.g, self.qdd = _read_only(vectors[TAU_]), _read_only(vectors[G_]), _read_only(vectors[QDD_])

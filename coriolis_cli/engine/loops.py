@@ -58,7 +58,8 @@ class LoopSolver:
     def __init__(self, structure: LoopMap):
         for name in self._SHARED:  # plain attributes: the solve reads them on every call
             setattr(self, name, getattr(structure, name))
-        self._kdata = self.robot.create_data().kernel
+        data = self.robot.create_data()
+        self._model, self._kdata = data.model, data.kernel
         self._last = None  # (q̄ bytes, solution): repeated calls at one q̄ solve once
 
     @cached_property
@@ -72,7 +73,7 @@ class LoopSolver:
     def _rate(self, q, u):
         """K̇ along the full joint velocity u."""
         Kdot = np.zeros((self.n_rows, self.robot.nv))
-        status = _CONSTRAINT_RATE.call(self.robot.arrays, self._kdata, q, np.ascontiguousarray(u, dtype=float),
+        status = _CONSTRAINT_RATE.call(self._model, self._kdata, q, np.ascontiguousarray(u, dtype=float),
                                        *self.packed, Kdot)
         if failed(status):
             api._report(self.robot, status, q)
@@ -82,7 +83,7 @@ class LoopSolver:
     def _newton(self, q, goal):
         """Newton's method on the dependent joints from q, in place: (q, r, K)."""
         r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
-        status = _NEWTON.call(self.robot.arrays, self._kdata, *self.packed, q, self.dep_q, self.dep_v, r, K, goal,
+        status = _NEWTON.call(self._model, self._kdata, *self.packed, q, self.dep_q, self.dep_v, r, K, goal,
                               MAX_NEWTON_STEPS)
         if failed(status):
             api._report(self.robot, status, q)
@@ -116,7 +117,7 @@ class LoopSolver:
         q[self.loop_ind_q], q[self.dep_q] = x0, dep0
         r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
         target = np.ascontiguousarray(qbar[self.loop_ind_pos])
-        code = _CONTINUATION.call(self.robot.arrays, self._kdata, *self.packed, q, self.dep_q, self.dep_v,
+        code = _CONTINUATION.call(self._model, self._kdata, *self.packed, q, self.dep_q, self.dep_v,
                                   self.loop_ind_q, self.loop_ind_v, x0, target, tol, MAX_PATH_STEP, r, K)
         if code != 0:
             raise StateError(f"the loops cannot close at this configuration ({self._state_text(qbar)}): following "
