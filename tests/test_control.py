@@ -110,6 +110,38 @@ def test_parameters_round_trip_and_refusals():
         cc.with_inertial_parameters(robot, massless)
 
 
+@pytest.mark.parametrize("path", ["panda.urdf", "humanoid.urdf"])
+def test_an_estimate_takes_the_fast_path_with_the_slow_paths_results_and_messages(tmp_path, path):
+    """The adaptive controller's call, slotine_li(..., theta=θ̂, data=data), checks θ̂ inside the
+    compiled code; a list, a strided array or another factorization take the full checks."""
+    robot = cc.load_robot(robot_path(path))
+    data = robot.create_data()
+    rng = np.random.default_rng(11)
+    q = robot.random_configuration(rng)
+    v, vr, a = (rng.standard_normal(robot.nv) for _ in range(3))
+    theta = cc.inertial_parameters(robot) * rng.uniform(0.5, 1.5, 10 * robot.n_bodies)
+    M, _, C = cc.coriolis_matrix(cc.with_inertial_parameters(robot, theta), q, v)
+    g = cc.gravity_vector(cc.with_inertial_parameters(robot, theta), q)
+    want = M @ a + C @ vr + g
+    fast = cc.slotine_li(robot, q, v, vr, a, theta=theta, data=data)
+    assert fast is data.tau and _rel(fast, want) < 1e-13
+    strided = np.repeat(theta, 2)[::2]
+    for other in (list(theta), strided, theta.astype(np.float32).astype(float)):
+        assert _rel(cc.slotine_li(robot, q, v, vr, a, theta=other, data=data), want) < 1e-6
+    assert np.array_equal(cc.slotine_li(robot, q, v, vr, a, theta=strided, data=data), fast)
+    assert np.array_equal(cc.slotine_li(robot, q, v, vr, a, theta=theta), fast)  # without data=
+    bad = theta.copy()
+    bad[13] = np.inf
+    for wrong, message in ((theta[:-1], "10 parameters per body"), (bad, r"theta\[.*\] is not finite \(inf\)"),
+                           (np.zeros(0), "10 parameters per body")):
+        for arg in (wrong, list(wrong)):
+            with pytest.raises(StateError, match=message):
+                cc.slotine_li(robot, q, v, vr, a, theta=arg, data=data)
+    # the model's own parameters again after an estimate: the same workspace, the model's τ
+    M, _, C = cc.coriolis_matrix(robot, q, v)
+    assert _rel(cc.slotine_li(robot, q, v, vr, a, data=data), M @ a + C @ vr + cc.gravity_vector(robot, q)) < 1e-13
+
+
 def test_forward_dynamics_batches_and_workspace():
     robot = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
     rng = np.random.default_rng(2)

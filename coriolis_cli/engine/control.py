@@ -13,11 +13,13 @@ from .api import (_F64, _ND, STANDARD_GRAVITY, _as_states, _batch, _check_data, 
 from . import entry
 from .batch import forward_dynamics_batch
 from .data import Data
+from .joints import RECHECK
 from .spatial import CHRISTOFFEL
 
 _FORWARD = _Compiled(entry.forward_dynamics)
 _SLOTINE_LI = _Compiled(entry.slotine_li)
-_SLOTINE_LI_DEFAULTS = _Compiled(entry.slotine_li_defaults)
+_SLOTINE_LI_MODEL = _Compiled(entry.slotine_li_model)
+_SLOTINE_LI_ESTIMATE = _Compiled(entry.slotine_li_estimate)
 _REGRESSOR = _Compiled(entry.regressor)
 _CHRISTOFFEL_NAME = "christoffel"  # slotine_li's default argument itself (interned): tested with `is`
 
@@ -68,15 +70,23 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     is ``data.tau``."""
     if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
         return _reduced(robot).slotine_li(robot, q, qd, qd_r, qdd_r, theta, gravity, factorization, data)
-    if (theta is None and gravity is True and factorization is _CHRISTOFFEL_NAME and data is not None
+    if (gravity is True and factorization is _CHRISTOFFEL_NAME and data is not None
             and type(q) is _ND and type(qd) is _ND and type(qd_r) is _ND and type(qdd_r) is _ND and q.dtype is _F64
             and qd.dtype is _F64 and qd_r.dtype is _F64 and qdd_r.dtype is _F64 and q.ndim == 1 and qd.ndim == 1
-            and qd_r.ndim == 1 and qdd_r.ndim == 1 and getattr(data, "robot", None) is robot):
-        # the control-loop call (defaults, a workspace, float64 vectors): straight to the kernel
-        if not _SLOTINE_LI_DEFAULTS.call(data.ints, data.floats, q, qd, qd_r, qdd_r):
-            return data.tau
+            and qd_r.ndim == 1 and qdd_r.ndim == 1 and getattr(data, "robot", None) is robot and data.body_frame_joints):
+        # the control-loop call (a workspace, float64 vectors, the model's parameters or an
+        # estimate): straight to the kernel; anything it reports is sorted out below
+        if theta is None:
+            if not _SLOTINE_LI_MODEL.call(data.ints, data.floats, q, qd, qd_r, qdd_r):
+                return data.tau
+        elif type(theta) is _ND and theta.dtype is _F64 and theta.ndim == 1:
+            if not _SLOTINE_LI_ESTIMATE.call(data.ints, data.floats, q, qd, qd_r, qdd_r, theta):
+                return data.tau
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
-    th = entry.MODEL_THETA if theta is None else check_parameters(robot, theta)
+    if theta is None:
+        th = entry.MODEL_THETA
+    else:  # length, stride and finiteness are checked in the kernel; length zero would mean the model's
+        th = theta if _is_vector(theta) and theta.size else check_parameters(robot, theta)
     kind = CHRISTOFFEL if factorization == "christoffel" else _factorization(factorization)
     fresh = data is None
     if fresh:
@@ -86,6 +96,9 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(qd_r) and _is_vector(qdd_r)):  # the fast path's test, above
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
     status = _SLOTINE_LI.call(data.ints, data.floats, q, qd, qd_r, qdd_r, g, th, kind)
+    if status == RECHECK and theta is not None:  # θ of another length, a stride or not finite
+        th = check_parameters(robot, theta)  # its message, or a contiguous copy
+        status = _SLOTINE_LI.call(data.ints, data.floats, q, qd, qd_r, qdd_r, g, th, kind)
     if status:
         _settle(robot, status, _SLOTINE_LI, data, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, th, kind))
     return data.tau.copy() if fresh else data.tau

@@ -7,6 +7,8 @@ code (batches, bench loops, loop closures) keep their own (model, data, ...) sig
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -15,9 +17,10 @@ from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
 from .data import G_, HEADER, QDD_, TAU_, ZERO_, KernelData, unpack
 from .forward_dynamics import forward_dynamics_kernel
+from .joints import RECHECK, is_vector
 from .kinematics import placement_kernel
 from .rnea import rnea_kernel
-from .slotine_li import regressor_kernel, slotine_li_kernel, slotine_li_local_kernel
+from .slotine_li import N_PARAMETERS, regressor_kernel, slotine_li_kernel, slotine_li_local_kernel
 from .spatial import CHRISTOFFEL, STANDARD_GRAVITY
 
 MODEL_THETA = np.zeros(0)  # theta of length zero: the model's own inertial parameters
@@ -68,27 +71,50 @@ def forward_dynamics(ints, floats, q, qd, tau, gravity):
 
 
 @njit(cache=True)
+def _usable_parameters(theta, n):
+    """θ of length zero (the model's own) or n contiguous finite doubles; else the caller gets
+    RECHECK and checks θ in full (model.parameters.check_parameters) for the message."""
+    if theta.size == 0:
+        return True
+    if not is_vector(theta, n):
+        return False
+    for k in range(n):
+        if not math.isfinite(theta[k]):
+            return False
+    return True
+
+
+@njit(cache=True)
 def slotine_li(ints, floats, q, qd, qd_r, qdd_r, gravity, theta, factorization):
     """τ into data.tau; ``theta`` of length zero means the model's own parameters."""
     model, data = unpack(ints, floats)
+    if not _usable_parameters(theta, N_PARAMETERS * ints[0]):
+        return RECHECK
     tau = data.vectors[TAU_]
     if ints[HEADER - 1]:  # 1-DoF joints under at most a free root: constant body-frame inertias
         return slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, theta.size > 0, theta, factorization, tau)
     return slotine_li_kernel(model, data, q, qd, qd_r, qdd_r, gravity, theta.size > 0, theta, factorization, tau)
 
 
+# slotine_li as a control loop calls it, on a robot of 1-DoF joints under at most a free root (the
+# body-frame kernel), with the model's parameters or an estimate θ̂: standard gravity, the
+# Christoffel-consistent C and whether θ is used are compiled in as constants. On a 7-DoF arm
+# that takes 1.55 µs against 1.77 µs passing them; the price is two more compiled
+# specializations of the kernel, about 3 s each on a first run.
 @njit(cache=True)
-def slotine_li_defaults(ints, floats, q, qd, qd_r, qdd_r):
-    """slotine_li with the defaults of a control loop (standard gravity, the model's parameters,
-    the Christoffel-consistent C) compiled in as constants. On a 7-DoF arm the call takes 1.55 µs,
-    against 1.77 µs passing them and 1.69 µs reading them from the workspace as typed values; the
-    price is a second compiled specialization of the kernels, about 6 s on a first run."""
+def slotine_li_model(ints, floats, q, qd, qd_r, qdd_r):
     model, data = unpack(ints, floats)
-    tau = data.vectors[TAU_]
-    if ints[HEADER - 1]:
-        return slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, STANDARD_GRAVITY, False, MODEL_THETA, CHRISTOFFEL,
-                                       tau)
-    return slotine_li_kernel(model, data, q, qd, qd_r, qdd_r, STANDARD_GRAVITY, False, MODEL_THETA, CHRISTOFFEL, tau)
+    return slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, STANDARD_GRAVITY, False, MODEL_THETA, CHRISTOFFEL,
+                                   data.vectors[TAU_])
+
+
+@njit(cache=True)
+def slotine_li_estimate(ints, floats, q, qd, qd_r, qdd_r, theta):
+    model, data = unpack(ints, floats)
+    if not _usable_parameters(theta, N_PARAMETERS * ints[0]) or theta.size == 0:
+        return RECHECK
+    return slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, STANDARD_GRAVITY, True, theta, CHRISTOFFEL,
+                                   data.vectors[TAU_])
 
 
 @njit(cache=True)
