@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import engine
 from ..engine.timing import christoffel_loop, coriolis_loop
+from ..model.parameters import inertial_parameters
 from ..model.tree import RobotModel
 from ..peers import finite_differences as fd
 from ..peers import pinocchio as pinocchio_peer
@@ -27,6 +28,7 @@ N_STATES = 64
 OURS_DATA = "coriolis, data= (public API)"
 OURS_PLAIN = "coriolis, fresh outputs (public API)"
 OURS_LOOP = "coriolis (compiled loop)"
+OURS_ESTIMATE = "coriolis, data=, estimated parameters (public API)"
 BATCH = 10_000
 
 
@@ -131,8 +133,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
         if not reduced:
             out.timings.append(Timing("Gamma", OURS_LOOP, 1e6 * median_loop_time(
                 lambda R: christoffel_loop(R, data.model, data.kernel, Q), repeat), "as C++ is timed"))
-    if not reduced:
-        _control_timings(robot, out, what, q, qd, data, repeat)
+    _control_timings(robot, out, what, q, qd, data, repeat)
     if peers and reduced:  # what Pinocchio offers: the tree, mimic joints as DoF of their own
         Qf = np.stack([robot.map.full_configuration(x) for x in Q])
         QDf = np.stack([robot.map.jacobian(x) @ v for x, v in zip(Q, QD)])
@@ -155,6 +156,10 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
     if "slotine" in what:
         out.timings.append(Timing("slotine", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), repeat), "Alg. 3, robot.create_data() reused"))
+        theta_hat = 0.9 * inertial_parameters(robot.full if hasattr(robot, "full") else robot)
+        out.timings.append(Timing("slotine", OURS_ESTIMATE, 1e6 * median_call_time(
+            lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat, data=data), repeat),
+            "theta=θ̂, as an adaptive controller calls it"))
 
 
 def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
