@@ -124,6 +124,8 @@ class LoopSolver:
                              f"the assembly from the guess, closure '{self._worst_closure(r)}' cannot be kept closed "
                              "(the linkage cannot reach it, or passes a singularity on the way)")
         A, Kd_pinv = self._jacobian_from(K)
+        for x in (q, A, Kd_pinv):  # cached and handed out: read-only, so no caller can change the cache
+            x.setflags(write=False)
         sol = (q, A, Kd_pinv)
         self._last = (key, sol)
         return sol
