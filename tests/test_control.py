@@ -202,6 +202,7 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
     """Robots of 1-DoF joints (under a free root) take the body-frame kernel; it must give what the
     world-frame kernel and Algorithm 1 give, with the model's parameters and with other ones."""
     from coriolis_cli.engine import api
+    from coriolis_cli.engine import FACTORIZATIONS
     from coriolis_cli.engine.slotine_li import slotine_li_kernel
 
     if spec == "prismatic":
@@ -220,7 +221,7 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
         body = cc.slotine_li(robot, q, v, vr, a, theta=th, factorization=kind, data=data).copy()
         world = np.zeros(robot.nv)
         slotine_li_kernel(data.model, data.kernel, q, v, vr, a, api.STANDARD_GRAVITY, th is not None,
-                          np.zeros(0) if th is None else th, 0 if kind == "christoffel" else 1, world)
+                          np.zeros(0) if th is None else th, FACTORIZATIONS[kind], world)
         assert _rel(body, world) < 1e-13
     M, _, C = cc.coriolis_matrix(robot, q, v)
     assert _rel(cc.slotine_li(robot, q, v, vr, a), M @ a + C @ vr + cc.gravity_vector(robot, q)) < 1e-13
