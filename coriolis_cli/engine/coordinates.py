@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import StateError
-from . import api
+from . import api, base_velocity
 
 
 def _one(robot, x, width, what, names) -> np.ndarray:
@@ -86,6 +86,13 @@ def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
         return tuple(np.stack([o[i] for o in outs]) for i in range(3))
     d, fresh = _data(robot, data)
     qbar, vbar = Q[0], V[0]
+    if getattr(robot.map, "block_base", False):  # A = blockdiag(X, 1): the base's rows and columns only
+        X, Xdot = robot.map.base_transform(qbar, vbar[0:6])
+        v = vbar.copy()
+        v[0:6] = X @ vbar[0:6]
+        M, Mdot, C = api.coriolis_matrix(robot.full, qbar, v, factorization, data=d.full)
+        base_velocity.coriolis_kernel(X, Xdot, M, Mdot, C, d.M, d.Mdot, d.C)
+        return (d.M.copy(), d.Mdot.copy(), d.C.copy()) if fresh else d.coriolis_outputs
     qf, A, Adot = _full_state(robot, qbar, vbar)
     M, Mdot, C = api.coriolis_matrix(robot.full, qf, A @ vbar, factorization, data=d.full)
     _congruence(A, M, d._tmp, d.M)
@@ -109,6 +116,14 @@ def christoffel(robot, q, force=False, data=None):
         return np.stack([christoffel(robot, Q[s], force) for s in range(Q.shape[0])])
     d, fresh = _data(robot, data)
     qbar = Q[0]
+    if getattr(robot.map, "block_base", False):  # A = blockdiag(X, 1)
+        G = api.christoffel(robot.full, qbar, force=force, data=d.full)
+        M = api.mass_matrix(robot.full, qbar, data=d.full)
+        Gbar = np.empty_like(G) if fresh or d.Gamma is None else d.Gamma
+        base_velocity.christoffel_kernel(robot.map.base_transform(qbar)[0], robot.map.base_rate_basis(qbar), M, G, Gbar)
+        if not fresh:
+            d.Gamma = Gbar
+        return Gbar
     qf, A, _ = _full_state(robot, qbar)
     G = api.christoffel(robot.full, qf, force=force, data=d.full)
     # Σ A_αi A_βj A_γk Γ_αβγ, one index at a time (a four-operand einsum costs 100 µs to plan)
@@ -135,6 +150,10 @@ def mass_matrix(robot, q, data=None):
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         return np.stack([mass_matrix(robot, Q[s]) for s in range(Q.shape[0])])
     d, fresh = _data(robot, data)
+    if getattr(robot.map, "block_base", False):  # A = blockdiag(X, 1)
+        M = api.mass_matrix(robot.full, Q[0], data=d.full)
+        base_velocity.mass_matrix_kernel(robot.map.base_transform(Q[0])[0], M, d.M)
+        return d.M.copy() if fresh else d.M
     qf, A, _ = _full_state(robot, Q[0])
     _congruence(A, api.mass_matrix(robot.full, qf, data=d.full), d._tmp, d.M)
     _symmetrize(d.M, d._sq)

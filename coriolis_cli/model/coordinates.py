@@ -192,10 +192,6 @@ class ReducedRobot:
             return thread_workspace(self)
 
 
-def _hat(p):
-    return np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
-
-
 class BaseVelocityMap:
     """The free root joint's velocity in another representation; q is unchanged.
 
@@ -226,53 +222,41 @@ class BaseVelocityMap:
     def reduce_configuration(self, q):
         return np.asarray(q, dtype=float)
 
-    def _pose(self, q):
-        """The base's rotation and position in the world."""
-        from .geometry import quat_to_matrix
+    # the evaluation is compiled (engine.base_velocity); this class holds the structure
+    block_base = True  # A = blockdiag(X, 1): engine.coordinates takes the block path
 
-        quat = np.asarray(q[3:7], float)
-        R = self.E @ quat_to_matrix(quat / np.linalg.norm(quat))
-        return R, self.t + self.E @ np.asarray(q[0:3], float)
+    def base_transform(self, qbar, nu=None):
+        """X and, given the base's velocity ν (6) in this representation, Ẋ (else None): A is
+        blockdiag(X, 1) and Ȧ blockdiag(Ẋ, 0)."""
+        from ..engine import base_velocity
 
-    def _X(self, q):
-        R, p = self._pose(q)
-        X = np.zeros((6, 6))
-        X[0:3, 0:3] = R.T
-        X[3:6, 3:6] = R.T
-        if self.representation == "body":
-            return np.eye(6)
-        if self.representation == "inertial":
-            X[0:3, 3:6] = -R.T @ _hat(p)
-        return X
+        return base_velocity.transform(self, qbar, nu)
+
+    def base_rate_basis(self, qbar):
+        """Ẋ(e_k) for k < 6, shape (6, 6, 6)."""
+        from ..engine import base_velocity
+
+        return base_velocity.rate_basis(self, qbar)
 
     def jacobian(self, qbar):
         A = np.eye(self.nv)
-        A[0:6, 0:6] = self._X(qbar)
+        A[0:6, 0:6] = self.base_transform(qbar)[0]
         return A
 
     def rate_basis(self, qbar):
+        """Ȧ(e_k) for every k (nv x nv x nv); only the base's six are nonzero."""
         if self.representation == "body":
             return None
-        R, p = self._pose(qbar)
-        X = self._X(qbar)
         D = np.zeros((self.nv, self.nv, self.nv))
-        for k in range(6):  # Ȧ depends on the base's velocity only
-            e = np.zeros(6)
-            e[k] = 1.0
-            w_body = (X @ e)[3:6]
-            Xdot = np.zeros((6, 6))
-            Rt_dot = -_hat(w_body) @ R.T  # d/dt Rᵀ
-            Xdot[0:3, 0:3] = Rt_dot
-            Xdot[3:6, 3:6] = Rt_dot
-            if self.representation == "inertial":
-                p_dot = e[0:3] - _hat(p) @ e[3:6]  # ṗ = v_I + ω × p
-                Xdot[0:3, 3:6] = -Rt_dot @ _hat(p) - R.T @ _hat(p_dot)
-            D[0:6, 0:6, k] = Xdot
+        D[0:6, 0:6, 0:6] = self.base_rate_basis(qbar).transpose(1, 2, 0)
         return D
 
     def jacobian_rate(self, qbar, vbar):
-        D = self.rate_basis(qbar)
-        return None if D is None else D @ np.asarray(vbar, dtype=float)
+        if self.representation == "body":
+            return None
+        Adot = np.zeros((self.nv, self.nv))
+        Adot[0:6, 0:6] = self.base_transform(qbar, np.asarray(vbar, dtype=float)[0:6])[1]
+        return Adot
 
 
 def with_base_velocity(robot: RobotModel, representation: str) -> ReducedRobot:
