@@ -158,7 +158,8 @@ def test_forward_dynamics_batches_and_workspace():
         cc.forward_dynamics(robot, Q[0], V[0], np.full(robot.nv, np.inf))
 
 
-@pytest.mark.parametrize("path,kw", [("knee_leg.yaml", {}), ("humanoid.urdf", {"floating_base": True, "base_velocity": "mixed"})])
+@pytest.mark.parametrize("path,kw", [("knee_leg.yaml", {}), ("humanoid.urdf", {"floating_base": True, "base_velocity": "mixed"}),
+                                     ("quadruped.urdf", {"floating_base": True, "base_velocity": "inertial"})])
 def test_control_functions_in_other_coordinates(path, kw):
     """Reduced robots: τ̄ = M̄ q̄̈_r + C̄ q̄̇_r + ḡ, Ȳ θ = τ̄, Ȳᵀ s̄, and q̄̈ inverting τ̄."""
     robot = cc.load_robot(robot_path(path), **kw)

@@ -53,8 +53,39 @@ def _data(robot, data):
     return data, False
 
 
+class _BaseBlock:
+    """A = blockdiag(X, 1) of a floating-base velocity map (or Ȧ = blockdiag(Ẋ, 0), ``rest`` 0),
+    applied with ``@`` to vectors and matrices without forming the nv x nv matrix."""
+
+    __slots__ = ("X", "rest")
+
+    def __init__(self, X, rest=1.0):
+        self.X, self.rest = X, rest
+
+    def __matmul__(self, x):
+        y = x * self.rest
+        y[0:6] = self.X @ x[0:6]
+        return y
+
+    @property
+    def T(self):
+        return _BaseBlock(self.X.T, self.rest)
+
+    def inverse(self):
+        """A⁻¹: X = [[Rᵀ, B], [0, Rᵀ]] (B = 0 or −Rᵀp̂) has X⁻¹ = [[R, Bᵀ], [0, R]], as
+        (−Rᵀp̂)ᵀ = p̂R; cheaper than a 6 x 6 LAPACK solve (6 µs)."""
+        Xinv = self.X.T.copy()
+        Xinv[0:3, 3:6] = self.X[0:3, 3:6].T
+        Xinv[3:6, 0:3] = 0.0
+        return _BaseBlock(Xinv)
+
+
 def _full_state(robot, qbar, vbar=None):
+    """(q, A, Ȧ along q̄̇) of the tree; A and Ȧ support ``@`` and ``.T``."""
     cmap = robot.map
+    if getattr(cmap, "block_base", False):  # q = q̄; A = blockdiag(X, 1)
+        X, Xdot = cmap.base_transform(qbar, None if vbar is None else vbar[0:6])
+        return qbar, _BaseBlock(X), None if vbar is None else _BaseBlock(Xdot, 0.0)
     q = cmap.full_configuration(qbar)
     A = cmap.jacobian(qbar)
     Adot = None if vbar is None else cmap.jacobian_rate(qbar, vbar)
@@ -173,7 +204,7 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data=None):
     qf, A, Adot = _full_state(robot, Q[0], V[0])
     acc = A @ VD[0] if Adot is None else A @ VD[0] + Adot @ V[0]
     tau = api.inverse_dynamics(robot.full, qf, A @ V[0], acc, gravity, data=d.full)
-    np.matmul(A.T, tau, out=d.tau)
+    d.tau[...] = A.T @ tau
     return d.tau.copy() if fresh else d.tau
 
 
@@ -183,7 +214,7 @@ def gravity_vector(robot, q, gravity=True, data=None):
         return np.stack([gravity_vector(robot, Q[s], gravity) for s in range(Q.shape[0])])
     d, fresh = _data(robot, data)
     qf, A, _ = _full_state(robot, Q[0])
-    np.matmul(A.T, api.gravity_vector(robot.full, qf, gravity, data=d.full), out=d.g)
+    d.g[...] = A.T @ api.gravity_vector(robot.full, qf, gravity, data=d.full)
     return d.g.copy() if fresh else d.g
 
 
@@ -197,6 +228,15 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         return np.stack([forward_dynamics(robot, Q[s], V[s], T[s], gravity) for s in range(Q.shape[0])])
     d, fresh = _data(robot, data)
+    if getattr(robot.map, "block_base", False):
+        # A square and invertible: the tree's forward dynamics at τ = A⁻ᵀ τ̄, then q̄̈ = A⁻¹ (q̈ − Ȧ q̄̇)
+        from . import control
+
+        _, A, Adot = _full_state(robot, Q[0], V[0])
+        Ainv = A.inverse()
+        qdd = control.forward_dynamics(robot.full, Q[0], A @ V[0], Ainv.T @ T[0], gravity, data=d.full)
+        d.qdd[...] = Ainv @ (qdd - Adot @ V[0])
+        return d.qdd.copy() if fresh else d.qdd
     M, _, C = coriolis_matrix(robot, Q[0], V[0], data=d)
     g = gravity_vector(robot, Q[0], gravity, data=d)
     d.qdd[...] = np.linalg.solve(M, T[0] - C @ V[0] - g)
