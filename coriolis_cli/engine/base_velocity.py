@@ -143,39 +143,30 @@ def coriolis_kernel(X, Xdot, M, Mdot, C, Mbar, Mdotbar, Cbar):
 
 
 @njit(cache=True)
+def _transform_first_index(X, G):
+    """G[a, j, k] = Σ_b X[b, a] G[b, j, k] for the base's a < 6, in place (a transposed view of Γ
+    transforms another index)."""
+    t = np.empty(B)
+    for j in range(G.shape[1]):
+        for k in range(G.shape[2]):
+            for a in range(B):
+                s = 0.0
+                for b in range(B):
+                    s += X[b, a] * G[b, j, k]
+                t[a] = s
+            for a in range(B):
+                G[a, j, k] = t[a]
+
+
+@njit(cache=True)
 def christoffel_kernel(X, Xdot_basis, M, Gamma, out):
     """Eq. 27 for generalized speeds: Γ̄_ijk = Σ A_αi A_βj A_γk Γ_αβγ + Σ_β (AᵀM)_iβ Ȧ(e_k)_βj, with
     Ȧ(e_k) = blockdiag(Xdot_basis[k], 0) for the base's k < 6 and zero for the joints'."""
     n = M.shape[0]
     out[:, :, :] = Gamma
-    t = np.empty(B)
-    for j in range(n):  # index i
-        for k in range(n):
-            for a in range(B):
-                s = 0.0
-                for b in range(B):
-                    s += X[b, a] * out[b, j, k]
-                t[a] = s
-            for a in range(B):
-                out[a, j, k] = t[a]
-    for i in range(n):  # index j
-        for k in range(n):
-            for a in range(B):
-                s = 0.0
-                for b in range(B):
-                    s += X[b, a] * out[i, b, k]
-                t[a] = s
-            for a in range(B):
-                out[i, a, k] = t[a]
-    for i in range(n):  # index k
-        for j in range(n):
-            for a in range(B):
-                s = 0.0
-                for b in range(B):
-                    s += X[b, a] * out[i, j, b]
-                t[a] = s
-            for a in range(B):
-                out[i, j, a] = t[a]
+    _transform_first_index(X, out)  # i
+    _transform_first_index(X, out.transpose((1, 0, 2)))  # j
+    _transform_first_index(X, out.transpose((2, 0, 1)))  # k
     for i in range(n):
         for b in range(B):  # (AᵀM)[i, b]
             if i < B:
