@@ -21,6 +21,7 @@ _SLOTINE_LI = _Compiled(entry.slotine_li)
 _SLOTINE_LI_MODEL = _Compiled(entry.slotine_li_model)
 _SLOTINE_LI_ESTIMATE = _Compiled(entry.slotine_li_estimate)
 _REGRESSOR = _Compiled(entry.regressor)
+_ADAPTATION = _Compiled(entry.adaptation_gradient)
 _CHRISTOFFEL_NAME = "christoffel"  # slotine_li's default argument itself (interned): tested with `is`
 
 
@@ -104,19 +105,12 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     return data.tau.copy() if fresh else data.tau
 
 
-def _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization, with_regressor=True):
-    """(Y, Yᵀs); Y has zero rows (and is not computed) unless ``with_regressor``."""
+def _states(robot, gravity, factorization, q, qd, qd_r, qdd_r):
     g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
     kind = _factorization(factorization)
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(qd_r) and _is_vector(qdd_r)):
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
-    Y = np.zeros((robot.nv if with_regressor else 0, N_PARAMETERS * robot.n_bodies))
-    Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
-    shared = robot.kernel_scratch
-    status = _REGRESSOR.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
-    if status:
-        _settle(robot, status, _REGRESSOR, shared, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Y, Yts))
-    return Y, Yts
+    return g, kind, q, qd, qd_r, qdd_r
 
 
 def regressor(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel"):
@@ -125,7 +119,14 @@ def regressor(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization
     other = _reduced(robot)
     if other is not None:
         return other.regressor(robot, q, qd, qd_r, qdd_r, gravity, factorization)
-    return _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization)[0]
+    g, kind, q, qd, qd_r, qdd_r = _states(robot, gravity, factorization, q, qd, qd_r, qdd_r)
+    Y = np.zeros((robot.nv, N_PARAMETERS * robot.n_bodies))
+    Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
+    shared = robot.kernel_scratch
+    status = _REGRESSOR.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
+    if status:
+        _settle(robot, status, _REGRESSOR, shared, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Y, Yts))
+    return Y
 
 
 def adaptation_gradient(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel"):
@@ -134,4 +135,10 @@ def adaptation_gradient(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, fac
     other = _reduced(robot)
     if other is not None:
         return other.adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity, factorization)
-    return _regressor_and_update(robot, q, qd, qd_r, qdd_r, gravity, factorization, with_regressor=False)[1]
+    g, kind, q, qd, qd_r, qdd_r = _states(robot, gravity, factorization, q, qd, qd_r, qdd_r)
+    Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
+    shared = robot.kernel_scratch
+    status = _ADAPTATION.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Yts)
+    if status:
+        _settle(robot, status, _ADAPTATION, shared, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Yts))
+    return Yts

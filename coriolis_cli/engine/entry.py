@@ -10,17 +10,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import carray, njit
 
 from .christoffel import christoffel_kernel
 from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
-from .data import G_, HEADER, QDD_, TAU_, ZERO_, KernelData, unpack
+from .data import G_, HEADER, QDD_, TAU_, ZERO_, KernelData, _element_pointer, unpack
 from .forward_dynamics import forward_dynamics_kernel
 from .joints import RECHECK, is_vector
 from .kinematics import placement_kernel
 from .rnea import rnea_kernel
-from .slotine_li import N_PARAMETERS, regressor_kernel, slotine_li_kernel, slotine_li_local_kernel
+from .slotine_li import (N_PARAMETERS, adaptation_gradient_local_kernel, regressor_kernel, slotine_li_kernel,
+                         slotine_li_local_kernel)
 from .spatial import CHRISTOFFEL, STANDARD_GRAVITY
 
 MODEL_THETA = np.zeros(0)  # theta of length zero: the model's own inertial parameters
@@ -115,6 +116,17 @@ def slotine_li_estimate(ints, floats, q, qd, qd_r, qdd_r, theta):
         return RECHECK
     return slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, STANDARD_GRAVITY, True, theta, CHRISTOFFEL,
                                    data.vectors[TAU_])
+
+
+@njit(cache=True)
+def adaptation_gradient(ints, floats, q, qd, qd_r, qdd_r, gravity, factorization, Yts):
+    """Yᵀs into ``Yts``: in body coordinates where the body-frame kernels apply, else through the
+    regressor kernel with a Y of zero rows (not computed)."""
+    model, data = unpack(ints, floats)
+    if ints[HEADER - 1]:
+        return adaptation_gradient_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Yts)
+    no_regressor = carray(_element_pointer(floats, 0), (0, Yts.shape[0]))
+    return regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, no_regressor, Yts)
 
 
 @njit(cache=True)

@@ -164,25 +164,31 @@ def regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Y,
 
 # ---- the same recursion in local (body) coordinates -----------------------------------------------
 @njit(cache=True)
+def _local_parameter_inertia(theta, o, out):
+    """The spatial inertia of theta[o : o + 10] about the body origin, in body axes."""
+    m, h0, h1, h2 = theta[o], theta[o + 1], theta[o + 2], theta[o + 3]
+    out[0, 0], out[0, 1], out[1, 1], out[0, 2], out[1, 2], out[2, 2] = (
+        theta[o + 4], theta[o + 5], theta[o + 6], theta[o + 7], theta[o + 8], theta[o + 9])
+    out[1, 0], out[2, 0], out[2, 1] = out[0, 1], out[0, 2], out[1, 2]
+    _complete_inertia(m, h0, h1, h2, out)
+
+
+@njit(cache=True)
 def _local_inertia(geom, use_theta, theta, i, out):
     """Body i's spatial inertia about its own origin in its own axes (no rotation to make): from
     the model (mass, COM, inertia about the COM) or from theta."""
     if use_theta:
-        o = N_PARAMETERS * i
-        m, h0, h1, h2 = theta[o], theta[o + 1], theta[o + 2], theta[o + 3]
-        out[0, 0], out[0, 1], out[1, 1], out[0, 2], out[1, 2], out[2, 2] = (
-            theta[o + 4], theta[o + 5], theta[o + 6], theta[o + 7], theta[o + 8], theta[o + 9])
-        out[1, 0], out[2, 0], out[2, 1] = out[0, 1], out[0, 2], out[1, 2]
-    else:
-        m = geom[i, G_MASS]
-        c0, c1, c2 = geom[i, G_COM], geom[i, G_COM + 1], geom[i, G_COM + 2]
-        h0, h1, h2 = m * c0, m * c1, m * c2
-        cc = c0 * c0 + c1 * c1 + c2 * c2
-        c = (c0, c1, c2)
-        for r in range(3):
-            for s in range(3):
-                out[r, s] = geom[i, G_INERTIA + 3 * r + s] - m * c[r] * c[s]
-            out[r, r] += m * cc
+        _local_parameter_inertia(theta, N_PARAMETERS * i, out)
+        return
+    m = geom[i, G_MASS]
+    c0, c1, c2 = geom[i, G_COM], geom[i, G_COM + 1], geom[i, G_COM + 2]
+    h0, h1, h2 = m * c0, m * c1, m * c2
+    cc = c0 * c0 + c1 * c1 + c2 * c2
+    c = (c0, c1, c2)
+    for r in range(3):
+        for s in range(3):
+            out[r, s] = geom[i, G_INERTIA + 3 * r + s] - m * c[r] * c[s]
+        out[r, r] += m * cc
     _complete_inertia(m, h0, h1, h2, out)
 
 
@@ -200,13 +206,11 @@ def _child_rows(Xb, i, src, j, dst):
         dst[i, k] = Xb[i, 0, k] * w0 + Xb[i, 1, k] * w1 + Xb[i, 2, k] * w2
         dst[i, 3 + k] = Xb[i, 0, k] * u0 + Xb[i, 1, k] * u1 + Xb[i, 2, k] * u2
 
-@njit(cache=True)
-def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta, factorization, tau):
-    """Alg. 3 in body coordinates, as Pinocchio's RNEA runs: each body's inertia is constant in its
-    own frame, and S_i of a revolute ([a; 0]) or prismatic ([0; a]) joint and of a free root (the
-    unit columns) too, so Ṡ_i q̇_r,i = v_i × S_i q̇_r,i. For robots of those joints only (the callers
-    check); the world-frame slotine_li_kernel serves the others, and the tests hold the two equal.
-    Returns a status code."""
+@njit(cache=True, inline="always")
+def _local_motion(model, data, q, qd, qd_r, qdd_r, gravity):
+    """Alg. 3, lines 2-6 in body coordinates: each body's placement in its parent (Xb), and v
+    (true velocity), w (reference velocity) and a (reference acceleration, gravity included) in
+    its own frame. Returns the status code."""
     ints, geom = model.ints, model.geom
     N = ints.shape[0]
     n = model.cols.shape[0]
@@ -215,9 +219,8 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
     if failed(status):
         return status
     B, V = data.blocks, data.rows
-    IC, BC, Xb = B[0:N], B[N : 2 * N], B[2 * N : 3 * N]
-    work = B[3 * N + 2 : 3 * N + 4]
-    v, a, f, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 2 * N : 2 * n + 3 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
+    Xb = B[2 * N : 3 * N]
+    v, a, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
     F = B[3 * N]
     root_acceleration(model, qn, gravity, F[0])
     for i in range(N):
@@ -276,6 +279,27 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
         a[i, 3] += w1 * s5 - w2 * s4 + l1 * s2 - l2 * s1
         a[i, 4] += w2 * s3 - w0 * s5 + l2 * s0 - l0 * s2
         a[i, 5] += w0 * s4 - w1 * s3 + l0 * s1 - l1 * s0
+    return status
+
+
+@njit(cache=True)
+def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta, factorization, tau):
+    """Alg. 3 in body coordinates, as Pinocchio's RNEA runs: each body's inertia is constant in its
+    own frame, and S_i of a revolute ([a; 0]) or prismatic ([0; a]) joint and of a free root (the
+    unit columns) too, so Ṡ_i q̇_r,i = v_i × S_i q̇_r,i. For robots of those joints only (the callers
+    check); the world-frame slotine_li_kernel serves the others, and the tests hold the two equal.
+    Returns a status code."""
+    status = _local_motion(model, data, q, qd, qd_r, qdd_r, gravity)
+    if failed(status):
+        return status
+    ints, geom = model.ints, model.geom
+    N = ints.shape[0]
+    n = model.cols.shape[0]
+    B, V = data.blocks, data.rows
+    IC, BC, Xb = B[0:N], B[N : 2 * N], B[2 * N : 3 * N]
+    work = B[3 * N + 2 : 3 * N + 4]
+    v, a, f, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 2 * N : 2 * n + 3 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
+    for i in range(N):
         _local_inertia(geom, use_theta, theta, i, IC[i])
         body_factorization(v[i], IC[i], factorization, work, BC[i])
         for r in range(6):  # f = I a + B(v, I) w
@@ -305,4 +329,31 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
             f[p, 3] += g0
             f[p, 4] += g1
             f[p, 5] += g2
+    return status
+
+
+@njit(cache=True)
+def adaptation_gradient_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Yts):
+    """Alg. 3, line 9 in body coordinates: Yts[10 j + k] = 𝒴_j[:, k] · (v_j − w_j), with 𝒴_j e_k
+    = I_k a_j + B(v_j, I_k) w_j for the k-th unit parameter's inertia I_k, constant in body j's
+    frame. Same robots as slotine_li_local_kernel. Returns a status code."""
+    status = _local_motion(model, data, q, qd, qd_r, qdd_r, gravity)
+    if failed(status):
+        return status
+    N = model.ints.shape[0]
+    n = model.cols.shape[0]
+    B, V = data.blocks, data.rows
+    Ik, Bk, work = B[0], B[N], B[3 * N + 2 : 3 * N + 4]
+    v, a, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
+    for j in range(N):
+        for k in range(N_PARAMETERS):
+            _local_parameter_inertia(_UNIT_PARAMETERS[k], 0, Ik)
+            body_factorization(v[j], Ik, factorization, work, Bk)
+            s = 0.0
+            for r in range(6):
+                fr = 0.0
+                for c in range(6):
+                    fr += Ik[r, c] * a[j, c] + Bk[r, c] * w[j, c]
+                s += fr * (v[j, r] - w[j, r])
+            Yts[N_PARAMETERS * j + k] = s
     return status
