@@ -44,6 +44,18 @@ class ReducedData:
         self._sq = np.zeros((n, n))
         self.coriolis_outputs = (self.M, self.Mdot, self.C)
 
+    def __copy__(self):
+        """Another workspace for the same robot with the same contents (see Data.__copy__)."""
+        other = ReducedData(self.robot)
+        other.full = self.full.__copy__()
+        for name in ("M", "Mdot", "C", "tau", "g", "qdd"):
+            getattr(other, name)[...] = getattr(self, name)
+        other.Gamma = None if self.Gamma is None else self.Gamma.copy()
+        return other
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
 
 def _data(robot, data):
     if data is None:  # the robot's shared workspace; outputs are copied for the caller

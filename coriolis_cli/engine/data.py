@@ -192,5 +192,19 @@ class Data:
             self.kernel = self.kernel._replace(Gamma=G)
             self.gamma_out, self.Gamma = G, _read_only(G)
 
+    def __copy__(self) -> Data:
+        """Another workspace for the same robot with the same contents. Its outputs are views of
+        its own buffer (a copy of the arrays alone would leave data.M a stale copy); the robot,
+        immutable, is shared, as a Pinocchio Data copy shares its Model."""
+        other = Data(self.robot)
+        other.floats[:] = self.floats
+        if self.Gamma is not None:
+            other.ensure_gamma(force=True)
+            other.gamma_out[...] = self.gamma_out
+        return other
+
+    def __deepcopy__(self, memo) -> Data:
+        return self.__copy__()
+
     def __repr__(self) -> str:
         return f"<coriolis Data for '{self.robot.name}': nq={self.nq}, nv={self.nv}>"
