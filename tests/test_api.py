@@ -128,22 +128,28 @@ def test_calls_without_data_from_several_threads_get_their_own_results(path):
 
 @pytest.mark.parametrize("path,kw", [("panda.urdf", {}), ("humanoid.urdf", {"floating_base": True, "base_velocity": "mixed"})])
 def test_a_copied_workspace_is_independent_and_keeps_working(path, kw):
-    """copy.copy and copy.deepcopy of a Data give another workspace for the same robot: same
-    contents, outputs that follow its own calls, nothing shared with the original."""
+    """copy.copy, copy.deepcopy and pickling of a Data give another workspace: same contents,
+    outputs that follow its own calls, nothing shared with the original. (Unpickled, the outputs
+    had been stale copies: data.M stayed zero while calls returned it.)"""
     import copy
+    import pickle
 
     robot = cc.load_robot(robot_path(path), **kw)
     data = robot.create_data()
     q, qd, _ = _state(robot)
     M0 = cc.mass_matrix(robot, q, data=data).copy()
     G0 = cc.christoffel(robot, q, data=data).copy()
-    for other in (copy.copy(data), copy.deepcopy(data)):
-        assert other.robot is robot and np.array_equal(other.M, M0) and np.array_equal(other.Gamma, G0)
-        q2 = robot.random_configuration(np.random.default_rng(9))
-        M2 = cc.mass_matrix(robot, q2, data=other)
+    unpickled = pickle.loads(pickle.dumps(data))
+    assert unpickled.robot is not robot and unpickled.robot.name == robot.name  # an equal robot of its own
+    for other in (copy.copy(data), copy.deepcopy(data), unpickled):
+        own = other.robot
+        assert own is robot or other is unpickled
+        assert np.array_equal(other.M, M0) and np.array_equal(other.Gamma, G0)
+        q2 = own.random_configuration(np.random.default_rng(9))
+        M2 = cc.mass_matrix(own, q2, data=other)
         assert M2 is other.M and np.array_equal(M2, cc.mass_matrix(robot, q2))
         assert np.array_equal(data.M, M0)  # the original is untouched
-        M, Mdot, C = cc.coriolis_matrix(robot, q2, qd, data=other)
+        M, Mdot, C = cc.coriolis_matrix(own, q2, qd, data=other)
         assert np.abs(Mdot - C - C.T).max() < 1e-12 * np.abs(M).max() * max(1.0, np.abs(qd).max())
 
 

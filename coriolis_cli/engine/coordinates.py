@@ -44,17 +44,31 @@ class ReducedData:
         self._sq = np.zeros((n, n))
         self.coriolis_outputs = (self.M, self.Mdot, self.C)
 
+    def _contents(self):
+        return (self.full,) + tuple(getattr(self, name) for name in _REDUCED_OUTPUTS) + (self.Gamma,)
+
     def __copy__(self):
         """Another workspace for the same robot with the same contents (see Data.__copy__)."""
-        other = ReducedData(self.robot)
-        other.full = self.full.__copy__()
-        for name in ("M", "Mdot", "C", "tau", "g", "qdd"):
-            getattr(other, name)[...] = getattr(self, name)
-        other.Gamma = None if self.Gamma is None else self.Gamma.copy()
-        return other
+        return _restored(self.robot, self.full.__copy__(), *self._contents()[1:])
 
     def __deepcopy__(self, memo):
         return self.__copy__()
+
+    def __reduce__(self):
+        return _restored, (self.robot,) + self._contents()
+
+
+_REDUCED_OUTPUTS = ("M", "Mdot", "C", "tau", "g", "qdd")
+
+
+def _restored(robot, full, *contents):
+    """A reduced robot's workspace holding ``contents`` (copies and unpickling)."""
+    data = ReducedData(robot)
+    data.full = full
+    for name, value in zip(_REDUCED_OUTPUTS, contents):
+        getattr(data, name)[...] = value
+    data.Gamma = None if contents[-1] is None else np.array(contents[-1])
+    return data
 
 
 def _data(robot, data):

@@ -196,15 +196,24 @@ class Data:
         """Another workspace for the same robot with the same contents. Its outputs are views of
         its own buffer (a copy of the arrays alone would leave data.M a stale copy); the robot,
         immutable, is shared, as a Pinocchio Data copy shares its Model."""
-        other = Data(self.robot)
-        other.floats[:] = self.floats
-        if self.Gamma is not None:
-            other.ensure_gamma(force=True)
-            other.gamma_out[...] = self.gamma_out
-        return other
+        return _restored(self.robot, self.floats, self.gamma_out)
 
     def __deepcopy__(self, memo) -> Data:
         return self.__copy__()
 
+    def __reduce__(self):
+        """Pickled as its robot and contents, rebuilt with outputs that are views of its buffer."""
+        return _restored, (self.robot, self.floats, self.gamma_out)
+
     def __repr__(self) -> str:
         return f"<coriolis Data for '{self.robot.name}': nq={self.nq}, nv={self.nv}>"
+
+
+def _restored(robot, floats, gamma) -> Data:
+    """A workspace for ``robot`` holding ``floats`` (and Γ): copies and unpickling."""
+    data = Data(robot)
+    data.floats[:] = floats
+    if gamma is not None:
+        data.ensure_gamma(force=True)
+        data.gamma_out[...] = gamma
+    return data
