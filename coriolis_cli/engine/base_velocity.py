@@ -182,6 +182,22 @@ def christoffel_kernel(X, Xdot_basis, M, Gamma, out):
 
 
 @njit(cache=True)
+def reference_kernel(X, Xdot, qd, qd_r, qdd_r, out):
+    """The tree's reference state: out = (A q̄̇, A q̄̇_r, A q̄̈_r + Ȧ q̄̇_r) with A = blockdiag(X, 1)
+    and Ȧ = blockdiag(Ẋ, 0)."""
+    n = qd.shape[0]
+    for k in range(B, n):
+        out[0, k], out[1, k], out[2, k] = qd[k], qd_r[k], qdd_r[k]
+    for a in range(B):
+        v = vr = ar = 0.0
+        for b in range(B):
+            v += X[a, b] * qd[b]
+            vr += X[a, b] * qd_r[b]
+            ar += X[a, b] * qdd_r[b] + Xdot[a, b] * qd_r[b]
+        out[0, a], out[1, a], out[2, a] = v, vr, ar
+
+
+@njit(cache=True)
 def mass_matrix_kernel(X, M, Mbar):
     """M̄ = AᵀMA, symmetrized."""
     _transform_rows(X, M, Mbar)

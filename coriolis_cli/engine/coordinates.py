@@ -16,6 +16,8 @@ supplies φ, A, Ȧ and the second derivatives.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import StateError
@@ -23,8 +25,9 @@ from . import api, base_velocity
 
 
 def _one(robot, x, width, what, names) -> np.ndarray:
-    """(K, width) states; a float64 vector of the right length is taken as it is."""
-    if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (width,) and np.isfinite(x).all():
+    """(K, width) states; a float64 vector of the right length is taken as it is. x·x is finite
+    exactly when every entry is, unless it overflows, and then the full check decides."""
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (width,) and math.isfinite(x @ x):
         return x[None]
     arr, batch = api._as_states(x, width, what, names)
     return arr
@@ -89,7 +92,7 @@ class _BaseBlock:
         self.X, self.rest = X, rest
 
     def __matmul__(self, x):
-        y = x * self.rest
+        y = x.copy() if self.rest else np.zeros_like(x)
         y[0:6] = self.X @ x[0:6]
         return y
 
@@ -277,6 +280,10 @@ def _reference_state(robot, q, qd, qd_r, qdd_r):
     if Q.shape[0] != 1 or any(s.shape[0] != 1 for s in states):
         raise StateError("q: one state at a time for robots in other coordinates")
     qf, A, Adot = _full_state(robot, Q[0], states[0][0])
+    if type(A) is _BaseBlock:  # the three products in one compiled call
+        tree = np.empty((3, robot.nv))
+        base_velocity.reference_kernel(A.X, Adot.X, states[0][0], states[1][0], states[2][0], tree)
+        return qf, A, tree[0], tree[1], tree[2]
     acc = A @ states[2][0] + (0.0 if Adot is None else Adot @ states[1][0])
     return qf, A, A @ states[0][0], A @ states[1][0], acc
 
@@ -284,13 +291,10 @@ def _reference_state(robot, q, qd, qd_r, qdd_r):
 def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization="christoffel", data=None):
     from . import control
 
+    d, fresh = _data(robot, data)
     qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
-    tau = A.T @ control.slotine_li(robot.full, qf, v, v_r, a_r, theta, gravity, factorization)
-    if data is None:
-        return tau
-    d, _ = _data(robot, data)
-    d.tau[...] = tau
-    return d.tau
+    d.tau[...] = A.T @ control.slotine_li(robot.full, qf, v, v_r, a_r, theta, gravity, factorization, data=d.full)
+    return d.tau.copy() if fresh else d.tau
 
 
 def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="christoffel"):
