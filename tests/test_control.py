@@ -239,3 +239,6 @@ def test_other_joints_take_the_world_frame_recursion(tmp_path):
     v, vr, a = (rng.standard_normal(robot.nv) for _ in range(3))
     M, _, C = cc.coriolis_matrix(robot, q, v)
     assert _rel(cc.slotine_li(robot, q, v, vr, a), M @ a + C @ vr + cc.gravity_vector(robot, q)) < 1e-13
+    # Yᵀs through the world-frame regressor kernel (its Y skipped) against the explicit product
+    Y = cc.regressor(robot, q, v, vr, a)
+    assert _rel(cc.adaptation_gradient(robot, q, v, vr, a), Y.T @ (v - vr)) < 1e-12

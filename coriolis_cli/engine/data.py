@@ -92,6 +92,12 @@ def _part(flat, offset, shape):
 
 
 @njit(cache=True)
+def no_rows(flat, columns):
+    """A (0, columns) view of ``flat``: an output of no rows, for kernels told to skip it."""
+    return carray(_element_pointer(flat, 0), (0, columns))
+
+
+@njit(cache=True)
 def unpack(ints, floats):
     """(ModelArrays, KernelData) named over a Data's two flat arrays; valid while they live."""
     N, nv, nq = ints[0], ints[1], ints[2]

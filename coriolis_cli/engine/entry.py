@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import carray, njit
+from numba import njit
 
 from .christoffel import christoffel_kernel
 from .coriolis import coriolis_kernel
 from .crba import mass_matrix_kernel
-from .data import G_, HEADER, QDD_, TAU_, ZERO_, KernelData, _element_pointer, unpack
+from .data import G_, HEADER, QDD_, TAU_, ZERO_, KernelData, no_rows, unpack
 from .forward_dynamics import forward_dynamics_kernel
 from .joints import RECHECK, is_vector
 from .kinematics import placement_kernel
@@ -125,8 +125,7 @@ def adaptation_gradient(ints, floats, q, qd, qd_r, qdd_r, gravity, factorization
     model, data = unpack(ints, floats)
     if ints[HEADER - 1]:
         return adaptation_gradient_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Yts)
-    no_regressor = carray(_element_pointer(floats, 0), (0, Yts.shape[0]))
-    return regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, no_regressor, Yts)
+    return regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, no_rows(floats, Yts.shape[0]), Yts)
 
 
 @njit(cache=True)
