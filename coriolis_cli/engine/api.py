@@ -203,6 +203,13 @@ def _velocities(robot, x, what, K):
     return X
 
 
+def _stacked(robot, q, *velocities):
+    """The slow path of the calls that take batches: q as (K, nq) and each (name, value) as
+    (K, nv), converted and checked, and whether q was a batch."""
+    Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
+    return Q, [_velocities(robot, x, what, Q.shape[0]) for what, x in velocities], batch
+
+
 def _gravity(gravity) -> np.ndarray:
     if gravity is True:
         return STANDARD_GRAVITY
@@ -249,8 +256,7 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = _DEFAULT_FACT
         return data.coriolis_outputs
     n = robot.nv
     if not (type(q) is _ND and type(qd) is _ND and q.dtype is _F64 and qd.dtype is _F64 and q.ndim == 1 and qd.ndim == 1):
-        Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
-        QD = _velocities(robot, qd, "qd", Q.shape[0])
+        Q, (QD,), batch = _stacked(robot, q, ("qd", qd))
         if batch:
             check_memory(24 * Q.shape[0] * n * n, f"M, Ṁ and C of {Q.shape[0]} states")
             out = _batch(robot, coriolis_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind), ("qd", QD))
@@ -417,12 +423,9 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
         return data.tau
     n = robot.nv
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(qdd)):
-        Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
-        K = Q.shape[0]
-        QD = _velocities(robot, qd, "qd", K)
-        QDD = _velocities(robot, qdd, "qdd", K)
+        Q, (QD, QDD), batch = _stacked(robot, q, ("qd", qd), ("qdd", qdd))
         if batch:
-            return _batch(robot, rnea_batch, np.zeros((K, n)), Q, (QD, QDD, g), ("qd", QD), ("qdd", QDD))
+            return _batch(robot, rnea_batch, np.zeros((Q.shape[0], n)), Q, (QD, QDD, g), ("qd", QD), ("qdd", QDD))
         q, qd, qdd = Q[0], QD[0], QDD[0]
     return inverse_dynamics(robot, q, qd, qdd, gravity, robot.shared_data).copy()
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
-from .api import (_F64, _ND, STANDARD_GRAVITY, _as_states, _batch, _check_data, _checked, _Compiled, _factorization,
-                  _gravity, _is_vector, _settle, _velocities)
+from .api import (_F64, _ND, STANDARD_GRAVITY, _batch, _check_data, _checked, _Compiled, _factorization, _gravity,
+                  _is_vector, _settle, _stacked)
 from . import entry
 from .batch import forward_dynamics_batch
 from .data import Data
@@ -52,12 +52,10 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
             _settle(robot, status, _FORWARD, data, q, (("qd", qd), ("tau", tau)), (g,))
         return data.qdd
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(tau)):
-        Q, batch = _as_states(q, robot.nq, "q", robot.config_names)
-        K = Q.shape[0]
-        QD = _velocities(robot, qd, "qd", K)
-        TAU = _velocities(robot, tau, "tau", K)
+        Q, (QD, TAU), batch = _stacked(robot, q, ("qd", qd), ("tau", tau))
         if batch:
-            return _batch(robot, forward_dynamics_batch, np.zeros((K, robot.nv)), Q, (QD, TAU, g), ("qd", QD), ("tau", TAU))
+            return _batch(robot, forward_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q, (QD, TAU, g), ("qd", QD),
+                          ("tau", TAU))
         q, qd, tau = Q[0], QD[0], TAU[0]
     return forward_dynamics(robot, q, qd, tau, gravity, robot.shared_data).copy()
 

@@ -24,6 +24,15 @@ from ..errors import StateError
 from . import api, base_velocity
 
 
+def _stacked(robot, q, *velocities):
+    """q and each (name, value) as (K, ·) states with one K, else StateError."""
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    Vs = [_one(robot, x, robot.nv, what, robot.dof_names) for what, x in velocities]
+    if any(V.shape[0] != Q.shape[0] for V in Vs):
+        raise StateError(f"q, {' and '.join(what for what, _ in velocities)} hold different numbers of states")
+    return Q, Vs
+
+
 def _one(robot, x, width, what, names) -> np.ndarray:
     """(K, width) states; a float64 vector of the right length is taken as it is. x·x is finite
     exactly when every entry is, unless it overflows, and then the full check decides."""
@@ -146,15 +155,11 @@ def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
         return tuple(np.stack([o[i] for o in outs]) for i in range(3))
     d, fresh = _data(robot, data)
     qbar, vbar = Q[0], V[0]
-    if getattr(robot.map, "block_base", False):  # A = blockdiag(X, 1): the base's rows and columns only
-        X, Xdot = robot.map.base_transform(qbar, vbar[0:6])
-        v = vbar.copy()
-        v[0:6] = X @ vbar[0:6]
-        M, Mdot, C = api.coriolis_matrix(robot.full, qbar, v, factorization, data=d.full)
-        base_velocity.coriolis_kernel(X, Xdot, M, Mdot, C, d.M, d.Mdot, d.C)
-        return (d.M.copy(), d.Mdot.copy(), d.C.copy()) if fresh else d.coriolis_outputs
     qf, A, Adot = _full_state(robot, qbar, vbar)
     M, Mdot, C = api.coriolis_matrix(robot.full, qf, A @ vbar, factorization, data=d.full)
+    if type(A) is _BaseBlock:  # the base's rows and columns only
+        base_velocity.coriolis_kernel(A.X, Adot.X, M, Mdot, C, d.M, d.Mdot, d.C)
+        return (d.M.copy(), d.Mdot.copy(), d.C.copy()) if fresh else d.coriolis_outputs
     _congruence(A, M, d._tmp, d.M)
     _congruence(A, C, d._tmp, d.C)
     _congruence(A, Mdot, d._tmp, d.Mdot)
@@ -176,16 +181,15 @@ def christoffel(robot, q, force=False, data=None):
         return np.stack([christoffel(robot, Q[s], force) for s in range(Q.shape[0])])
     d, fresh = _data(robot, data)
     qbar = Q[0]
-    if getattr(robot.map, "block_base", False):  # A = blockdiag(X, 1)
-        G = api.christoffel(robot.full, qbar, force=force, data=d.full)
-        M = api.mass_matrix(robot.full, qbar, data=d.full)
+    qf, A, _ = _full_state(robot, qbar)
+    G = api.christoffel(robot.full, qf, force=force, data=d.full)
+    if type(A) is _BaseBlock:  # the base's slices of each index only
+        M = api.mass_matrix(robot.full, qf, data=d.full)
         Gbar = np.empty_like(G) if fresh or d.Gamma is None else d.Gamma
-        base_velocity.christoffel_kernel(robot.map.base_transform(qbar)[0], robot.map.base_rate_basis(qbar), M, G, Gbar)
+        base_velocity.christoffel_kernel(A.X, robot.map.base_rate_basis(qbar), M, G, Gbar)
         if not fresh:
             d.Gamma = Gbar
         return Gbar
-    qf, A, _ = _full_state(robot, qbar)
-    G = api.christoffel(robot.full, qf, force=force, data=d.full)
     # Σ A_αi A_βj A_γk Γ_αβγ, one index at a time (a four-operand einsum costs 100 µs to plan)
     Gbar = np.tensordot(A, np.tensordot(np.tensordot(G, A, axes=(2, 0)), A, axes=(1, 0)), axes=(0, 0)).transpose(0, 2, 1)
     D = robot.map.rate_basis(qbar)  # ∂²q/∂q̄_j∂q̄_k in coordinates; Ȧ(e_k) for generalized speeds
@@ -210,23 +214,19 @@ def mass_matrix(robot, q, data=None):
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         return np.stack([mass_matrix(robot, Q[s]) for s in range(Q.shape[0])])
     d, fresh = _data(robot, data)
-    if getattr(robot.map, "block_base", False):  # A = blockdiag(X, 1)
-        M = api.mass_matrix(robot.full, Q[0], data=d.full)
-        base_velocity.mass_matrix_kernel(robot.map.base_transform(Q[0])[0], M, d.M)
-        return d.M.copy() if fresh else d.M
     qf, A, _ = _full_state(robot, Q[0])
-    _congruence(A, api.mass_matrix(robot.full, qf, data=d.full), d._tmp, d.M)
+    M = api.mass_matrix(robot.full, qf, data=d.full)
+    if type(A) is _BaseBlock:
+        base_velocity.mass_matrix_kernel(A.X, M, d.M)
+        return d.M.copy() if fresh else d.M
+    _congruence(A, M, d._tmp, d.M)
     _symmetrize(d.M, d._sq)
     return d.M.copy() if fresh else d.M
 
 
 def inverse_dynamics(robot, q, qd, qdd, gravity=True, data=None):
     """τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈ + Ȧ q̄̇)."""
-    Q = _one(robot, q, robot.nq, "q", robot.config_names)
-    V = _one(robot, qd, robot.nv, "qd", robot.dof_names)
-    VD = _one(robot, qdd, robot.nv, "qdd", robot.dof_names)
-    if not (Q.shape[0] == V.shape[0] == VD.shape[0]):
-        raise StateError("q, qd and qdd hold different numbers of states")
+    Q, (V, VD) = _stacked(robot, q, ("qd", qd), ("qdd", qdd))
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         return np.stack([inverse_dynamics(robot, Q[s], V[s], VD[s], gravity) for s in range(Q.shape[0])])
     d, fresh = _data(robot, data)
@@ -249,11 +249,7 @@ def gravity_vector(robot, q, gravity=True, data=None):
 
 def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
     """q̄̈ = M̄⁻¹ (τ̄ − C̄ q̄̇ − ḡ), with M̄, C̄, ḡ carried by A (a dense solve: M̄ has no tree)."""
-    Q = _one(robot, q, robot.nq, "q", robot.config_names)
-    V = _one(robot, qd, robot.nv, "qd", robot.dof_names)
-    T = _one(robot, tau, robot.nv, "tau", robot.dof_names)
-    if not (Q.shape[0] == V.shape[0] == T.shape[0]):
-        raise StateError("q, qd and tau hold different numbers of states")
+    Q, (V, T) = _stacked(robot, q, ("qd", qd), ("tau", tau))
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         return np.stack([forward_dynamics(robot, Q[s], V[s], T[s], gravity) for s in range(Q.shape[0])])
     d, fresh = _data(robot, data)

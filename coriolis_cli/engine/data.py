@@ -172,8 +172,8 @@ class Data:
         # 1-DoF joints under at most a free root: the body-frame Slotine–Li kernel applies
         codes = model.ints[:, 1]
         self.body_frame_joints = bool(np.all((codes == REVOLUTE) | (codes == PRISMATIC) | (codes == FREE)))
-        self.ints = np.concatenate([[N, nv, nq, int(self.body_frame_joints)], model.ints.ravel(), model.cols.ravel()])
-        self.ints = self.ints.astype(np.int64)
+        header = [N, nv, nq, int(self.body_frame_joints)]
+        self.ints = np.concatenate([header, model.ints.ravel(), model.cols.ravel()]).astype(np.int64)
         self.floats = np.zeros(sum(sizes))
         geom, blocks, rows, q, matrices, vectors = (
             part.reshape(shape) for part, shape in zip(np.split(self.floats, np.cumsum(sizes)[:-1]), shapes))
