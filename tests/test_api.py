@@ -137,6 +137,8 @@ def test_a_copied_workspace_is_independent_and_keeps_working(path, kw):
     robot = cc.load_robot(robot_path(path), **kw)
     data = robot.create_data()
     q, qd, _ = _state(robot)
+    cc.coriolis_matrix(robot, q, qd)  # calls without data= give the robot workspaces of its own,
+    cc.mass_matrix(robot, q)  # which neither pickle nor copy (a thread-local store) and are left out
     M0 = cc.mass_matrix(robot, q, data=data).copy()
     G0 = cc.christoffel(robot, q, data=data).copy()
     unpickled = pickle.loads(pickle.dumps(data))
@@ -151,6 +153,8 @@ def test_a_copied_workspace_is_independent_and_keeps_working(path, kw):
         assert np.array_equal(data.M, M0)  # the original is untouched
         M, Mdot, C = cc.coriolis_matrix(own, q2, qd, data=other)
         assert np.abs(Mdot - C - C.T).max() < 1e-12 * np.abs(M).max() * max(1.0, np.abs(qd).max())
+    for twin in (pickle.loads(pickle.dumps(robot)), copy.deepcopy(robot)):
+        assert np.array_equal(cc.mass_matrix(twin, q), M0)
 
 
 def test_data_rejects_batches_and_other_robots():

@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ModelError
-from .tree import RobotModel, thread_workspace
+from .tree import RobotModel, state_without_workspaces, thread_workspace
 
 MIMIC_MODES = ("independent", "enforce")
 BASE_VELOCITIES = ("body", "mixed", "inertial")
@@ -178,6 +178,9 @@ class ReducedRobot:
         from ..engine.coordinates import ReducedData
 
         return ReducedData(self)
+
+    def __getstate__(self):
+        return state_without_workspaces(self)
 
     @cached_property
     def _workspaces(self) -> threading.local:

@@ -88,6 +88,15 @@ class ModelArrays(NamedTuple):
     geom: np.ndarray
 
 
+WORKSPACE_CACHES = ("kernel_scratch", "_workspaces")
+
+
+def state_without_workspaces(robot) -> dict:
+    """A robot's state for pickling and copying: its engine workspaces are left out (made again
+    on first use), since a thread-local store cannot be pickled and a workspace holds the robot."""
+    return {k: v for k, v in robot.__dict__.items() if k not in WORKSPACE_CACHES}
+
+
 def thread_workspace(robot):
     """``robot.create_data()`` made once per thread and kept in ``robot._workspaces``."""
     local = robot._workspaces
@@ -235,6 +244,9 @@ class RobotModel:
         from ..engine.data import Data
 
         return Data(self)
+
+    def __getstate__(self):
+        return state_without_workspaces(self)
 
     @cached_property
     def kernel_scratch(self):
