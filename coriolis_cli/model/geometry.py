@@ -20,13 +20,13 @@ def rpy_to_matrix(rpy) -> np.ndarray:
 
 def matrix_to_rpy(R: np.ndarray) -> np.ndarray:
     """Inverse of :func:`rpy_to_matrix` (pitch in [-pi/2, pi/2])."""
-    sp = -R[2, 0]
-    if abs(sp) >= 1.0 - 1e-12:
+    sp, cp = -R[2, 0], np.hypot(R[0, 0], R[1, 0])
+    if cp < 1e-12:  # pitch ±π/2: only roll − yaw (or their sum) is defined; put it all in yaw
         pitch = np.copysign(np.pi / 2, sp)
         roll = 0.0
         yaw = np.arctan2(-R[0, 1], R[1, 1])
     else:
-        pitch = np.arcsin(sp)
+        pitch = np.arctan2(sp, cp)  # arcsin(sp) loses digits near ±π/2
         roll = np.arctan2(R[2, 1], R[2, 2])
         yaw = np.arctan2(R[1, 0], R[0, 0])
     return np.array([roll, pitch, yaw])
