@@ -4,8 +4,8 @@ The engine (numba) is imported on first use of one of its functions, so that loa
 running ``coriolis --help`` does not pay for it.
 """
 
-from .errors import (CheckFailed, CoriolisError, InputError, ModelError, ModelWarning, OutputError, SizeError, SpecError,
-                     StateError)
+from .errors import (CheckFailed, CoriolisError, InputError, ModelError, ModelWarning, OutputError, SingularMassMatrixError,
+                     SizeError, SpecError, StateError)
 from .model import RobotModel, load_robot
 from .model.parameters import inertial_parameters, with_inertial_parameters
 
@@ -16,7 +16,7 @@ _ENGINE = ("christoffel", "christoffel_largest", "coriolis_matrix", "gravity_vec
 
 __all__ = [
     "CheckFailed", "CoriolisError", "Data", "InputError", "ModelError", "ModelWarning", "OutputError", "QuaternionWarning", "RobotModel",
-    "SizeError", "SpecError", "StateError", "christoffel", "christoffel_largest", "coriolis_matrix", "engine",
+    "SingularMassMatrixError", "SizeError", "SpecError", "StateError", "christoffel", "christoffel_largest", "coriolis_matrix", "engine",
     "gravity_vector", "inverse_dynamics", "load_robot", "mass_matrix",
     "adaptation_gradient", "forward_dynamics", "inertial_parameters", "regressor", "slotine_li", "with_inertial_parameters",
 ]

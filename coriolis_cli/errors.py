@@ -41,6 +41,16 @@ class SizeError(InputError):
     """A requested result would be too large to hold in memory (Γ holds nv³ doubles)."""
 
 
+class SingularMassMatrixError(InputError):
+    """M(q) is singular, so what needs M⁻¹ (forward dynamics, simulation) is not defined: some
+    joints move no mass. ``joints`` names them; locking them (``load_robot(..., lock=...)``)
+    makes the robot computable."""
+
+    def __init__(self, message: str = "", joints: tuple[str, ...] = (), hint: str | None = None):
+        super().__init__(message, hint)
+        self.joints = tuple(joints)
+
+
 class CheckFailed(CoriolisError):
     """A verification check did not meet its tolerance (exit code 1)."""
 

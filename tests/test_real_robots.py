@@ -75,7 +75,36 @@ def test_a_dummy_root_welded_to_the_world_is_not_checked(tmp_path):
     with pytest.warns(cc.ModelWarning) as caught:  # with a floating base it moves
         _load(tmp_path, text, floating_base=True)
     messages = " | ".join(str(w.message) for w in caught)
-    assert "'dummy' principal moments" in messages and "root link 'dummy' has no inertia of its own" in messages
+    # its 1e-6 kg m² about j1's axis keep M invertible: light, not singular
+    assert "'dummy' principal moments" in messages and "no inertia of its own" not in messages
+
+
+def test_a_massless_root_with_rotational_inertia_passes_check_g(tmp_path):
+    """A 7-DoF arm whose root link has no mass but a rotational inertia, on a floating base: M is
+    positive definite (smallest eigenvalue 1e-3 of the largest), so check g passes and nothing says
+    the root has no inertia of its own."""
+    root = _link("root", 0.0, _inertia(0.02, 0.03, 0.04), xyz="0 0 0").replace('<mass value="0.0"/>', '<mass value="0"/>')
+    parts = [root] + [_link(f"l{k}", 1.0 + 0.2 * k) for k in range(1, 8)]
+    parts += [_joint(f"j{k}", "root" if k == 1 else f"l{k - 1}", f"l{k}", axis=("0 0 1", "0 1 0")[k % 2]) for k in range(1, 8)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        robot = _load(tmp_path, _robot(*parts), floating_base=True)
+    assert robot.massless_joints == ()
+    from coriolis_cli.checks.verify import verify_robot
+
+    record = verify_robot(robot, trials=5, ref_trials=1, use_pinocchio=False)
+    g = next(c for c in record.checks if c.key == "g")
+    assert g.passed is True and g.max_rel > 1e-6, g
+
+
+def test_check_g_fails_where_m_is_singular(tmp_path):
+    from coriolis_cli.checks.verify import positive_definite
+
+    M = np.diag([10.0, 1e-7, 2.0])  # a light finger beside a torso: definite
+    assert positive_definite(M)
+    M[0, 2] = M[2, 0] = np.sqrt(20.0) * (1 - 1e-15)  # rank 2 to working precision
+    assert not positive_definite(M)
+    assert not positive_definite(np.diag([1.0, 0.0]))
 
 
 CAD = {  # link: principal moments about the COM; the shortfall (c − a − b)/c is 80 %, 100 %, 0.18 %, ...

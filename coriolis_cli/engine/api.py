@@ -18,13 +18,13 @@ import warnings
 import numpy as np
 from numba import typeof
 
-from ..errors import SizeError, StateError
+from ..errors import SingularMassMatrixError, SizeError, StateError
 from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
 from . import entry
 from .batch import chunks, christoffel_batch, coriolis_batch, mass_matrix_batch, rnea_batch
 from .data import C_, GAMMA_MAX_BYTES, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
-from .joints import RECHECK
+from .joints import RECHECK, SINGULAR
 from .spatial import CHRISTOFFEL, FACTORIZATIONS, STANDARD_GRAVITY
 
 NO_GRAVITY = np.zeros(3)
@@ -136,6 +136,8 @@ def _checked(robot: RobotModel, q, *velocities):
 
 def _report(robot: RobotModel, status: int, q, *velocities) -> None:
     """Turn a kernel's status code (engine.joints) into the error or warning it stands for."""
+    if status >= SINGULAR:
+        raise singular_mass_matrix(robot, [robot.bodies[robot.col_body[status - SINGULAR]].joint.name])
     if status > 0:
         k = status - 1
         for what, arr, names in (("q", q, robot.config_names),) + tuple(
@@ -158,6 +160,29 @@ def _report(robot: RobotModel, status: int, q, *velocities) -> None:
     norm = np.linalg.norm(part, axis=1)
     worst = norm[np.argmax(np.abs(norm - 1.0))]
     warnings.warn(f"the {what} of joint '{joint}' has norm {worst:.6g}; normalized", QuaternionWarning, stacklevel=3)
+
+
+def singular_mass_matrix(robot, joints) -> SingularMassMatrixError:
+    """The error for an M(q) that cannot be inverted: the joints found, and every joint the model
+    knows to move no mass, with the lock that makes the robot computable as the CLI's hint."""
+    from ..model.lock import lock_option, lock_patterns
+
+    structural = set(joints) <= set(robot.singular_joints)
+    names = tuple(dict.fromkeys([*robot.singular_joints, *joints])) if structural else tuple(dict.fromkeys(joints))
+    movable = [b.joint.name for b in robot.bodies]
+    shown = ", ".join(f"'{n}'" for n in names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    one = len(names) == 1
+    patterns = lock_patterns(names, movable)
+    if structural:
+        why = f"joint{'' if one else 's'} {shown} {'moves' if one else 'move'} no mass"
+        remedy = "or give the links they carry an inertia"
+    else:
+        why = (f"at this configuration joint{'' if one else 's'} {shown} {'moves' if one else 'move'} only what "
+               "other joints move (aligned axes with no inertia between them)")
+        remedy = "or give the links between them an inertia"
+    return SingularMassMatrixError(
+        f"M(q) is singular: {why}, so q̈ = M⁻¹(τ − C q̇ − g) is not defined; lock {'it' if one else 'them'} "
+        f"(lock={patterns!r}) {remedy}", joints=names, hint="pass " + lock_option(patterns))
 
 
 def _settle(robot: RobotModel, status: int, kernel, data, q, velocities=(), extra=()) -> None:

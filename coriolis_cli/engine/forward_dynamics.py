@@ -17,17 +17,30 @@ from numba import njit
 
 from .crba import composite_mass_matrix
 from .data import LTDL_, M_, ZERO_
-from .joints import OK, check_finite, failed
+from .joints import OK, SINGULAR, check_finite, failed
 from .kinematics import views
 from .rnea import rnea_kernel
 
 
+# A pivot D_k that keeps less than this share of M_kk, or of M's largest diagonal entry, means M
+# is singular to working precision (a joint that moves no mass): q̈ is not defined there.
+PIVOT_SHARE = 1e-12
+PIVOT_FLOOR = 1e-16
+
+
 @njit(cache=True)
-def ltdl_factor(lam, H):
+def ltdl_factor(lam, H, M):
     """H = Lᵀ D L in place, for H whose only nonzeros off the diagonal lie on λ-chains: D on the
-    diagonal, L strictly below it (RBDA Table 6.3)."""
+    diagonal, L strictly below it (RBDA Table 6.3); M is H before factoring. Returns OK, or
+    SINGULAR + k for the first (leafmost) DoF k whose pivot vanishes, before dividing by it."""
     n = H.shape[0]
+    largest = 0.0
+    for k in range(n):
+        largest = max(largest, H[k, k])
     for k in range(n - 1, -1, -1):
+        d = H[k, k]
+        if not (d > PIVOT_SHARE * M[k, k] and d > PIVOT_FLOOR * largest):
+            return SINGULAR + k
         i = lam[k, 1]
         while i >= 0:
             a = H[k, i] / H[k, k]
@@ -37,6 +50,7 @@ def ltdl_factor(lam, H):
                 j = lam[j, 1]
             H[k, i] = a
             i = lam[i, 1]
+    return OK
 
 
 @njit(cache=True)
@@ -83,6 +97,8 @@ def forward_dynamics_kernel(model, data, q, qd, tau, gravity, qdd):
         while i >= 0:
             H[j, i] = M[j, i]
             i = cols[i, 1]
-    ltdl_factor(cols, H)
+    singular = ltdl_factor(cols, H, M)
+    if singular != OK:
+        return singular
     ltdl_solve(cols, H, qdd)
     return status

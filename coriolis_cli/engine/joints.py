@@ -21,9 +21,11 @@ QUATERNION_TOLERANCE = 1e-6
 # Status codes returned by the kernels. 0: fine. k > 0: entry k - 1 of (q, q̇, q̈) laid end to end
 # is not finite. RECHECK: an argument is not a contiguous vector of the right length, so the
 # caller converts and checks it in full and calls again. Below that: -(2 + 2b) the quaternion of
-# body b is zero (nothing computed), -(3 + 2b) it was normalized (results computed).
+# body b is zero (nothing computed), -(3 + 2b) it was normalized (results computed). SINGULAR + k:
+# M is singular at DoF k (forward dynamics, nothing computed); above every entry number.
 OK = 0
 RECHECK = -1
+SINGULAR = 1 << 40
 
 
 @njit(cache=True)

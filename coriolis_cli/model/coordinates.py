@@ -135,6 +135,7 @@ class ReducedRobot:
     total_mass = _of_full("total_mass")
     inertia_issues = _of_full("inertia_issues")
     massless_joints = _of_full("massless_joints")
+    singular_joints = _of_full("singular_joints")
     joint_names = _of_full("joint_names")
 
     # what is the reduced coordinates'

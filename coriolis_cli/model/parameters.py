@@ -80,5 +80,6 @@ def with_inertial_parameters(robot: RobotModel, theta) -> RobotModel:
             links[name] = replace(links[name], inertial=None)
         bodies[-1] = replace(bodies[-1], merged_links=())
     desc = replace(robot.description, links=tuple(links[link.name] for link in robot.description.links))
-    return replace(robot, bodies=tuple(bodies), description=desc, inertia_issues=(), massless_joints=())
+    return replace(robot, bodies=tuple(bodies), description=desc, inertia_issues=(), massless_joints=(),
+                   singular_joints=())
 

@@ -114,7 +114,8 @@ class RobotModel:
     description: RobotDescription
     # what is physically wrong but computable (see build_model)
     inertia_issues: tuple[InertiaIssue, ...] = ()
-    massless_joints: tuple[str, ...] = ()
+    massless_joints: tuple[str, ...] = ()  # sentences, one per joint that moves no mass
+    singular_joints: tuple[str, ...] = ()  # the names of those joints (M singular at q = 0)
     # every link's frame: (body, R, p) with the link frame's axes R and origin p in that body's
     # frame; body -1 is the world (links welded to a fixed base)
     link_frames: dict = field(default_factory=dict)
@@ -410,7 +411,8 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
                          "a quadrotor, needs a floating base (floating_base=True)", hint="pass --floating-base")
     moving = [link for link in desc.links if link.name not in set(welded)]
     issues = tuple(inertia_issues(moving, inertia_scale(moving)))
-    massless = _massless_joints(model)
+    singular = _massless_joints(model)
+    massless = [sentence for _, sentence in singular]
     problems = []
     if issues:
         problems.append(f"{len(issues)} link{'s' if len(issues) > 1 else ''} with inertias no rigid body has: "
@@ -421,23 +423,24 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
         raise ModelError(" and ".join(problems) + " (computed as given unless strict)", hint="computed with a warning without --strict")
     for text in problems:
         warnings.warn(ModelWarning(text + "; computed as given"), stacklevel=2)
-    return replace(model, inertia_issues=issues, massless_joints=tuple(massless))
+    return replace(model, inertia_issues=issues, massless_joints=tuple(massless),
+                   singular_joints=tuple(dict.fromkeys(name for name, _ in singular)))
 
 
 
 
 
-def _massless_joints(model: RobotModel) -> list[str]:
-    """Joints that move no mass, so M is singular, as sentences naming them. Checked at q = 0."""
+def _massless_joints(model: RobotModel) -> list[tuple[str, str]]:
+    """Joints that move no mass, so M is singular: (joint name, sentence) pairs. Checked at q = 0."""
     out = []
     N = model.n_bodies
     if model.floating_base:
         root = model.bodies[0]
         children = [b for b in model.bodies if b.parent == 0]
-        own = min(root.mass, float(np.linalg.eigvalsh(root.inertia)[0]))
-        if own <= MASS_EPS and len(children) == 1:
-            out.append(f"the floating base's root link '{root.name}' has no inertia of its own and carries the single "
-                       f"joint '{children[0].joint.name}', so the two make the same motion")
+        if len(children) == 1 and _alone(root, children[0].joint) <= MASS_EPS:
+            out.append((children[0].joint.name,
+                        f"the floating base's root link '{root.name}' has no inertia of its own along the motion of "
+                        f"the single joint '{children[0].joint.name}' it carries, so the two make the same motion"))
     # world placement of each body at q = 0
     Rw = [np.eye(3)] * N
     pw = [np.zeros(3)] * N
@@ -470,5 +473,21 @@ def _massless_joints(model: RobotModel) -> list[str]:
             a = Rw[i] @ b.joint.axis
             moved = float(a @ about_joint @ a)
         if not moved > MASS_EPS:
-            out.append(f"joint '{b.joint.name}' moves no mass (the links it carries have no mass or inertia about its axis)")
+            out.append((b.joint.name, f"joint '{b.joint.name}' moves no mass (the links it carries have no mass or "
+                                      "inertia about its axis)"))
     return out
+
+
+def _alone(root: Body, joint: Joint) -> float:
+    """The root body's own inertia along the motion of the joint it carries: the base moving
+    that way with the joint moving back moves the root alone. A revolute joint needs the root's
+    rotational inertia about the joint's axis line, a prismatic one its mass; multi-DoF joints
+    all of both."""
+    d = joint.translation - root.com  # a point of the axis, from the root's COM
+    about_axis = root.inertia + root.mass * (d @ d * np.eye(3) - np.outer(d, d))
+    if joint.type in ("revolute", "continuous"):
+        a = joint.rotation @ joint.axis
+        return float(a @ about_axis @ a)
+    if joint.type == "prismatic":
+        return root.mass
+    return min(root.mass, float(np.linalg.eigvalsh(root.inertia)[0]))
