@@ -84,15 +84,58 @@ base_velocity_option, base_velocity = _remembered_choice(
     "(iDynTree's BODY_FIXED, MIXED, INERTIAL_FIXED).")
 
 
+def _remember_lock(ctx, param, value):
+    ctx.find_root().meta["coriolis.lock"] = parse_lock(value)
+
+
+def parse_lock(items) -> dict[str, float | None]:
+    """``--lock PATTERN[=VALUE]`` options as {pattern: value or None}."""
+    from ..model.numbers import parse_number
+
+    out: dict[str, float | None] = {}
+    for item in items or ():
+        pattern, eq, text = item.rpartition("=") if "=" in item else (item, "", "")
+        if not pattern:
+            raise StateError(f"--lock '{item}': give a joint name or pattern before '='")
+        value = None
+        if eq:
+            try:
+                value = parse_number(text)
+            except ValueError:
+                raise StateError(f"--lock '{item}': '{text}' is not a number (radians or metres)") from None
+        if pattern in out and out[pattern] != value:
+            raise StateError(f"--lock '{pattern}' is given twice with different values")
+        out[pattern] = value
+    return out
+
+
+lock_option = click.option(
+    "--lock", "lock", multiple=True, metavar="PATTERN[=VALUE]", expose_value=False, callback=_remember_lock,
+    help="Hold the joints whose names match PATTERN (a shell glob, e.g. 'r_finger_*') fixed at VALUE (radians or "
+         "metres; default: the joint's neutral value, 0 within its limits); their links merge into their parents. "
+         "Repeatable; mimic joints follow the joint they mimic.")
+
+
+def locked() -> dict[str, float | None]:
+    ctx = click.get_current_context(silent=True)
+    return (ctx.find_root().meta.get("coriolis.lock") if ctx else None) or {}
+
+
 def robot_options(f):
-    """--floating-base, --strict, --mimic and --base-velocity: every command that loads robots."""
-    return floating_option(strict_option(mimic_option(base_velocity_option(f))))
+    """--floating-base, --strict, --mimic, --base-velocity and --lock: every command that loads robots."""
+    return floating_option(fixed_robot_options(f))
 
 
-def load(robot: str, floating_base: bool):
+def fixed_robot_options(f):
+    """The robot options of a command that needs a fixed base (no --floating-base)."""
+    return strict_option(mimic_option(base_velocity_option(lock_option(f))))
+
+
+def load(robot: str, floating_base: bool = False):
     from ..model import load_robot
 
-    return load_robot(robot, floating_base=floating_base, strict=strict(), mimic=mimic(), base_velocity=base_velocity())
+    return load_robot(robot, floating_base=floating_base, strict=strict(), mimic=mimic(), base_velocity=base_velocity(),
+                      lock=locked())
 
 
 def warn_compile_once(kernel: str = "coriolis.coriolis_kernel"):

@@ -7,7 +7,7 @@ import os
 import click
 
 from ..errors import StateError
-from .common import cli, emit, robot_argument
+from .common import cli, emit, lock_option, locked, robot_argument
 
 
 def _write_description(desc, output: str, force: bool):
@@ -28,16 +28,19 @@ def _write_description(desc, output: str, force: bool):
 @robot_argument
 @click.option("-o", "--output", required=True, help="Target file: .urdf or .yaml.")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@lock_option
 def convert(robot, output, force):
-    """Convert ROBOT between URDF and YAML (the format follows the extension of -o).
+    """Convert ROBOT between URDF and YAML (the format follows the extension of -o). With --lock,
+    the locked joints are written as fixed joints at their values.
 
     Example: coriolis convert robots/panda.urdf -o panda.yaml
     """
     from ..model import build_model, load_description
+    from ..model.lock import lock_joints
     from ..report.output import check_writable
 
     check_writable(output, force)
-    desc = load_description(robot)
+    desc = lock_joints(load_description(robot), locked())
     build_model(desc)  # refuse to convert what we could not compute with
     _write_description(desc, output, force)
 

@@ -139,7 +139,7 @@ def load_description(path_or_spec: str) -> RobotDescription:
 
 
 def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent",
-               base_velocity: str = "body"):
+               base_velocity: str = "body", lock=None):
     """Load a robot from a .urdf/.yaml file or a spec such as ``quadruped:20``.
 
     ``floating_base=True`` puts a free joint (Pinocchio's free-flyer convention) between the
@@ -152,6 +152,10 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     ``inertial`` (iDynTree's MIXED and INERTIAL_FIXED); see model.coordinates.BaseVelocityMap.
     A YAML robot with ``loops:`` is returned in its independent coordinates, the loops' other
     joints solved for at every evaluation (engine.loops).
+    ``lock``: {pattern: value or None} (or a list of patterns) of joints to hold fixed, their
+    bodies merged into their parents (Pinocchio's buildReducedModel); shell globs on joint names,
+    values in radians or metres, None for the neutral value; a mimic joint follows its leader
+    (see model.lock).
     """
     from .coordinates import BASE_VELOCITIES, MIMIC_MODES, enforce_mimic, with_base_velocity
 
@@ -160,6 +164,10 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     if base_velocity not in BASE_VELOCITIES:
         raise ModelError(f"base velocity must be one of {', '.join(BASE_VELOCITIES)}, got '{base_velocity}'")
     desc = load_description(path_or_spec)
+    if lock:
+        from .lock import lock_joints
+
+        desc = lock_joints(desc, lock, mimic)
     if desc.loops:
         if mimic != "independent" or base_velocity != "body":
             raise ModelError("one change of coordinates at a time: this robot has closed loops, which are solved "
