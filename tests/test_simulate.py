@@ -70,7 +70,7 @@ def test_cli_json_plot_and_refusals(tmp_path, run_cli):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert width >= 600 and height >= 600
-    assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--floating-base"), "fixed-base")
+    assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--floating-base"), "--floating-base")
     assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--gains", "1"), "--gains")
     assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "-o", tmp_path / "x.npz"), "simulate writes")
     assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--duration", "nan"), "duration must be")
@@ -78,3 +78,161 @@ def test_cli_json_plot_and_refusals(tmp_path, run_cli):
     assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--adaptation-gain", "inf"), "positive and finite")
     with pytest.raises(StateError, match="controller must be"):
         simulate(cc.load_robot(robot_path("planar_2link.urdf")), "pid")
+
+
+# ---- robots as users bring them ------------------------------------------------------------------
+def _arm_with_fingers(finger_mass: float, finger_inertia: float, n_fingers: int = 4) -> str:
+    """A 3 kg two-link arm carrying a palm and light two-joint fingers (1e-3 kg, 1e-7 kg m²: the
+    parameters that made one unit adaptation gain diverge within milliseconds)."""
+    def inertial(m, i, x="0.1 0 0"):
+        if m == 0.0:
+            return ""
+        return (f'<inertial><origin xyz="{x}"/><mass value="{m!r}"/><inertia ixx="{i!r}" ixy="0" ixz="0" iyy="{i!r}" '
+                f'iyz="0" izz="{i!r}"/></inertial>')
+
+    links = ['<link name="base"/>', f'<link name="upper">{inertial(2.0, 0.02, "0.2 0 0")}</link>',
+             f'<link name="fore">{inertial(1.0, 0.01, "0.2 0 0")}</link>', f'<link name="palm">{inertial(0.3, 3e-4, "0.03 0 0")}</link>']
+    joints = ['<joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/><axis xyz="0 1 0"/>'
+              '<limit lower="-2" upper="2" effort="50" velocity="3"/></joint>',
+              '<joint name="elbow" type="revolute"><parent link="upper"/><child link="fore"/><origin xyz="0.4 0 0"/>'
+              '<axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="50" velocity="3"/></joint>',
+              '<joint name="wrist" type="revolute"><parent link="fore"/><child link="palm"/><origin xyz="0.4 0 0"/>'
+              '<axis xyz="1 0 0"/><limit lower="-2" upper="2" effort="50" velocity="3"/></joint>']
+    for f in range(n_fingers):
+        for k in (1, 2):
+            parent = "palm" if k == 1 else f"finger_{f}_1"
+            links.append(f'<link name="finger_{f}_{k}">{inertial(finger_mass, finger_inertia, "0.01 0 0")}</link>')
+            joints.append(f'<joint name="finger_{f}_{k}" type="revolute"><parent link="{parent}"/>'
+                          f'<child link="finger_{f}_{k}"/><origin xyz="{0.06 if k == 1 else 0.02} {0.02 * f - 0.03} 0"/>'
+                          '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="3"/></joint>')
+    return '<robot name="hand_arm">' + "".join(links + joints) + "</robot>"
+
+
+def test_light_fingers_track_with_the_default_adaptation(tmp_path):
+    """Γ scaled to the robot: the fingers adapt on their own scale, the 2 kg arm on its own."""
+    path = tmp_path / "arm.urdf"
+    path.write_text(_arm_with_fingers(1e-3, 1e-7))
+    res = simulate(cc.load_robot(str(path)), duration=2.0)
+    assert not res.diverged
+    assert res.largest_rise_of_V < 1e-10 and res.V[-1] < 0.5 * res.V[0]
+    assert res.tracking_error.max() < 3 * res.tracking_error[0]  # bounded all along (0.99 at t = 1.17 s)
+    assert res.tracking_error[-1] < 0.3 * res.tracking_error[0]  # 0.33 → 0.072 measured
+
+
+def test_massless_fingers_are_a_typed_error_naming_the_lock(tmp_path, run_cli):
+    path = tmp_path / "arm.urdf"
+    path.write_text(_arm_with_fingers(0.0, 0.0))
+    with pytest.warns(cc.ModelWarning, match="moves no mass"):
+        robot = cc.load_robot(str(path))
+    n = robot.nv
+    with pytest.raises(cc.SingularMassMatrixError, match="move no mass") as caught:
+        cc.forward_dynamics(robot, np.zeros(n), np.zeros(n), np.zeros(n))
+    assert set(caught.value.joints) == {f"finger_{f}_{k}" for f in range(4) for k in (1, 2)}
+    assert isinstance(caught.value, cc.InputError)
+    with pytest.raises(cc.SingularMassMatrixError):  # a batch too, never a ZeroDivisionError
+        cc.forward_dynamics(robot, np.zeros((3, n)), np.zeros((3, n)), np.zeros((3, n)))
+    r = run_cli("simulate", path, "--duration", "0.05")
+    assert_one_line_error(r, "move no mass")
+    assert r.err.strip().endswith("--lock 'finger_*')"), r.err
+    r = run_cli("simulate", path, "--duration", "0.05", "--lock", "finger_*")
+    assert r.code == 0, r
+
+
+GIMBAL = """<robot name="gimbal">
+  <link name="base"/><link name="ring1"/><link name="ring2"/>
+  <link name="head"><inertial><origin xyz="0.1 0.05 0.02"/><mass value="1.5"/>
+    <inertia ixx="0.004" ixy="0" ixz="0" iyy="0.005" iyz="0" izz="0.006"/></inertial></link>
+  <joint name="yaw" type="revolute"><parent link="base"/><child link="ring1"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="5" velocity="2"/></joint>
+  <joint name="pitch" type="revolute"><parent link="ring1"/><child link="ring2"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="5" velocity="2"/></joint>
+  <joint name="roll" type="revolute"><parent link="ring2"/><child link="head"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="5" velocity="2"/></joint>
+</robot>"""
+
+
+def test_m_singular_at_some_configurations_names_the_joint_to_lock(tmp_path, run_cli):
+    """Three axes through one point with massless rings between them (a neck): where the middle
+    joint is 0 the outer two make the same motion and M is singular. The reference passes there;
+    the joint to lock is named before running."""
+    path = tmp_path / "gimbal.urdf"
+    path.write_text(GIMBAL)
+    robot = cc.load_robot(str(path))
+    with pytest.raises(cc.SingularMassMatrixError, match="'roll'"):
+        simulate(robot, duration=0.05)
+    r = run_cli("simulate", path, "--duration", "0.05")
+    assert_one_line_error(r, "aligned axes")
+    assert r.err.strip().endswith("--lock roll)")
+    assert run_cli("simulate", path, "--duration", "0.05", "--lock", "roll").code == 0
+
+
+def test_spherical_planar_and_free_joints_track_on_their_manifold(tmp_path):
+    from .test_real_robots import MIXED, SLED, SPHERICAL_YAML
+
+    (tmp_path / "sph.yaml").write_text(SPHERICAL_YAML.replace("joints:", SLED.rstrip("\n") + "\njoints:"))
+    (tmp_path / "mixed.urdf").write_text(MIXED)
+    for name in ("sph.yaml", "mixed.urdf"):
+        robot = cc.load_robot(str(tmp_path / name))
+        assert not robot.velocities_are_coordinates
+        exact = simulate(robot, "passivity", duration=1.0)
+        assert not exact.diverged
+        assert exact.largest_rise_of_V < 1e-10, name  # q̈_r = d/dt q̇_r on SO(3) too
+        assert exact.tracking_error[-1] < 5e-3 * exact.tracking_error[0], name
+        adaptive = simulate(robot, "slotine-li", duration=0.5)
+        assert adaptive.largest_rise_of_V < 1e-10 and adaptive.V[-1] < adaptive.V[0], name
+    with pytest.raises(StateError, match="1-DoF coordinates only"):
+        simulate(robot, "computed-torque", duration=0.1)
+
+
+def test_the_reference_terms_are_exact_derivatives_on_so3(tmp_path):
+    """q̈_r = d/dt q̇_r along the motion (what makes V̇ = −sᵀK_D s): central differences of q̇_r
+    along a trajectory q(t) = q₀ ⊕ t ν agree with q̈_r computed at q̇ = ν."""
+    from coriolis_cli.simulation import Reference
+
+    from .test_real_robots import SLED, SPHERICAL_YAML
+
+    (tmp_path / "sph.yaml").write_text(SPHERICAL_YAML.replace("joints:", SLED.rstrip("\n") + "\njoints:"))
+    robot = cc.load_robot(str(tmp_path / "sph.yaml"))
+    ref = Reference(robot, 10.0)
+    rng = np.random.default_rng(0)
+    for _ in range(5):  # within 1.5 rad of the reference: the log map is smooth there
+        t0, nu = rng.uniform(0, 2), rng.normal(size=robot.nv)
+        q0 = ref.integrate(ref.configuration(t0), rng.uniform(-0.8, 0.8, robot.nv))
+        h = 1e-5
+        plus = ref.tracking(t0 + h, ref.integrate(q0, h * nu), nu)[1]
+        minus = ref.tracking(t0 - h, ref.integrate(q0, -h * nu), nu)[1]
+        exact = ref.tracking(t0, q0, nu)[2]
+        assert np.abs((plus - minus) / (2 * h) - exact).max() < 1e-6 * max(1.0, np.abs(exact).max())
+
+
+def test_a_divergence_is_a_result(tmp_path, run_cli):
+    """An adaptation mode just inside RK4's linear limit (γ = 900: 2,400 1/s at 1 kHz) that the
+    nonlinear loop pushes past it: the run stops at the first sample that is not finite, reports
+    what it has (table, JSON marked as diverged, plot) and exits 1 (0.798 s measured)."""
+    out, png = tmp_path / "run.json", tmp_path / "run.png"
+    args = ("simulate", robot_path("panda.urdf"), "--adaptation-gain", "900", "--duration", "1")
+    r = run_cli(*args, "-o", out, "--plot", png)
+    assert r.code == 1, r
+    rec = json.loads(out.read_text())
+    assert rec["diverged"] is True and 0 < rec["diverged_at_s"] < 1
+    assert len(rec["t"]) == len(rec["V"]) and rec["t"][-1] < rec["diverged_at_s"]
+    assert all(np.isfinite(rec["V"]))
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 3 and lines[2].startswith("diverged: the control torque is not finite at t = 0.7")
+    r = run_cli(*args)
+    assert r.code == 1 and "DIVERGED" in r.out
+
+
+def test_a_rate_too_low_for_the_gains_is_refused_before_running(run_cli):
+    r = run_cli("simulate", robot_path("panda.urdf"), "--gains", "10,5000")
+    assert_one_line_error(r, "too low for these gains", "fastest mode is 20,000 1/s", "--rate 8000")
+    with pytest.raises(StateError, match="too low"):
+        simulate(cc.load_robot(robot_path("planar_2link.urdf")), adaptation_gain=1e6, duration=0.1)
+
+
+def test_simulate_offers_only_options_that_run(run_cli):
+    r = run_cli("simulate", "--help")
+    assert r.code == 0 and "--floating-base" not in r.out and "--lock" in r.out
+    with pytest.raises(StateError, match="fixed-base"):
+        simulate(cc.load_robot(robot_path("quadruped.urdf"), floating_base=True), duration=0.1)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 import click
 
-from ..errors import StateError
-from .common import cli, emit, load, progress, resolve_format, robot_argument, robot_options, warn_compile_once
+from ..errors import ModelWarning, StateError
+from .common import cli, emit, err, fixed_robot_options, load, progress, resolve_format, robot_argument, styled, warn_compile_once
 
 
 def _gains(text: str):
@@ -20,7 +23,7 @@ def _gains(text: str):
 
 @cli.command()
 @robot_argument
-@robot_options
+@fixed_robot_options
 @click.option("--controller", type=click.Choice(["slotine-li", "passivity", "computed-torque"]), default="slotine-li",
               show_default=True, help="slotine-li: adaptive, estimates start at half the true parameters; passivity: the "
               "same law with the true parameters; computed-torque: M (q̈_d − λ²e − 2λė) + C q̇ + g.")
@@ -29,28 +32,31 @@ def _gains(text: str):
 @click.option("--duration", type=click.FloatRange(min=0, min_open=True, max=3600), default=2.0, show_default=True,
               help="Simulated time in seconds.")
 @click.option("--rate", type=click.FloatRange(1, 1e6), default=1000.0, show_default=True,
-              help="Control and integration rate in Hz (RK4 step 1/rate, the law evaluated at every stage).")
+              help="Control and integration rate in Hz (RK4 step 1/rate, the law evaluated at every stage); "
+              "refused when too low for the gains.")
 @click.option("--gains", default="10,20", show_default=True,
               help="LAMBDA,KAPPA in 1/s: Λ = λ·1 and K_D = κ·M(q), so every mode is damped at κ.")
 @click.option("--adaptation-gain", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
-              help="γ in θ̂̇ = −γ Yᵀ s (slotine-li).")
+              help="γ in θ̂̇ = −γ Γ₀ Yᵀ s (slotine-li), Γ₀ scaled to the robot's bodies so that at γ = 1 the fastest "
+              "adaptation mode is at 4κ.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Write tracking error, V and parameter error against time (PNG).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default=None,
               help="Default: from the -o extension, else table. JSON holds every sample.")
 @click.option("-o", "--output", help="Write to this file instead of standard output.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def simulate(robot, floating_base, controller, factorization, duration, rate, gains, adaptation_gain, plot, fmt, output, force):
-    """Simulate ROBOT tracking a smooth reference under a passivity-based controller.
+def simulate(robot, controller, factorization, duration, rate, gains, adaptation_gain, plot, fmt, output, force):
+    """Simulate ROBOT (fixed base) tracking a smooth reference under a passivity-based controller.
 
     With an admissible C (christoffel, featherstone) the Lyapunov function V never rises; with the
-    nonadmissible one it can, although the equations of motion are the same.
+    nonadmissible one it can, although the equations of motion are the same. A run that diverges
+    is reported up to its last finite sample (summary, plot, JSON) and exits with 1.
 
     Example: coriolis simulate robots/panda.urdf --controller slotine-li --plot out.png
     """
     from ..report.formats import to_json
     from ..report.output import check_writable
     from ..report.simulation import simulation_plot, simulation_table
-    from ..simulation import simulate as run, simulation_steps
+    from ..simulation import check_step, simulate as run, simulation_steps
 
     fmt = resolve_format(fmt, output)
     if fmt not in ("table", "json"):
@@ -60,7 +66,10 @@ def simulate(robot, floating_base, controller, factorization, duration, rate, ga
             check_writable(path, force)
     lam, kappa = _gains(gains)
     steps = simulation_steps(duration, rate)
-    model = load(robot, floating_base)
+    check_step(controller, lam, kappa, adaptation_gain, rate)
+    with warnings.catch_warnings():  # a singular M is refused below, in one line with the lock that helps
+        warnings.filterwarnings("ignore", message="M is singular", category=ModelWarning)
+        model = load(robot)
     warn_compile_once("forward_dynamics.forward_dynamics_kernel")
     bar, task = progress(steps, f"simulating {steps:,} steps")
     with bar:
@@ -72,3 +81,7 @@ def simulate(robot, floating_base, controller, factorization, duration, rate, ga
         emit(to_json(result.as_dict()), output, force)
     else:
         emit(simulation_table(result), output, force)
+    if result.diverged:
+        err.print(styled(("diverged:", "red"), f" {result.diverged_because} at t = {result.diverged_at:.4g} s; "
+                         "the summary above stops at the last finite sample"), soft_wrap=True)
+        sys.exit(1)
