@@ -86,7 +86,11 @@ def _compare(robot, urdf_text, floating, locked, rng, trials=3):
                 k += 6
             else:
                 iq, iv = where[(b.joint.name, 0)]
-                qp[iq] = q[int(tree.q_start[i])]
+                angle = q[int(tree.q_start[i])]
+                if red.joints[red.getJointId(b.joint.name)].nq == 2:  # Pinocchio's continuous joint: (cos, sin)
+                    qp[iq : iq + 2] = np.cos(angle), np.sin(angle)
+                else:
+                    qp[iq] = angle
                 perm[k] = iv
                 k += 1
         vp[perm], ap[perm] = qd, qdd
@@ -137,6 +141,43 @@ def test_a_mimic_joint_follows_its_locked_leader(tmp_path, rng, mimic):
     q = np.array([0.3, -0.2])
     qf = np.array([0.3, -0.2, 0.03, 0.029])
     assert np.allclose(cc.mass_matrix(r, q), cc.mass_matrix(full, qf)[:2, :2], rtol=0, atol=1e-15)
+
+
+def example_robot(relative: str):
+    """A file of the example-robot-data package, or a skip when it is not installed."""
+    import importlib.metadata
+
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("example-robot-data is not installed (pip install example-robot-data)")
+    for f in dist.files or ():
+        if str(f).endswith(relative):
+            return str(dist.locate_file(f))
+    pytest.skip(f"{relative} is not in this version of example-robot-data")
+
+
+@needs_pin
+@pytest.mark.parametrize("floating", [False, True])
+def test_lock_on_a_real_humanoid_with_mimic_joints_equals_pinocchio(rng, floating):
+    """TALOS (44 DoF, 12 mimic joints in its grippers): lock both grippers' leaders, their mimics
+    follow; Pinocchio locks every gripper joint where the mimics put them."""
+    path = example_robot("talos_data/robots/talos_full_v2.urdf")
+    text = open(path).read()
+    lock = {"gripper_left_joint": -0.3, "gripper_right_joint": -0.2, "head_*": 0.1}
+    with pytest.warns(cc.ModelWarning):  # its inertias (nothing about the lock)
+        r = cc.load_robot(path, floating_base=floating, lock=lock)
+    full = cc.load_robot(path, floating_base=floating)
+    mimics = {b.joint.name: b.joint.mimic for b in full.bodies if b.joint.mimic is not None}
+    assert len(mimics) == 12
+    values = {"gripper_left_joint": -0.3, "gripper_right_joint": -0.2, "head_1_joint": 0.1, "head_2_joint": 0.1}
+    for name, m in mimics.items():
+        values[name] = m.multiplier * values[m.joint] + m.offset
+    assert r.nv == full.nv - len(values)
+    _compare(r, text, floating, values, rng, trials=2)
+    enforced = cc.load_robot(path, floating_base=floating, lock=lock, mimic="enforce")
+    q = r.random_configuration(rng)
+    assert np.array_equal(cc.mass_matrix(enforced, q), cc.mass_matrix(r, q))
 
 
 def test_lock_refusals(tmp_path, run_cli):

@@ -236,3 +236,26 @@ def test_simulate_offers_only_options_that_run(run_cli):
     assert r.code == 0 and "--floating-base" not in r.out and "--lock" in r.out
     with pytest.raises(StateError, match="fixed-base"):
         simulate(cc.load_robot(robot_path("quadruped.urdf"), floating_base=True), duration=0.1)
+
+
+@pytest.mark.parametrize("name, lock", [("talos_data/robots/talos_full_v2.urdf", None),
+                                        ("allegro_hand_description/urdf/allegro_right_hand.urdf", None),
+                                        ("romeo_description/urdf/romeo.urdf", ["LFinger*", "LHand", "LThumb*", "RFinger*",
+                                                                                "RHand", "RThumb*"]),
+                                        ("icub_description/robots/icub.urdf", ["neck_yaw"])])
+def test_real_robots_simulate_with_their_defaults(run_cli, name, lock):
+    """example-robot-data's humanoids and hand: the defaults run, or the one-line refusal names
+    the --lock options that make them run."""
+    from .test_lock import example_robot
+
+    path = example_robot(name)
+    r = run_cli("simulate", path, "--duration", "0.2", "--format", "json")
+    if lock is None:
+        assert r.code == 0, r
+        rec = json.loads(r.out)
+        assert rec["largest_rise_of_V"] < 1e-10 and rec["V"][-1] < rec["V"][0]
+        return
+    assert r.code == 2 and r.err.strip().endswith(" ".join(f"--lock {p!r}" if "*" in p else f"--lock {p}" for p in lock)
+                                                  + ")"), r.err
+    args = [a for p in lock for a in ("--lock", p)]
+    assert run_cli("simulate", path, "--duration", "0.2", *args).code == 0
