@@ -16,8 +16,14 @@ from rich.text import Text
 from .. import __version__
 from ..errors import StateError
 
-# Piped output is not squeezed to 80 columns: wide matrices stay readable in files and logs.
-_width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "160"))
+def _piped_width() -> int:
+    """COLUMNS when it is a sensible width, else 160: piped output is not squeezed to 80 columns,
+    and what does not fit is laid out in blocks, never cut."""
+    text = os.environ.get("COLUMNS", "")
+    return int(text) if text.isdigit() and 20 <= int(text) <= 10_000 else 160
+
+
+_width = None if sys.stdout.isatty() else _piped_width()
 out = Console(highlight=False, markup=False, width=_width)
 err = Console(stderr=True, highlight=False, markup=False, width=None if sys.stderr.isatty() else 200)
 

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..bench.suite import OURS_DATA, OURS_LOOP, PAPER_TABLE1
+from .tables import fit_columns
 
 
 OUTPUT_LABELS = {"C": "M, Ṁ, C", "Gamma": "Γ", "fd": "q̈ (forward dynamics)", "slotine": "τ (Slotine–Li)"}
@@ -27,7 +28,7 @@ def system_table(s) -> Table:
         ratio = "" if ours is None or tm.implementation == OURS_DATA else f"{tm.us / ours:.2f}×"
         label = OUTPUT_LABELS.get(tm.what, tm.what)
         t.add_row(label, tm.implementation, _us(tm.us), ratio, Text(tm.note, style="dim"))
-    return t
+    return fit_columns(t)
 
 
 def sweep_table(topology: str, systems) -> Table:
@@ -45,7 +46,7 @@ def sweep_table(topology: str, systems) -> Table:
         if peers:
             row += [_us(s.get("C", "pinocchio computeCoriolisMatrix")), _us(s.get("Gamma", "pinocchio nv × computeCoriolisMatrix(q, e_k)"))]
         t.add_row(*row)
-    return t
+    return fit_columns(t)
 
 
 def slope_table(slopes: dict) -> Table:
@@ -55,7 +56,7 @@ def slope_table(slopes: dict) -> Table:
         t.add_column(c, justify="right" if "slope" in c else "left")
     for topo, d in slopes.items():
         t.add_row(topo, "—" if d.get("C") is None else f"{d['C']:.2f}", "—" if d.get("Gamma") is None else f"{d['Gamma']:.2f}")
-    return t
+    return fit_columns(t)
 
 
 def table1(systems) -> Table:
@@ -75,7 +76,7 @@ def table1(systems) -> Table:
 
         t.add_row(s.topology, _us(cl), _us(s.get("C", OURS_DATA)), f"{pc:g}", _us(gl), _us(s.get("Gamma", OURS_DATA)), f"{pg:g}",
                   verdict(cl, pc), verdict(gl, pg))
-    return t
+    return fit_columns(t)
 
 
 def sweep_plot(sweeps: dict, path: str | None = None) -> bytes:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+
+from .tables import fit_columns
 
 
 def _num(x):
@@ -18,21 +21,29 @@ def _status(check):
     return Text("pass", style="green") if check.passed else Text("FAIL", style="bold red")
 
 
-def verification_table(rec) -> Table:
+def verification_table(rec):
+    """The checks of one robot as a table, their notes numbered below it (long notes in a table
+    column squeeze every other column to a few characters in a narrow terminal)."""
     t = Table(
         title=f"{rec.label}  (nv = {rec.nv}, {rec.trials} trials)",
         title_justify="left",
-        caption="relative error = max |error| / size, the size being max |reference| or, when larger, "
+        caption="rel error = max |error| / size, the size being max |reference| or, when larger, "
                 "max |M|·max(1, max |q̇|)^k (k = 0 for M and Γ, 1 for C and Ṁ, 2 for C q̇ and τ)",
         caption_justify="left",
     )
-    for col, just in (("", "left"), ("check", "left"), ("max abs error", "right"), ("max rel error", "right"),
-                      ("tolerance", "right"), ("trials", "right"), ("result", "left"), ("note", "left")):
+    for col, just in (("", "left"), ("check", "left"), ("abs error", "right"), ("rel error", "right"),
+                      ("tolerance", "right"), ("trials", "right"), ("result", "left")):
         t.add_column(col, justify=just)
+    notes = []
     for c in rec.checks:
-        t.add_row(c.key, c.name, _num(c.max_abs), _num(c.max_rel), f"{c.tolerance:.0e}" if c.tolerance else "exact",
-                  str(c.trials), _status(c), Text(c.note, style="dim"))
-    return t
+        mark = ""
+        if c.note:
+            notes.append((c.key, c.note))
+            mark = f" [{len(notes)}]"
+        t.add_row(c.key, c.name + mark, _num(c.max_abs), _num(c.max_rel), f"{c.tolerance:.0e}" if c.tolerance else "exact",
+                  str(c.trials), _status(c))
+    lines = [Text(f"[{k}] {key}: {note}", style="dim") for k, (key, note) in enumerate(notes, 1)]
+    return Group(fit_columns(t), *lines, Text(""))
 
 
 def skew_table(robot_label: str, rows, trials: int) -> Table:
@@ -55,4 +66,4 @@ def skew_table(robot_label: str, rows, trials: int) -> Table:
         t.add_row(Text(r.factorization), Text(r.description), f"{r.valid_error:.1e}", f"{r.eta_max:.1e}", f"{r.symmetric_part:.1e}",
                   f"{r.christoffel_error:.1e}", yes(r.valid), yes(r.admissible, r.expected_admissible),
                   yes(r.christoffel_consistent, r.factorization == "christoffel"))
-    return t
+    return fit_columns(t)

@@ -34,7 +34,9 @@ def simulation_table(result) -> Table:
         rows.append(("parameter error ‖θ̂ − θ‖/‖θ‖", f"{result.parameter_error[0]:.3g} → {result.parameter_error[-1]:.3g}"))
     for k, v in rows:
         t.add_row(k, v)
-    return t
+    from .tables import fit_columns
+
+    return fit_columns(t)
 
 
 def simulation_plot(result) -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from rich.cells import cell_len
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -10,7 +11,6 @@ from rich.tree import Tree
 
 from ..model.tree import RobotModel
 
-MAX_TABLE_COLUMNS = 12
 
 
 def _fmt_limit(x):
@@ -121,14 +121,7 @@ def info_renderable(robot: RobotModel):
         ("total mass", f"{rec['total_mass']:.6g} kg"),
     ):
         summary.add_row(k, str(v))
-    joints = Table(title="joints", title_justify="left")
-    for col in ("#", "joint", "type", "axis", "parent", "child", "lower", "upper", "effort", "velocity"):
-        joints.add_column(col, justify="right" if col in ("#", "lower", "upper", "effort", "velocity") else "left")
-    for i, j in enumerate(rec["joints"]):
-        axis = "—" if j["axis"] is None else "(" + ", ".join(f"{a:.3g}" for a in j["axis"]) + ")"
-        kind = j["type"] + (f" (mimics {j['mimic']['joint']})" if j["mimic"] else "") + (" (solved)" if j["solved_by_loops"] else "")
-        joints.add_row(str(i), j["name"], kind, axis, j["parent"], j["child"], _fmt_limit(j["lower"]),
-                       _fmt_limit(j["upper"]), _fmt_limit(j["effort"]), _fmt_limit(j["velocity"]))
+    joints = JointTable(rec["joints"])
     parts = [link_tree(robot), Text(""), summary, Text(""), joints, Text("")]
     if rec["loops"]:
         loops = Table(title="loop closures (the joints marked solved follow from the others)",
@@ -138,8 +131,44 @@ def info_renderable(robot: RobotModel):
         for c in rec["loops"]:
             axis = "—" if c["axis"] is None else "(" + ", ".join(f"{a:.3g}" for a in c["axis"]) + ")"
             loops.add_row(c["name"], c["type"], c["parent"], c["child"], axis)
-        parts += [loops, Text("")]
+        parts += [fit_columns(loops), Text("")]
     return Group(*parts, consistency_renderable(robot))
+
+
+class JointTable:
+    """The joints, every column where the console is wide enough; else the columns that tell
+    them apart (index, name, type, axis, limits), the tree above giving parents and children."""
+
+    FULL = ("#", "joint", "type", "axis", "parent", "child", "lower", "upper", "effort", "velocity")
+    NARROW = ("#", "joint", "type", "axis", "lower", "upper")
+
+    def __init__(self, joints: list[dict]):
+        self.rows = []
+        for i, j in enumerate(joints):
+            axis = "—" if j["axis"] is None else "(" + ", ".join(f"{a:.3g}" for a in j["axis"]) + ")"
+            kind = j["type"] + (f" (mimics {j['mimic']['joint']})" if j["mimic"] else "") + \
+                (" (solved)" if j["solved_by_loops"] else "")
+            self.rows.append({"#": str(i), "joint": j["name"], "type": kind, "axis": axis, "parent": j["parent"],
+                              "child": j["child"], "lower": _fmt_limit(j["lower"]), "upper": _fmt_limit(j["upper"]),
+                              "effort": _fmt_limit(j["effort"]), "velocity": _fmt_limit(j["velocity"])})
+
+    def table(self, columns, caption=None) -> Table:
+        t = Table(title="joints", title_justify="left", caption=caption, caption_justify="left")
+        for col in columns:
+            t.add_column(col, justify="right" if col in ("#", "lower", "upper", "effort", "velocity") else "left")
+        for row in self.rows:
+            t.add_row(*(Text(row[c]) for c in columns))
+        return fit_columns(t)
+
+    def natural_width(self, columns) -> int:
+        return 1 + sum(3 + max([cell_len(c)] + [cell_len(r[c]) for r in self.rows]) for c in columns)
+
+    def __rich_console__(self, console, options):
+        if self.natural_width(self.FULL) <= options.max_width:
+            yield self.table(self.FULL)
+        else:
+            yield self.table(self.NARROW, "parents and children: the tree above; effort and velocity limits: "
+                                          "--format json or a wider terminal")
 
 
 def consistency_renderable(robot: RobotModel):
@@ -155,29 +184,103 @@ def consistency_renderable(robot: RobotModel):
                   f"{100 * i.shortfall:.3g} %")
     for sentence in robot.massless_joints:
         t.add_row(Text("—"), Text(sentence), Text(""), Text("M singular"))
-    return t
+    return fit_columns(t)
 
 
-def matrix_table(title: str, A: np.ndarray, names, related: np.ndarray | None = None) -> Table:
-    """A labelled matrix; entries that vanish by branch sparsity are shown as '·'."""
-    n = A.shape[0]
-    shown = min(n, MAX_TABLE_COLUMNS)
-    caption = None
-    if shown < n:
-        caption = f"first {shown} of {n} rows and columns; use --format json, csv or npz for all of it"
-    t = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
-    t.add_column("", style="bold")
-    for j in range(shown):
-        t.add_column(str(names[j]), justify="right")
-    for i in range(shown):
-        cells = []
-        for j in range(shown):
-            if related is not None and not related[i, j]:
-                cells.append(Text("·", style="dim"))
-            else:
-                cells.append(f"{A[i, j]: .5g}")
-        t.add_row(str(names[i]), *cells)
-    return t
+class MatrixBlocks:
+    """A labelled matrix printed in column blocks that fit the console, as NumPy and MATLAB print
+    wide arrays: no number and no name is ever cut. Rows and columns are labelled by the DoF's
+    name where every name is short, else by its index, with a legend of the names above; entries
+    that vanish by branch sparsity are shown as '·'."""
+
+    def __init__(self, title: str, A: np.ndarray, names, related: np.ndarray | None = None):
+        self.title, self.A, self.names, self.related = title, A, [str(n) for n in names], related
+        n = A.shape[0]
+        self.cells = [[("·" if related is not None and not related[i, j] else f"{A[i, j]: .5g}") for j in range(n)]
+                      for i in range(n)]
+        number = max((len(c) for row in self.cells for c in row), default=1)
+        self.by_name = max((len(x) for x in self.names), default=0) <= max(number, SHORT_NAME)
+        self.headers = self.names if self.by_name else [str(j) for j in range(n)]
+        self.labels = self.headers
+        self.widths = [max(len(self.headers[j]), max((len(self.cells[i][j]) for i in range(n)), default=1))
+                       for j in range(n)]
+
+    def blocks(self, width: int) -> list[range]:
+        """Column ranges whose table fits in ``width`` (at least one column each)."""
+        label = max((len(x) for x in self.labels), default=0)
+        used, start, out = 4 + label, 0, []
+        for j, w in enumerate(self.widths):
+            if j > start and used + w + 3 > width:
+                out.append(range(start, j))
+                start, used = j, 4 + label
+            used += w + 3
+        out.append(range(start, len(self.widths)))
+        return out
+
+    def legend(self, width: int) -> Table:
+        """index → name, in as many columns as fit."""
+        entries = [f"{j} {x}" for j, x in enumerate(self.names)]
+        cell = max(len(e) for e in entries) + 2
+        per_row = max(1, width // cell)
+        rows = -(-len(entries) // per_row)
+        grid = Table.grid(padding=(0, 2))
+        for _ in range(min(per_row, len(entries))):
+            grid.add_column(no_wrap=True)
+        for r in range(rows):
+            grid.add_row(*(entries[c * rows + r] if c * rows + r < len(entries) else "" for c in range(per_row)))
+        return grid
+
+    def __rich_console__(self, console, options):
+        blocks = self.blocks(options.max_width)
+        n = len(self.names)
+        if not self.by_name:
+            yield Text(f"{self.title}: DoF indices", style="bold")
+            yield self.legend(options.max_width)
+        for b, cols in enumerate(blocks):
+            title = self.title
+            if len(blocks) > 1:
+                title += f" (columns {cols.start}-{cols.stop - 1} of {n}, block {b + 1} of {len(blocks)})"
+            t = Table(title=title, title_justify="left")
+            t.add_column("", style="bold", no_wrap=True)
+            for j in cols:
+                t.add_column(self.headers[j], justify="right", no_wrap=True, min_width=self.widths[j])
+            for i in range(n):
+                t.add_row(self.labels[i], *(Text(self.cells[i][j], style="dim") if self.cells[i][j] == "·"
+                                            else self.cells[i][j] for j in cols))
+            yield t
+
+
+# Names up to this long head the columns of a matrix; longer ones put the DoF index there.
+SHORT_NAME = 14
+
+
+def matrix_table(title: str, A: np.ndarray, names, related: np.ndarray | None = None) -> MatrixBlocks:
+    """A labelled matrix in column blocks (see MatrixBlocks)."""
+    return MatrixBlocks(title, A, names, related)
+
+
+def fit_columns(table: Table) -> Table:
+    """Columns that never cut: those holding numbers keep their full width and do not wrap, the
+    others fold onto further lines where the console is narrow."""
+    for column in table.columns:
+        texts = [c.plain if isinstance(c, Text) else str(c) for c in column._cells]
+        if texts and all(_numeric(x) for x in texts):
+            column.no_wrap = True
+            column.min_width = max(len(x) for x in texts)
+        else:
+            column.overflow = "fold"
+    return table
+
+
+def _numeric(text: str) -> bool:
+    t = text.strip().rstrip("%").strip()
+    if t in ("", "—", "·", "exact"):
+        return True
+    try:
+        float(t)
+    except ValueError:
+        return False
+    return True
 
 
 def vector_table(title: str, x: np.ndarray, names) -> Table:
@@ -186,7 +289,7 @@ def vector_table(title: str, x: np.ndarray, names) -> Table:
     t.add_column("value", justify="right")
     for name, v in zip(names, x):
         t.add_row(str(name), f"{v: .6g}")
-    return t
+    return fit_columns(t)
 
 
 def state_table(title: str, q: np.ndarray, qd: np.ndarray, config_names, dof_names):
@@ -199,9 +302,7 @@ def state_table(title: str, q: np.ndarray, qd: np.ndarray, config_names, dof_nam
         t.add_column("q̇", justify="right")
         for name, a, b in zip(dof_names, q, qd):
             t.add_row(str(name), f"{a: .6g}", f"{b: .6g}")
-        return t
-    from rich.console import Group
-
+        return fit_columns(t)
     tq = vector_table("q, " + title, q, config_names)
     tv = vector_table("q̇", qd, dof_names)
     tq.columns[0].header, tv.columns[0].header = "coordinate", "DoF"
@@ -219,4 +320,4 @@ def gamma_table(entries, total: int, names, size: int) -> Table:
         t.add_column(col, justify="right" if col == "Γ_ijk" else "left")
     for i, j, k, v in entries:
         t.add_row(str(names[i]), str(names[j]), str(names[k]), f"{v: .6g}")
-    return t
+    return fit_columns(t)
