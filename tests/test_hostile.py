@@ -199,7 +199,7 @@ def test_markup_in_errors_and_specs_is_printed_as_written(run_cli, tmp_path):
     p = tmp_path / "w.urdf"
     p.write_text(MARKUP_ROBOT.replace("<inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.02\"", "<inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.05\"", 1))
     r = run_cli("info", p)
-    assert r.code == 0 and "warning: 1 link with inertias no rigid body has: '[/x]'" in r.err, r.err
+    assert r.code == 0 and "warning: 1 link with an inertia no rigid body has: '[/x]'" in r.err, r.err
 
 
 # ---- files ----------------------------------------------------------------------------------------

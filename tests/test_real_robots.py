@@ -126,13 +126,14 @@ def _cad_robot():
     return _robot(*links, *joints, name="cad")
 
 
-def test_cad_inconsistencies_are_computed_with_one_warning_listing_every_link(tmp_path, run_cli):
+def test_cad_inconsistencies_are_computed_with_one_short_warning(tmp_path, run_cli):
     with pytest.warns(cc.ModelWarning) as caught:
         r = _load(tmp_path, _cad_robot(), "cad.urdf")
     messages = [str(w.message) for w in caught if issubclass(w.category, cc.ModelWarning)]
     assert len(messages) == 1 and messages[0].startswith("6 links with inertias no rigid body has")
-    for name in CAD:
+    for name in list(CAD)[:3]:  # a few names, the count of the rest and the worst; info lists them all
         assert f"'{name}'" in messages[0]
+    assert "and 3 more" in messages[0] and "worst: 'fingertip'" in messages[0] and len(messages[0]) < 400
     shortfall = {i.link: i.shortfall for i in r.inertia_issues}
     for name, (a, b, c) in CAD.items():
         assert shortfall[name] == pytest.approx((c - a - b) / c, rel=1e-9)
@@ -141,7 +142,7 @@ def test_cad_inconsistencies_are_computed_with_one_warning_listing_every_link(tm
     assert np.allclose(cc.mass_matrix(r, q), cc.mass_matrix(r, q).T)  # computed with as given
     with pytest.raises(cc.ModelError, match="6 links with inertias no rigid body has") as e:
         _load(tmp_path, _cad_robot(), "cad.urdf", strict=True)
-    assert all(f"'{name}'" in str(e.value) for name in CAD)
+    assert all(f"'{name}'" in str(e.value) for name in list(CAD)[:3])
     p = str(tmp_path / "cad.urdf")
     info = run_cli("info", p, "--format", "json")
     assert info.code == 0 and sum(line.startswith("warning:") for line in info.err.splitlines()) == 1
@@ -165,7 +166,7 @@ def test_a_joint_that_moves_no_mass_warns_and_verify_names_it(tmp_path, run_cli)
     assert np.linalg.matrix_rank(M) == 1 and np.allclose(Mdot, C + C.T)
     v = run_cli("verify", tmp_path / "hand.urdf", "--trials", "3", "--ref-trials", "1", "--format", "json")
     g = next(c for c in json.loads(v.out)["robots"][0]["checks"] if c["key"] == "g")
-    assert g["passed"] is False and "joint 'j2' moves no mass" in g["note"]
+    assert g["passed"] is False and "at q = 0, 1 joint moves no mass" in g["note"]
 
 
 # ---- parsing what urdfdom parses -----------------------------------------------------------------

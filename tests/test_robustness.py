@@ -175,8 +175,10 @@ def test_no_inertial_anywhere(run_cli, tmp_path):
     r = run_cli("info", p)
     assert r.code == 0, r
     warned = [line for line in r.err.splitlines() if line.startswith("warning:")]
-    assert len(warned) == 1 and all(f"joint 'panda_joint{k}' moves no mass" in warned[0] for k in range(1, 8)), r.err
-    assert_one_line_error(run_cli("info", p, "--strict"), "moves no mass")
+    assert len(warned) == 1 and "7 joints move no mass ('panda_joint1', 'panda_joint2', 'panda_joint3' and 4 more" \
+        in warned[0], r.err
+    assert len(warned[0]) < 300
+    assert_one_line_error(run_cli("info", p, "--strict"), "move no mass")
 
 
 def test_zero_mass_leaf_on_a_joint_warns_but_on_a_fixed_joint_is_merged(tmp_path):

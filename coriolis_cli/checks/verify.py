@@ -207,7 +207,8 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     name, tol = CHECKS["g"]
     note = "max_rel holds min λ(M)/max λ(M); judged by Cholesky of the unit-diagonal M"
     if robot.massless_joints:
-        note += "; at q = 0: " + "; ".join(robot.massless_joints)
+        n = len(robot.massless_joints)
+        note += f"; at q = 0, {n} joint{'s move' if n > 1 else ' moves'} no mass (see the warning above)"
     out.checks.append(CheckResult("g", name, sym_M, float(min_eig_ratio), tol, trials, bool(sym_M == 0.0 and definite),
                                   note, warning=bool(robot.massless_joints) and definite))
     out.checks.append(acc["h"].result("h") if params is not None else _na("h", "not a planar 2R arm"))
@@ -217,7 +218,9 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     issues = robot.inertia_issues
     worst = max((i.shortfall for i in issues), default=0.0)
     out.checks.append(CheckResult("k", name, worst, worst, tol, len(robot.bodies), True if not issues else None,
-                                  "; ".join(str(i) for i in issues) + " (computed as given)" if issues else "",
+                                  f"{len(issues)} link{'s' if len(issues) > 1 else ''}, worst "
+                                  f"{max(issues, key=lambda i: i.shortfall)} (computed as given; see the warning above)"
+                                  if issues else "",
                                   warning=bool(issues)))
     out.checks.append(acc["l"].result("l") if peer is not None and coordinates else
                       _na("l", "pin (Pinocchio) is not installed" if peer is None else

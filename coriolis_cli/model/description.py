@@ -164,11 +164,16 @@ class InertiaIssue:
     shortfall: float
 
     def __str__(self) -> str:
-        a, b, c = self.moments
+        a, b, c = self.moment_texts()
         if self.problem == "triangle inequality":
-            return (f"'{self.link}' principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle inequality "
+            return (f"'{self.link}' principal moments {a}, {b}, {c} break the triangle inequality "
                     f"by {100 * self.shortfall:.3g} %")
-        return f"'{self.link}' inertia not positive semi-definite (smallest principal moment {a:.6g})"
+        return f"'{self.link}' inertia not positive semi-definite (smallest principal moment {a})"
+
+    def moment_texts(self) -> tuple[str, str, str]:
+        """The principal moments at 4 digits, those below round-off of the largest as 0."""
+        top = max(abs(m) for m in self.moments)
+        return tuple("0" if abs(m) <= INERTIA_ROUND_OFF * top else f"{m:.4g}" for m in self.moments)
 
 
 def inertia_scale(links) -> float:

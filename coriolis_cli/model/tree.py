@@ -415,10 +415,9 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
     massless = [sentence for _, sentence in singular]
     problems = []
     if issues:
-        problems.append(f"{len(issues)} link{'s' if len(issues) > 1 else ''} with inertias no rigid body has: "
-                        + "; ".join(str(i) for i in issues))
+        problems.append(inertia_summary(issues))
     if massless:
-        problems.append("M is singular: " + "; ".join(massless))
+        problems.append(massless_summary(singular))
     if strict and problems:
         raise ModelError(" and ".join(problems) + " (computed as given unless strict)", hint="computed with a warning without --strict")
     for text in problems:
@@ -428,6 +427,38 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
 
 
 
+
+
+# A warning names this many links or joints in full, then counts the rest.
+NAMED_IN_WARNINGS = 3
+
+
+def inertia_summary(issues) -> str:
+    """The links whose inertia no rigid body has, in one short sentence: a few names and the worst."""
+    n = len(issues)
+    if n == 1:
+        return f"1 link with an inertia no rigid body has: {issues[0]}"
+    names = ", ".join(f"'{i.link}'" for i in issues[:NAMED_IN_WARNINGS])
+    more = f" and {n - NAMED_IN_WARNINGS} more" if n > NAMED_IN_WARNINGS else ""
+    worst = max(issues, key=lambda i: i.shortfall)
+    return (f"{n} links with inertias no rigid body has ({names}{more}; worst: {worst}; listed by `coriolis info` "
+            "and robot.inertia_issues)")
+
+
+def massless_summary(singular) -> str:
+    """The joints that move no mass, in one short sentence (``singular``: (name, sentence) pairs)."""
+    if len(singular) == 1:
+        return "M is singular: " + singular[0][1]
+    root = [sentence for name, sentence in singular if "root link" in sentence]
+    names = [name for name, sentence in singular if "root link" not in sentence]
+    parts = list(root)
+    if names:
+        shown = ", ".join(f"'{n}'" for n in names[:NAMED_IN_WARNINGS])
+        more = f" and {len(names) - NAMED_IN_WARNINGS} more" if len(names) > NAMED_IN_WARNINGS else ""
+        parts.append(f"{len(names)} joint{'s' if len(names) > 1 else ''} move{'s' if len(names) == 1 else ''} no mass "
+                     f"({shown}{more}: the links they carry have no mass or inertia about their axes; listed by "
+                     "`coriolis info` and robot.massless_joints)")
+    return "M is singular: " + "; ".join(parts)
 
 
 def _massless_joints(model: RobotModel) -> list[tuple[str, str]]:

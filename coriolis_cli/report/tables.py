@@ -180,7 +180,7 @@ def consistency_renderable(robot: RobotModel):
     for col in ("link or joint", "problem", "principal moments", "shortfall"):
         t.add_column(col, justify="right" if col == "shortfall" else "left")
     for i in robot.inertia_issues:
-        t.add_row(Text(i.link), Text(i.problem), Text(", ".join(f"{m:.6g}" for m in i.moments)),
+        t.add_row(Text(i.link), Text(i.problem), Text(", ".join(i.moment_texts())),
                   f"{100 * i.shortfall:.3g} %")
     for sentence in robot.massless_joints:
         t.add_row(Text("—"), Text(sentence), Text(""), Text("M singular"))
