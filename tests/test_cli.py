@@ -123,7 +123,7 @@ def test_compute_writes_files(run_cli, tmp_path, fmt, ext):
         (["--q", "1,x"], ["'x' is not a number"]),
         (["--q", "1,nan"], ["not a finite number"]),
         (["--q", "1,inf"], ["not a finite number"]),
-        (["--q", "1,2", "--qd", "1"], ["--qd: got 1 values"]),
+        (["--q", "1,2", "--qd", "1"], ["--qd: got 1 value, the robot needs 2"]),
         ([], ["no state given"]),
         (["--random", "--what", "M,Foo"], ["unknown quantity 'Foo'"]),
         (["--random", "--format", "npz"], ["needs -o FILE"]),

@@ -293,7 +293,8 @@ def default_suite() -> list[tuple[str, str, bool]]:
 
 
 def load_suite_robot(src: str, fb: bool, strict: bool = False, mimic: str = "independent", base_velocity: str = "body",
-                     lock=None):
+                     lock=None, dof_order: str = "file"):
     if not fb and base_velocity != "body":
         base_velocity = "body"  # the suite's fixed-base robots have no base velocity to represent
-    return load_robot(src, floating_base=fb, strict=strict, mimic=mimic, base_velocity=base_velocity, lock=lock)
+    return load_robot(src, floating_base=fb, strict=strict, mimic=mimic, base_velocity=base_velocity, lock=lock,
+                      dof_order=dof_order)

@@ -90,6 +90,12 @@ base_velocity_option, base_velocity = _remembered_choice(
     "(iDynTree's BODY_FIXED, MIXED, INERTIAL_FIXED).")
 
 
+dof_order_option, dof_order = _remembered_choice(
+    "dof_order", ["file", "pinocchio"], "file",
+    "file: DoF depth first with each link's children as the file writes them; pinocchio: children by "
+    "joint name, Pinocchio's order (vectors and matrices equal Pinocchio's entry by entry).")
+
+
 def _remember_lock(ctx, param, value):
     ctx.find_root().meta["coriolis.lock"] = parse_lock(value)
 
@@ -134,14 +140,14 @@ def robot_options(f):
 
 def fixed_robot_options(f):
     """The robot options of a command that needs a fixed base (no --floating-base)."""
-    return strict_option(mimic_option(base_velocity_option(lock_option(f))))
+    return strict_option(mimic_option(base_velocity_option(lock_option(dof_order_option(f)))))
 
 
 def load(robot: str, floating_base: bool = False):
     from ..model import load_robot
 
     return load_robot(robot, floating_base=floating_base, strict=strict(), mimic=mimic(), base_velocity=base_velocity(),
-                      lock=locked())
+                      lock=locked(), dof_order=dof_order())
 
 
 def warn_compile_once(kernel: str = "coriolis.coriolis_kernel"):

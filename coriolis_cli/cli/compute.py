@@ -24,7 +24,8 @@ def _state(model, q, qd, qdd, state, random, seed):
     elif state is not None:
         qv, qdv = read_state_file(state, model)
     elif q is not None or qd is not None:
-        qv = model.neutral_configuration() if q is None else parse_vector(q, model.nq, "--q", model.config_names)
+        qv = model.neutral_configuration()
+        qv = qv if q is None else parse_vector(q, model.nq, "--q", model.config_names, default=qv)
         qdv = np.zeros(model.nv) if qd is None else parse_vector(qd, model.nv, "--qd", model.dof_names)
     else:
         raise StateError("no state given: use --q/--qd (comma lists), --state FILE or --random [--seed S]")
@@ -66,8 +67,9 @@ def _structure_picture(model, q, qd, factorization) -> bytes:
 @cli.command()
 @robot_argument
 @robot_options
-@click.option("--q", help="Configuration, comma separated (nq values; free joint: x,y,z,qx,qy,qz,qw).")
-@click.option("--qd", help="Velocity, comma separated (nv values).")
+@click.option("--q", help="Configuration: nq values, comma separated (free joint: x,y,z,qx,qy,qz,qw), or name=value "
+              "pairs (the rest neutral), e.g. --q elbow=0.5,shoulder=-1.")
+@click.option("--qd", help="Velocity: nv values, comma separated, or name=value pairs (the rest zero).")
 @click.option("--qdd", help="Acceleration for tau, comma separated (default zero).")
 @click.option("--state", type=click.Path(dir_okay=False), help="YAML/JSON file {q: {dof: value}, qd: {dof: value}}.")
 @click.option("--random", is_flag=True, help="Random q within the joint limits (else [0, 2π]) and q̇ in [-10, 10].")

@@ -7,7 +7,7 @@ import time
 
 import click
 
-from .common import base_velocity, cli, emit, locked, mimic, out, progress, robot_options, strict, styled, warn_compile_once
+from .common import base_velocity, cli, dof_order, emit, locked, mimic, out, progress, robot_options, strict, styled, warn_compile_once
 
 
 def _one_line(record, seconds: float) -> str:
@@ -44,7 +44,7 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
         suite = [(r + (" +floating" if floating_base else ""), r, floating_base) for r in robots]
     else:
         suite = default_suite()
-    models = [(label, load_suite_robot(src, fb, strict(), mimic(), base_velocity(), locked())) for label, src, fb in suite]
+    models = [(label, load_suite_robot(src, fb, strict(), mimic(), base_velocity(), locked(), dof_order())) for label, src, fb in suite]
     warn_compile_once()
     records = []
     stream = fmt == "table" and not out.is_terminal  # piped: say as each robot finishes

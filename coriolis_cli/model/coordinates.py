@@ -136,6 +136,7 @@ class ReducedRobot:
     inertia_issues = _of_full("inertia_issues")
     massless_joints = _of_full("massless_joints")
     singular_joints = _of_full("singular_joints")
+    dof_order = _of_full("dof_order")
     joint_names = _of_full("joint_names")
 
     # what is the reduced coordinates'

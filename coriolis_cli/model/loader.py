@@ -139,7 +139,7 @@ def load_description(path_or_spec: str) -> RobotDescription:
 
 
 def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent",
-               base_velocity: str = "body", lock=None):
+               base_velocity: str = "body", lock=None, dof_order: str = "file"):
     """Load a robot from a .urdf/.yaml file or a spec such as ``quadruped:20``.
 
     ``floating_base=True`` puts a free joint (Pinocchio's free-flyer convention) between the
@@ -155,7 +155,9 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     ``lock``: {pattern: value or None} (or a list of patterns) of joints to hold fixed, their
     bodies merged into their parents (Pinocchio's buildReducedModel); shell globs on joint names,
     values in radians or metres, None for the neutral value; a mimic joint follows its leader
-    (see model.lock).
+    (see model.lock). ``dof_order``: ``file`` (depth first, children as the file writes them; the
+    default, stable when joints are renamed) or ``pinocchio`` (children by name, Pinocchio's order,
+    so that vectors and matrices equal Pinocchio's without a permutation).
     """
     from .coordinates import BASE_VELOCITIES, MIMIC_MODES, enforce_mimic, with_base_velocity
 
@@ -174,16 +176,16 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
                              "for already; --mimic enforce and base velocity representations cannot be added")
         from .loops import close_loops
 
-        return close_loops(build_model(desc, floating_base=floating_base, strict=strict))
+        return close_loops(build_model(desc, floating_base=floating_base, strict=strict, dof_order=dof_order))
     if base_velocity != "body":
         if mimic != "independent":
             raise ModelError("one change of coordinates at a time: --mimic enforce or a base velocity representation")
-        return with_base_velocity(build_model(desc, floating_base=floating_base, strict=strict), base_velocity)
+        return with_base_velocity(build_model(desc, floating_base=floating_base, strict=strict, dof_order=dof_order), base_velocity)
     if mimic == "independent":
-        return build_model(desc, floating_base=floating_base, strict=strict)
+        return build_model(desc, floating_base=floating_base, strict=strict, dof_order=dof_order)
     names = {j.name for j in desc.joints if j.type != "fixed"}
     for j in desc.joints:
         if j.mimic is not None and j.mimic.joint not in names:
             raise ModelError(f"joint '{j.name}' mimics joint '{j.mimic.joint}', which does not exist or is fixed, "
                              "so the mimic cannot be enforced")
-    return enforce_mimic(build_model(desc, floating_base=floating_base, strict=strict))
+    return enforce_mimic(build_model(desc, floating_base=floating_base, strict=strict, dof_order=dof_order))

@@ -22,25 +22,51 @@ def _float(value) -> float:
         return math.inf  # reported as not a finite number
 
 
-def parse_vector(text: str, expected: int, option: str, names) -> np.ndarray:
+def parse_vector(text: str, expected: int, option: str, names, default=None) -> np.ndarray:
+    """A comma list of ``expected`` numbers, or of ``name=value`` pairs (the other entries keep
+    ``default``, zeros if None)."""
     parts = [p.strip() for p in text.replace(";", ",").split(",")]
     if parts == [""]:
         parts = []
-    values = []
-    for p in parts:
-        try:
-            x = parse_number(p)
-        except ValueError:
-            raise StateError(f"{option}: '{p}' is not a number") from None
-        if not math.isfinite(x):
-            raise StateError(f"{option}: '{p}' is not a finite number")
-        values.append(x)
+    if any("=" in p for p in parts):
+        return _by_name(parts, expected, option, names, default)
+    values = [_number(p, option) for p in parts]
     if len(values) != expected:
         raise StateError(
-            f"{option}: got {len(values)} values, the robot needs {expected} "
-            f"({', '.join(names[:6])}{', ...' if len(names) > 6 else ''})"
+            f"{option}: got {len(values)} value{'' if len(values) == 1 else 's'}, the robot needs {expected} "
+            f"({', '.join(names[:6])}{', ...' if len(names) > 6 else ''}), or give name=value pairs"
         )
     return np.array(values)
+
+
+def _number(text: str, option: str, name: str | None = None) -> float:
+    where = f"{option} {name}" if name else option
+    try:
+        x = parse_number(text)
+    except ValueError:
+        raise StateError(f"{where}: '{text}' is not a number") from None
+    if not math.isfinite(x):
+        raise StateError(f"{where}: '{text}' is not a finite number")
+    return x
+
+
+def _by_name(parts, expected: int, option: str, names, default) -> np.ndarray:
+    out = np.zeros(expected) if default is None else np.array(default, dtype=float)
+    index = {n: i for i, n in enumerate(names)}
+    seen = set()
+    for p in parts:
+        name, eq, value = p.partition("=")
+        name = name.strip()
+        if not eq:
+            raise StateError(f"{option}: '{p}' is not name=value; give every entry by name, or all {expected} in order")
+        if name not in index:
+            raise StateError(f"{option}: unknown DoF name '{name}' (known: {', '.join(names[:8])}"
+                             f"{', ...' if len(names) > 8 else ''})")
+        if name in seen:
+            raise StateError(f"{option}: '{name}' is given twice")
+        seen.add(name)
+        out[index[name]] = _number(value.strip(), option, name)
+    return out
 
 
 def _fill(target: np.ndarray, mapping, names, what: str, path: str) -> None:

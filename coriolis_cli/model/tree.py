@@ -115,6 +115,7 @@ class RobotModel:
     # what is physically wrong but computable (see build_model)
     inertia_issues: tuple[InertiaIssue, ...] = ()
     massless_joints: tuple[str, ...] = ()  # sentences, one per joint that moves no mass
+    dof_order: str = "file"  # see build_model
     singular_joints: tuple[str, ...] = ()  # the names of those joints (M singular at q = 0)
     # every link's frame: (body, R, p) with the link frame's axes R and origin p in that body's
     # frame; body -1 is the world (links welded to a fixed base)
@@ -309,8 +310,17 @@ def _add_inertia(m1, c1, I1, m2, c2, I2):
     return m, c, out
 
 
-def build_model(desc: RobotDescription, floating_base: bool = False, strict: bool = False) -> RobotModel:
+DOF_ORDERS = ("file", "pinocchio")
+
+
+def build_model(desc: RobotDescription, floating_base: bool = False, strict: bool = False,
+                dof_order: str = "file") -> RobotModel:
     """Turn a description into the tree the engine runs on.
+
+    Bodies, and so the DoF, are numbered depth first. ``dof_order="file"`` visits a link's child
+    joints in the order the file writes them; ``"pinocchio"`` in the order of their names, as
+    Pinocchio's URDF parser does (urdfdom keeps a link's child joints in a map keyed by name), so
+    that q, M, C and τ line up with Pinocchio's entry by entry.
 
     Computes with the inertias as given. Links whose inertia no rigid body has (beyond round-off)
     and joints that move no mass (M singular) give one :class:`ModelWarning` each, listing every
@@ -319,9 +329,14 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
     desc = validate(desc)
     parent_of = {j.child for j in desc.joints}
     root = next(link.name for link in desc.links if link.name not in parent_of)
+    if dof_order not in DOF_ORDERS:
+        raise ModelError(f"dof_order must be one of {', '.join(DOF_ORDERS)}, got '{dof_order}'")
     children: dict[str, list] = {}
     for j in desc.joints:
         children.setdefault(j.parent, []).append(j)
+    if dof_order == "pinocchio":
+        for siblings in children.values():
+            siblings.sort(key=lambda j: j.name.encode("utf-8"))  # std::string's order: bytes
     links = {link.name: link for link in desc.links}
 
     bodies: list[dict] = []
@@ -405,6 +420,7 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
         base_link=root,
         description=desc,
         link_frames=frames,
+        dof_order=dof_order,
     )
     if model.nv == 0:
         raise ModelError("the robot has no movable joints (all joints are fixed); a body that flies freely, such as "

@@ -52,6 +52,7 @@ def info_record(robot: RobotModel) -> dict:
         "total_mass": robot.total_mass,
         "coordinates": getattr(robot, "coordinates", None)
         or ("mimic: independent" if any(b.joint.mimic for b in robot.bodies) else "joint coordinates"),
+        "dof_order": robot.dof_order,
         "dof_names": list(robot.dof_names),
         "config_names": list(robot.config_names),
         "bodies": [
@@ -115,7 +116,8 @@ def info_renderable(robot: RobotModel):
         ("base", f"{rec['base_link']} ({'floating: free joint' if rec['floating_base'] else 'fixed to the world'})"),
         ("links", f"{rec['n_links']} ({rec['fixed_joints_merged']} fixed joint{'s' if rec['fixed_joints_merged'] != 1 else ''} "
                   f"merged into {rec['n_bodies']} bodies)"),
-        ("DoF", f"nq = {rec['nq']}, nv = {rec['nv']}"),
+        ("DoF", f"nq = {rec['nq']}, nv = {rec['nv']}, in {rec['dof_order']} order"
+                + (" (children by joint name)" if rec["dof_order"] == "pinocchio" else " (children as written)")),
         ("coordinates", rec["coordinates"]),
         ("depth d", str(rec["depth"])),
         ("total mass", f"{rec['total_mass']:.6g} kg"),
