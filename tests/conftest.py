@@ -53,10 +53,16 @@ def run_cli(capsys):
     return run
 
 
+def without_compile_notice(text: str) -> list[str]:
+    """stderr's lines less the notice of a first run compiling kernels (cli.common.compile_first)."""
+    return [line for line in text.strip().splitlines()
+            if line.strip() and not line.startswith(("compiling ", "compiled in "))]
+
+
 def assert_one_line_error(result, *fragments, code=2):
     assert result.code == code, result
     assert "Traceback" not in result.err, result.err
-    lines = [line for line in result.err.strip().splitlines() if line.strip()]
+    lines = without_compile_notice(result.err)
     assert len(lines) == 1, result.err
     assert lines[0].startswith("error:"), result.err
     for frag in fragments:

@@ -16,7 +16,7 @@ pin = pytest.importorskip("pinocchio")
 from coriolis_cli.peers.pinocchio import PinocchioPeer  # noqa: E402
 
 # every bundled robot, fixed and floating (the planar arm's massless root makes a floating M singular)
-BUNDLED = ("panda", "planar_2link", "quadruped", "humanoid", "serial20", "binary20", "biped20", "quadruped20")
+BUNDLED = ("panda", "planar_2link", "gripper", "quadruped", "humanoid", "serial20", "binary20", "biped20", "quadruped20")
 ROBOTS = [(f"{name}.urdf", fb) for name in BUNDLED for fb in (False, True) if not (fb and name == "planar_2link")]
 
 

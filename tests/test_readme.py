@@ -4,6 +4,7 @@ import os
 import re
 
 import numpy as np
+import pytest
 
 import coriolis_cli as cc
 
@@ -42,3 +43,76 @@ def test_python_api_examples_run(monkeypatch):
     assert len(blocks) >= 2
     for code in blocks:
         exec(compile(code, "README.md", "exec"), {})
+
+
+# ---- every command README shows runs, and its numbers are the commands' own ----------------------------
+def _readme_commands() -> list[str]:
+    shown = re.findall(r"^\$ (coriolis .*)$", README, re.M) + re.findall(r"`(coriolis [^`]*)`", README)
+    placeholders = ("ROBOT", "FILE", "[", "...", "TOPOLOGY")
+    out = [c for c in dict.fromkeys(shown) if not any(p in c for p in placeholders) or ".../talos_data/" in c]
+    return [c for c in out if c.strip() != "coriolis info"]  # the usage error README quotes
+
+
+def test_readme_shows_commands():
+    assert len(_readme_commands()) >= 15
+
+
+@pytest.mark.parametrize("command", _readme_commands())
+def test_every_command_in_readme_runs(command, run_cli, tmp_path):
+    import shlex
+
+    args = shlex.split(command)[1:]
+    out = []
+    for k, a in enumerate(args):
+        if a.startswith("robots/"):
+            a = robot_path(a[len("robots/"):])
+        elif a.startswith(".../"):
+            from .test_lock import example_robot
+
+            a = example_robot(a[len(".../"):])
+        elif k > 0 and args[k - 1] in ("-o", "--plot"):
+            a = str(tmp_path / os.path.basename(a))
+        out.append(a)
+    if out and out[0] == "bench":
+        out += ["--repeat", "2"]
+    if out and out[0] == "verify" and "--trials" not in out:
+        out += ["--trials", "2", "--ref-trials", "1"]
+    r = run_cli(*out)
+    assert r.code == 0, r
+
+
+def _number(pattern: str) -> float:
+    m = re.search(pattern, " ".join(README.split()))
+    assert m, pattern
+    return float(m.group(1))
+
+
+@pytest.fixture(scope="module")
+def panda_runs():
+    from coriolis_cli.simulation import simulate
+
+    panda = cc.load_robot(robot_path("panda.urdf"))
+    return {k: simulate(panda, *k) for k in (("slotine-li", "christoffel"), ("passivity", "christoffel"),
+                                              ("passivity", "nonadmissible"))}
+
+
+def test_readme_simulate_numbers_are_the_commands(panda_runs):
+    adaptive = panda_runs[("slotine-li", "christoffel")]
+    assert f"{adaptive.tracking_error[0]:.3g}" == f"{_number(r'tracking error from ([0-9.]+) to [0-9.]+ rad in 2 s'):g}"
+    assert f"{adaptive.tracking_error[-1]:.2g}" == f"{_number(r'tracking error from [0-9.]+ to ([0-9.]+) rad in 2 s'):g}"
+    assert f"{adaptive.V[-1]:.2g}" == f"{_number(r'rad in 2 s \(V from [0-9.]+ to ([0-9.]+)\)'):g}"
+    exact = panda_runs[("passivity", "christoffel")]
+    assert f"{exact.tracking_error[-1]:.2g}" == f"{_number(r'error falls to ([0-9.e-]+) rad'):g}"
+    bad = panda_runs[("passivity", "nonadmissible")]
+    k = int(np.argmax(bad.V))
+    assert round(bad.V[k] / bad.V[0]) == _number(r"V climbs ([0-9]+)-fold, to")
+    assert f"{bad.V[k]:.4g}" == f"{_number(r'-fold, to ([0-9.]+) at t ='):g}"
+    assert f"{bad.t[k]:.4g}" == f"{_number(r'-fold, to [0-9.]+ at t = ([0-9.]+) s'):g}"
+    assert f"{bad.tracking_error.max():.3g}" == f"{_number(r'and the error to ([0-9.]+) rad'):g}"
+
+
+def test_readme_verify_suite_size_is_the_suites():
+    from coriolis_cli.checks.verify import default_suite
+
+    robots = _number(r"the suite runs [0-9,]+ checks on ([0-9]+) robots")
+    assert robots == len(default_suite())

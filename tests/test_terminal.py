@@ -142,3 +142,114 @@ def test_state_by_name(run_cli):
     assert_one_line_error(run_cli("compute", robot_path("planar_2link.urdf"), "--q", "joint2=0.5,1"), "not name=value")
     assert_one_line_error(run_cli("compute", robot_path("planar_2link.urdf"), "--q", "elbow=1"), "unknown DoF name 'elbow'")
     assert_one_line_error(run_cli("compute", robot_path("planar_2link.urdf"), "--q", "joint1=1,joint1=2"), "twice")
+
+
+# ---- robots by name, and from standard input --------------------------------------------------------
+def test_bundled_robots_by_name_from_any_directory(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run_cli("info", "panda", "--format", "json")
+    assert r.code == 0 and json.loads(r.out)["nv"] == 7, r
+    assert run_cli("info", "fourbar.yaml").code == 0
+    v = run_cli("verify", "humanoid", "--trials", "2", "--ref-trials", "0")
+    assert v.code == 0 and "humanoid" in v.out
+    (tmp_path / "panda").write_text(open(robot_path("planar_2link.urdf")).read())  # a file of that name wins
+    assert json.loads(run_cli("info", "panda", "--format", "json").out)["nv"] == 2
+    listed = run_cli("info", "--list", "--format", "json")
+    rows = {r["name"]: r for r in json.loads(listed.out)}
+    assert rows["panda"]["nv"] == 7 and rows["gripper"]["nv"] == 4 and rows["fourbar"]["nv"] == 1
+    assert all(r["description"] for r in rows.values())
+    assert_one_line_error(run_cli("info", "pandax"), "bundled robot ('coriolis info --list')")
+
+
+def test_a_robot_from_standard_input(run_cli, monkeypatch):
+    import io
+    import sys
+
+    for name in ("humanoid.urdf", "fourbar.yaml"):
+        text = open(robot_path(name), "rb").read()
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+        r = run_cli("info", "-", "--format", "json")
+        assert r.code == 0, r
+        assert json.loads(r.out)["nv"] == cc.load_robot(robot_path(name)).nv
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    assert_one_line_error(run_cli("info", "-"), "standard input is empty")
+
+
+# ---- convert keeps what it does not model -------------------------------------------------------------
+DRESSED = """<?xml version="1.0"?>
+<robot name="dressed" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <!-- a comment, which no parsed description keeps -->
+  <material name="blue"><color rgba="0 0 0.8 1"/></material>
+  <link name="base">
+    <visual><geometry><box size="0.1 0.2 0.3"/></geometry><material name="blue"/></visual>
+    <collision name="hull"><origin xyz="0 0 0.1"/><geometry><mesh filename="package://x/base.stl" scale="1 1 1"/></geometry></collision>
+  </link>
+  <link name="arm">
+    <inertial><origin xyz="0.1 0 0"/><mass value="1.5"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial>
+    <visual><geometry><cylinder radius="0.02" length="0.3"/></geometry></visual>
+  </link>
+  <joint name="shoulder" type="revolute">
+    <parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="10" velocity="2"/>
+    <dynamics damping="0.5" friction="0.1"/><safety_controller soft_lower_limit="-0.9" soft_upper_limit="0.9" k_velocity="1"/>
+  </joint>
+  <transmission name="t1"><type>transmission_interface/SimpleTransmission</type>
+    <joint name="shoulder"><hardwareInterface>EffortJointInterface</hardwareInterface></joint></transmission>
+  <gazebo reference="arm"><material>Gazebo/Blue</material></gazebo>
+</robot>
+"""
+
+
+def _elements(text: str) -> list[str]:
+    """Every element of a URDF other than what the dynamics reads, canonical XML, in order."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(text)
+    out = []
+    for el in root:
+        if el.tag in ("link", "joint"):
+            out += [f"{el.tag} {el.get('name')}: " + ET.canonicalize(ET.tostring(c), strip_text=True) for c in el
+                    if c.tag not in ("inertial", "origin", "parent", "child", "axis", "limit", "mimic")]
+        else:
+            out.append(ET.canonicalize(ET.tostring(el), strip_text=True))
+    return sorted(out)
+
+
+def test_convert_round_trip_keeps_every_element(tmp_path, run_cli):
+    src = tmp_path / "dressed.urdf"
+    src.write_text(DRESSED)
+    r = run_cli("convert", src, "-o", tmp_path / "d.yaml")
+    assert r.code == 0, r
+    assert "1 XML comment" in r.err and "not carried" in r.err
+    assert run_cli("convert", tmp_path / "d.yaml", "-o", tmp_path / "d.urdf").code == 0
+    back = (tmp_path / "d.urdf").read_text()
+    assert _elements(back) == _elements(DRESSED) and len(_elements(DRESSED)) == 8
+    a, b = cc.load_robot(str(src)), cc.load_robot(str(tmp_path / "d.urdf"))
+    q, qd = np.array([0.4]), np.array([1.0])
+    assert np.array_equal(cc.coriolis_matrix(a, q, qd)[0], cc.coriolis_matrix(b, q, qd)[0])
+    bad = (tmp_path / "d.yaml").read_text().replace("<visual>", "<visual", 1)
+    (tmp_path / "bad.yaml").write_text(bad)
+    assert_one_line_error(run_cli("info", tmp_path / "bad.yaml"), "urdf[0] is not one XML element")
+
+
+def test_bench_peers_without_pinocchio_says_so(run_cli, monkeypatch):
+    monkeypatch.setattr(pinocchio_peer, "available", lambda: False)
+    r = run_cli("bench", robot_path("planar_2link.urdf"), "--what", "C", "--peers", "--repeat", "3")
+    assert r.code == 0, r
+    assert "Pinocchio is not installed, so its rows are skipped (pip install pin)" in r.err
+
+
+@pytest.mark.parametrize("robot, least", [("planar_2link.urdf", (1600, 1100))])
+def test_structure_picture_grows_with_nv(long_names, run_cli, tmp_path, robot, least):
+    from PIL import Image
+
+    small, big = tmp_path / "small.png", tmp_path / "big.png"
+    assert run_cli("compute", robot_path(robot), "--random", "--what", "M", "--plot", small).code == 0
+    assert run_cli("compute", long_names, "--random", "--what", "M,Gamma", "--plot", big, "--allow-large").code == 0
+    assert Image.open(small).size == least
+    width, height = Image.open(big).size
+    # 44 DoF: every label at 7 pt needs 44 · 7 · 1.7 / 72 = 7.3 in of axis, twice across
+    assert width >= 2 * 7.3 * 100 and height >= 2 * 7.3 * 100
+    tree = tmp_path / "tree.png"
+    assert run_cli("info", long_names, "--plot", tree).code == 0
+    assert Image.open(tree).size[0] >= 4 * 100 * 30 * 8 * 0.6 / 72  # four legs' leaves, 30-character labels

@@ -17,14 +17,13 @@ import numpy as np
 
 from .. import engine
 from ..model import load_robot
+from ..model.bundled import BUNDLED_DIR  # installed with the package (robots/ in a checkout links here)
 from ..model.tree import RobotModel
 from ..peers import finite_differences as fd
 from ..peers import pinocchio as pinocchio_peer
 from ..peers.safeea import christoffel_safeea, is_serial_revolute
 
 TINY = 1e-300
-# installed with the package (robots/ in a checkout links here)
-BUNDLED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robots")
 
 CHECKS = {
     "a": ("C q̇ = RNEA (gravity off)", 1e-10),

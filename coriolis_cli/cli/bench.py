@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import cli, emit, load, parse_list, progress, robot_options, warn_compile_once
+from .common import cli, compile_first, emit, err, load, parse_list, progress, robot_options, styled
 
 # C means M, Ṁ and C together; fd: forward dynamics; slotine: the Slotine–Li torque
 OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma", "fd": "fd", "forward_dynamics": "fd",
@@ -94,7 +94,13 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
     if plot and mode != "sweep":
         raise StateError("--plot draws a DoF sweep: use it without ROBOT and without --table1")
     models = [(job, load(job.source, floating_base)) for job in jobs]
-    warn_compile_once()
+    if peers:
+        from ..peers import pinocchio as pinocchio_peer
+
+        if not pinocchio_peer.available():
+            err.print(styled(("note:", "yellow"), " --peers: Pinocchio is not installed, so its rows are skipped "
+                             "(pip install pin); our own baselines are timed"), soft_wrap=True)
+    compile_first("coriolis_matrix", "christoffel")
     bar, task = progress(len(models), "timing")
     with bar:
         done = iter(range(len(models)))

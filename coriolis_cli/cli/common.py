@@ -36,6 +36,18 @@ def styled(*parts) -> Text:
     return Text.assemble(*parts)
 
 
+class ExampleLast(click.Command):
+    """A command whose --help ends with the example its docstring gives ("Example: ..."), after
+    the options, where a reader looking for how to call it finishes."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.help and "Example:" in self.help:
+            body, _, example = self.help.partition("Example:")
+            self.help = body.rstrip()
+            self.epilog = "\b\nExample: " + " ".join(example.split())  # \\b: click keeps it on one line
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="coriolis")
 @click.option("--debug", is_flag=True, help="Show Python tracebacks for unexpected errors.")
@@ -44,6 +56,8 @@ def cli(debug):
     generated TOPOLOGY:DOF specs such as quadruped:20) with the recursive algorithms of
     Echeandia & Wensing."""
 
+
+cli.command_class = ExampleLast
 
 robot_argument = click.argument("robot", metavar="ROBOT")
 floating_option = click.option("--floating-base", is_flag=True, help="Put a free joint between the world and the root link.")
@@ -150,11 +164,31 @@ def load(robot: str, floating_base: bool = False):
                       lock=locked(), dof_order=dof_order())
 
 
-def warn_compile_once(kernel: str = "coriolis.coriolis_kernel"):
-    from ..engine.cache import kernels_cached
+def compile_first(*functions: str) -> None:
+    """Compile the engine functions a command is about to use, saying so on stderr (with a
+    spinner at a terminal) when some are not in the cache yet; silent when all are."""
+    import time
 
-    if not kernels_cached(kernel):
-        err.print(styled(("compiling the numba kernels (first run only, 10-60 s; later runs load the cache)...", "dim")))
+    from ..engine.cache import kernels_cached  # no numba: a cached run pays nothing here
+
+    from ..engine.warmup import ENTRIES
+
+    todo = [f for f in functions if not kernels_cached(ENTRIES[f])]
+    if not todo:
+        return
+    command = click.get_current_context().info_name if click.get_current_context(silent=True) else "this command"
+    what = f"compiling {len(todo)} of the {len(functions)} numba kernels '{command}' uses ({', '.join(todo)}); " \
+        "once per install, then they load from the cache"
+    start = time.perf_counter()
+    from ..engine.warmup import warm_up
+
+    if err.is_terminal:
+        with err.status(what):
+            warm_up(todo)
+    else:
+        err.print(styled((what + "...", "dim")), soft_wrap=True)
+        warm_up(todo)
+    err.print(styled((f"compiled in {time.perf_counter() - start:.1f} s", "dim")))
 
 
 def parse_list(text: str, choices: dict[str, str], option: str) -> list[str]:

@@ -6,7 +6,7 @@ import click
 import numpy as np
 
 from ..errors import StateError
-from .common import FORMATS, cli, emit, load, parse_list, resolve_format, robot_argument, robot_options, warn_compile_once
+from .common import FORMATS, cli, compile_first, emit, load, parse_list, resolve_format, robot_argument, robot_options
 
 QUANTITY_NAMES = {"m": "M", "mdot": "Mdot", "c": "C", "gamma": "Gamma", "g": "g", "tau": "tau"}
 
@@ -106,7 +106,10 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
     quantities = parse_list(what, QUANTITY_NAMES, "--what")
     model = load(robot, floating_base)
     qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)
-    warn_compile_once()
+    needs = {"M": "coriolis_matrix", "Mdot": "coriolis_matrix", "C": "coriolis_matrix", "Gamma": "christoffel",
+             "g": "gravity_vector", "tau": "inverse_dynamics"}
+    compile_first(*dict.fromkeys([needs.get(k, "coriolis_matrix") for k in quantities]
+                                 + (["mass_matrix"] if "Gamma" in quantities else [])))
     result = evaluate(model, qv, qdv, qddv, quantities, factorization, top, fmt, allow_large)
     if plot:
         emit(_structure_picture(model, qv, qdv, factorization), plot, force)

@@ -7,7 +7,7 @@ import os
 import click
 
 from ..errors import StateError
-from .common import cli, emit, lock_option, locked, robot_argument
+from .common import cli, emit, err, lock_option, locked, robot_argument, styled
 
 
 def _write_description(desc, output: str, force: bool):
@@ -30,8 +30,10 @@ def _write_description(desc, output: str, force: bool):
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 @lock_option
 def convert(robot, output, force):
-    """Convert ROBOT between URDF and YAML (the format follows the extension of -o). With --lock,
-    the locked joints are written as fixed joints at their values.
+    """Convert ROBOT between URDF and YAML (the format follows the extension of -o). Elements the
+    dynamics does not read (visuals, collisions, materials, transmissions, plugins) are carried as
+    they are written (YAML's urdf: lists). With --lock, the locked joints are written as fixed
+    joints at their values.
 
     Example: coriolis convert robots/panda.urdf -o panda.yaml
     """
@@ -43,6 +45,23 @@ def convert(robot, output, force):
     desc = lock_joints(load_description(robot), locked())
     build_model(desc)  # refuse to convert what we could not compute with
     _write_description(desc, output, force)
+    dropped = _comments(robot)
+    if dropped:
+        err.print(styled(("note:", "yellow"), f" {dropped} XML comment{'s' if dropped > 1 else ''} of {robot} "
+                         "not carried (every element is)"), soft_wrap=True)
+
+
+def _comments(robot: str) -> int:
+    """The XML comments in a URDF file, which no parsed description keeps."""
+    from ..model.loader import read_text
+
+    if not os.path.isfile(robot):
+        return 0
+    try:
+        text = read_text(robot)
+    except Exception:  # noqa: BLE001 - it was read a moment ago; a note is not worth an error
+        return 0
+    return text.count("<!--") if text.lstrip().startswith("<") else 0
 
 
 @cli.command()

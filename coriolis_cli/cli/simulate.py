@@ -8,7 +8,7 @@ import warnings
 import click
 
 from ..errors import ModelWarning, StateError
-from .common import cli, emit, err, fixed_robot_options, load, progress, resolve_format, robot_argument, styled, warn_compile_once
+from .common import cli, compile_first, emit, err, fixed_robot_options, load, progress, resolve_format, robot_argument, styled
 
 
 def _gains(text: str):
@@ -70,7 +70,8 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     with warnings.catch_warnings():  # a singular M is refused below, in one line with the lock that helps
         warnings.filterwarnings("ignore", message="M is singular", category=ModelWarning)
         model = load(robot)
-    warn_compile_once("forward_dynamics.forward_dynamics_kernel")
+    compile_first("mass_matrix", "slotine_li", "adaptation_gradient", "forward_dynamics", "regressor",
+                  "inverse_dynamics")
     bar, task = progress(steps, f"simulating {steps:,} steps")
     with bar:
         result = run(model, controller, factorization, duration, rate, (lam, kappa), adaptation_gain,

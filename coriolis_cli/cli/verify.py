@@ -7,7 +7,7 @@ import time
 
 import click
 
-from .common import base_velocity, cli, dof_order, emit, locked, mimic, out, progress, robot_options, strict, styled, warn_compile_once
+from .common import base_velocity, cli, compile_first, dof_order, emit, locked, mimic, out, progress, robot_options, strict, styled
 
 
 def _one_line(record, seconds: float) -> str:
@@ -45,7 +45,7 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
     else:
         suite = default_suite()
     models = [(label, load_suite_robot(src, fb, strict(), mimic(), base_velocity(), locked(), dof_order())) for label, src, fb in suite]
-    warn_compile_once()
+    compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", "mass_matrix")
     records = []
     stream = fmt == "table" and not out.is_terminal  # piped: say as each robot finishes
     bar, task = progress(len(models) * trials, "verifying")

@@ -110,7 +110,10 @@ def prepare_kernel_cache() -> str | None:
 
 
 def kernels_cached(kernel: str = "coriolis.coriolis_kernel") -> bool:
-    """Whether ``kernel`` (module.function) is compiled on disk already (without importing numba)."""
+    """Whether ``kernel`` (module.function) is compiled on disk already (without importing numba):
+    in the directory numba uses once prepare_kernel_cache() has run, else in any it may use."""
+    if cache_dir is not None:
+        return bool(glob.glob(os.path.join(cache_dir, "**", f"{kernel}-*.nbi"), recursive=True))
     dirs = [IN_TREE]
     env = os.environ.get("NUMBA_CACHE_DIR")
     if env:

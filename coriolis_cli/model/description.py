@@ -61,6 +61,9 @@ class Mimic:
 class LinkSpec:
     name: str
     inertial: Inertial | None = None
+    # URDF elements the dynamics does not read (<visual>, <collision>, ...), as XML text, carried
+    # through convert unchanged
+    extra: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class JointSpec:
     axis: tuple[float, float, float] = (1.0, 0.0, 0.0)
     limits: Limits | None = None
     mimic: Mimic | None = None
+    extra: tuple[str, ...] = field(default=(), compare=False)  # <dynamics>, <calibration>, ... as XML text
 
 
 LOOP_TYPES = ("revolute", "spherical")
@@ -108,6 +112,8 @@ class RobotDescription:
     loops: tuple[LoopClosure, ...] = ()
     independent: tuple[str, ...] = ()
     guess: tuple[tuple[str, float], ...] = ()
+    # top-level URDF elements other than links and joints (<material>, <transmission>, <gazebo>, ...)
+    extra: tuple[str, ...] = field(default=(), compare=False)
 
     def link(self, name: str) -> LinkSpec:
         for link in self.links:
@@ -338,15 +344,16 @@ def description_to_dict(desc: RobotDescription) -> dict:
         "links": [
             {"name": link.name, "inertial": None if link.inertial is None else
              {"mass": link.inertial.mass, "xyz": list(link.inertial.xyz), "rpy": list(link.inertial.rpy),
-              "inertia": list(link.inertial.inertia)}}
+              "inertia": list(link.inertial.inertia)}, "extra": list(link.extra)}
             for link in desc.links
         ],
         "joints": [
             {"name": j.name, "type": j.type, "parent": j.parent, "child": j.child, "xyz": list(j.xyz), "rpy": list(j.rpy),
              "axis": list(j.axis), "limits": None if j.limits is None else vars(j.limits).copy(),
-             "mimic": None if j.mimic is None else vars(j.mimic).copy()}
+             "mimic": None if j.mimic is None else vars(j.mimic).copy(), "extra": list(j.extra)}
             for j in desc.joints
         ],
+        "extra": list(desc.extra),
     }
 
 
@@ -377,7 +384,7 @@ def description_from_dict(data: dict, source: str = "") -> RobotDescription:
     links = tuple(
         LinkSpec(_str_of(d["name"]), None if d["inertial"] is None else Inertial(
             _num_of(d["inertial"]["mass"]), _nums(d["inertial"]["xyz"], 3), _nums(d["inertial"]["rpy"], 3),
-            _nums(d["inertial"]["inertia"], 6)))
+            _nums(d["inertial"]["inertia"], 6)), _strs(d["extra"]))
         for d in data["links"]
     )
     joints = []
@@ -387,5 +394,12 @@ def description_from_dict(data: dict, source: str = "") -> RobotDescription:
             _str_of(d["name"]), _str_of(d["type"]), _str_of(d["parent"]), _str_of(d["child"]), _nums(d["xyz"], 3),
             _nums(d["rpy"], 3), _nums(d["axis"], 3),
             None if lim is None else Limits(*(_opt_num(lim[k]) for k in ("lower", "upper", "effort", "velocity"))),
-            None if mim is None else Mimic(_str_of(mim["joint"]), _num_of(mim["multiplier"]), _num_of(mim["offset"]))))
-    return RobotDescription(_str_of(data["name"]), links, tuple(joints), source=source)
+            None if mim is None else Mimic(_str_of(mim["joint"]), _num_of(mim["multiplier"]), _num_of(mim["offset"])),
+            _strs(d["extra"])))
+    return RobotDescription(_str_of(data["name"]), links, tuple(joints), source=source, extra=_strs(data["extra"]))
+
+
+def _strs(x) -> tuple[str, ...]:
+    if not isinstance(x, list):
+        raise ValueError("expected a list of strings")
+    return tuple(_str_of(v) for v in x)

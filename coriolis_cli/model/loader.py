@@ -47,7 +47,7 @@ def _cache_dir() -> str | None:
     return os.path.join(base, "coriolis", "urdf")
 
 
-CACHE_SCHEMA = 2  # bump when the cached layout or the parser's output changes
+CACHE_SCHEMA = 3  # bump when the cached layout or the parser's output changes
 CACHE_MAX_BYTES = 64 * 2**20
 
 
@@ -117,8 +117,42 @@ def _parse_urdf_cached(content: str, source: str) -> RobotDescription:
     return desc
 
 
+def read_stdin() -> str:
+    """The robot description piped to standard input (``-``), bounded as a file is."""
+    import sys
+
+    from .limits import max_file_bytes
+
+    limit = max_file_bytes()
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise ModelError("-: no standard input to read a robot from")
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise ModelError(f"-: larger than {limit // 2**20} MiB (set CORIOLIS_MAX_FILE_MB to raise the limit)")
+    data = data.rstrip(b"\x00")
+    if not data.strip():
+        raise ModelError("-: standard input is empty; pipe a URDF or YAML robot into it (xacro robot.xacro | coriolis info -)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelError("-: not a text file (invalid UTF-8)") from None
+
+
 def load_description(path_or_spec: str) -> RobotDescription:
+    """A robot's description from a file, ``-`` (standard input, URDF or YAML by its content), a
+    bundled robot's name (``panda``; a file of that name in the working directory wins) or a
+    generated topology's spec (``quadruped:20``)."""
+    from .bundled import bundled_path
+
     text = str(path_or_spec)
+    if text == "-":
+        content = read_stdin()
+        if content.lstrip().startswith("<"):
+            return _parse_urdf_cached(content, "<stdin>")
+        return parse_yaml(content, "<stdin>")
+    if not os.path.exists(text) and not is_spec(text) and bundled_path(text):
+        text = bundled_path(text)
     if os.path.exists(text):
         ext = os.path.splitext(text)[1].lower()
         content = read_text(text)
@@ -131,10 +165,10 @@ def load_description(path_or_spec: str) -> RobotDescription:
         topo, dof, seed = parse_spec(text)
         return generate(topo, dof, seed)
     if os.path.splitext(text)[1].lower() in URDF_EXT + YAML_EXT or os.sep in text:
-        raise ModelError(f"{text}: no such file")
+        raise ModelError(f"{text}: no such file (bundled robots: 'coriolis info --list')")
     raise ModelError(
-        f"'{text}' is neither a robot file (.urdf, .yaml) nor a spec TOPOLOGY:DOF "
-        f"(topologies: {', '.join(TOPOLOGIES)})"
+        f"'{text}' is neither a robot file (.urdf, .yaml), a bundled robot ('coriolis info --list') nor a spec "
+        f"TOPOLOGY:DOF (topologies: {', '.join(TOPOLOGIES)})"
     )
 
 

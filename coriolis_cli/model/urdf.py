@@ -6,6 +6,7 @@ which fails to import on Python 3.10+, and calls ``np.float``, removed in NumPy 
 
 from __future__ import annotations
 
+import copy
 import io
 import logging
 import os
@@ -135,6 +136,7 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
         inertial_el = el.find("inertial")
         if inertial_el is not None:
             inertial_origin[el.get("name")] = _xml_origin(inertial_el.find("origin"), source)
+    extras = _extras(root)
     links = []
     for link in robot.links:
         inertial = None
@@ -148,7 +150,7 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
                 rpy=rpy,
                 inertia=(I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2]),
             )
-        links.append(LinkSpec(name=link.name, inertial=inertial))
+        links.append(LinkSpec(name=link.name, inertial=inertial, extra=extras.get(("link", link.name), ())))
     without_axis = {el.get("name") for el in root.findall("joint") if el.find("axis") is None}
     joints = []
     for j in robot.joints:
@@ -180,10 +182,46 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
                 axis=axis,
                 limits=limits,
                 mimic=mimic,
+                extra=extras.get(("joint", j.name), ()),
             )
         )
     name = root.get("name")
-    return RobotDescription(name=name, links=tuple(links), joints=tuple(joints), source=source)
+    return RobotDescription(name=name, links=tuple(links), joints=tuple(joints), source=source,
+                            extra=extras.get(("robot", None), ()))
+
+
+# the children of a link, a joint and the robot that the dynamics reads; every other is carried
+READ = {"link": ("inertial",), "joint": ("origin", "parent", "child", "axis", "limit", "mimic"), "robot": ("link", "joint")}
+
+
+def _xml(el) -> str:
+    el = copy.deepcopy(el)
+    el.tail = None
+    ET.indent(el, space="  ")
+    return ET.tostring(el, encoding="unicode")
+
+
+def _extras(root) -> dict:
+    """{(kind, name): XML texts of the children the dynamics does not read}, kind link, joint or
+    robot (name None): visuals, collisions, materials, transmissions, plugins, as written."""
+    out: dict = {}
+    top = [_xml(el) for el in root if isinstance(el.tag, str) and el.tag not in READ["robot"]]
+    if top:
+        out[("robot", None)] = tuple(top)
+    for kind in ("link", "joint"):
+        for el in root.findall(kind):
+            kept = tuple(_xml(c) for c in el if isinstance(c.tag, str) and c.tag not in READ[kind])
+            if kept:
+                out[(kind, el.get("name"))] = kept
+    return out
+
+
+def _append_xml(parent, texts, where: str) -> None:
+    for text in texts:
+        try:
+            parent.append(ET.fromstring(text))
+        except ET.ParseError as e:
+            raise ModelError(f"{where}: an element carried from the source is not XML ({e})") from None
 
 
 def _fmt(values) -> str:
@@ -191,10 +229,12 @@ def _fmt(values) -> str:
 
 
 def to_urdf(desc: RobotDescription) -> str:
-    """Serialize a description to URDF text (full float precision, no geometry)."""
+    """Serialize a description to URDF text (full float precision; the elements the dynamics does
+    not read, such as geometry, as they were read)."""
     if desc.loops:
         raise ModelError(f"URDF cannot hold closed loops ({len(desc.loops)} in '{desc.name}'); convert to YAML instead")
     robot = ET.Element("robot", name=desc.name)
+    _append_xml(robot, desc.extra, f"robot '{desc.name}'")
     for link in desc.links:
         el = ET.SubElement(robot, "link", name=link.name)
         if link.inertial is not None:
@@ -204,6 +244,7 @@ def to_urdf(desc: RobotDescription) -> str:
             ET.SubElement(ie, "mass", value=repr(float(inn.mass)))
             ixx, ixy, ixz, iyy, iyz, izz = (repr(float(v)) for v in inn.inertia)
             ET.SubElement(ie, "inertia", ixx=ixx, ixy=ixy, ixz=ixz, iyy=iyy, iyz=iyz, izz=izz)
+        _append_xml(el, link.extra, f"link '{link.name}'")
     for j in desc.joints:
         el = ET.SubElement(robot, "joint", name=j.name, type=j.type)
         ET.SubElement(el, "parent", link=j.parent)
@@ -218,5 +259,6 @@ def to_urdf(desc: RobotDescription) -> str:
             ET.SubElement(
                 el, "mimic", joint=j.mimic.joint, multiplier=repr(j.mimic.multiplier), offset=repr(j.mimic.offset)
             )
+        _append_xml(el, j.extra, f"joint '{j.name}'")
     ET.indent(robot, space="  ")
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"

@@ -38,7 +38,7 @@ from .limits import load_yaml
 from .numbers import as_float, parse_number
 
 
-TOP_LEVEL_KEYS = ("name", "links", "joints", "loops", "independent", "guess")
+TOP_LEVEL_KEYS = ("name", "links", "joints", "loops", "independent", "guess", "urdf")
 LOOP_KEYS = ("name", "type", "parent", "child", "xyz", "rpy", "child_xyz", "child_rpy", "axis")
 
 
@@ -111,7 +111,7 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
             )
         elif any(k in raw for k in ("com", "inertia", "com_rpy")):
             raise ModelError(f"{where}: has com/inertia but no mass")
-        links.append(LinkSpec(name=name, inertial=inertial))
+        links.append(LinkSpec(name=name, inertial=inertial, extra=_urdf(raw.get("urdf"), f"{where}.urdf")))
     joints = []
     for i, raw in enumerate(joints_in):
         where = f"{source}: joints[{i}]"
@@ -145,12 +145,34 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
                 axis=_vec(raw.get("axis", [0, 0, 1] if raw.get("type") == "planar" else [1, 0, 0]), 3, f"{where}.axis"),
                 limits=limits,
                 mimic=mimic,
+                extra=_urdf(raw.get("urdf"), f"{where}.urdf"),
             )
         )
     name = data.get("name", "robot")
     loops, independent, guess = _loops(data, source)
     return RobotDescription(name=str(name), links=tuple(links), joints=tuple(joints), source=source, loops=loops,
-                            independent=independent, guess=guess)
+                            independent=independent, guess=guess, extra=_urdf(data.get("urdf"), f"{source}: urdf"))
+
+
+def _urdf(value, where: str) -> tuple[str, ...]:
+    """``urdf:``, URDF elements the dynamics does not read (geometry, materials, ...), carried to
+    URDF by convert: a list of XML texts, each one element."""
+    import xml.etree.ElementTree as ET
+
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ModelError(f"{where} must be a list of URDF elements (XML text)")
+    out = []
+    for k, text in enumerate(value):
+        if not isinstance(text, str):
+            raise ModelError(f"{where}[{k}] must be XML text")
+        try:
+            ET.fromstring(text)
+        except ET.ParseError as e:
+            raise ModelError(f"{where}[{k}] is not one XML element ({e})") from None
+        out.append(text)
+    return tuple(out)
 
 
 def _loops(data: dict, source: str):
@@ -196,6 +218,8 @@ def to_yaml(desc: RobotDescription) -> str:
             if any(link.inertial.rpy):
                 d["com_rpy"] = _clean(link.inertial.rpy)
             d["inertia"] = _clean(link.inertial.inertia)
+        if link.extra:
+            d["urdf"] = list(link.extra)
         links.append(d)
     joints = []
     for j in desc.joints:
@@ -207,8 +231,12 @@ def to_yaml(desc: RobotDescription) -> str:
             d["limits"] = {k: v for k, v in vars(j.limits).items() if v is not None}
         if j.mimic is not None:
             d["mimic"] = {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset}
+        if j.extra:
+            d["urdf"] = list(j.extra)
         joints.append(d)
     doc = {"name": desc.name, "links": links, "joints": joints}
+    if desc.extra:
+        doc["urdf"] = list(desc.extra)
     if desc.loops:
         doc["loops"] = [{"name": c.name, "type": c.type, "parent": c.parent, "child": c.child, "xyz": _clean(c.xyz),
                          "rpy": _clean(c.rpy), "child_xyz": _clean(c.child_xyz), "child_rpy": _clean(c.child_rpy),
@@ -216,4 +244,16 @@ def to_yaml(desc: RobotDescription) -> str:
         doc["independent"] = list(desc.independent)
         if desc.guess:
             doc["guess"] = {k: float(v) for k, v in desc.guess}
-    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None)
+    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, default_flow_style=None, allow_unicode=True)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (carried URDF elements) as literal blocks, readable and exact."""
+
+
+def _str_representer(dumper, text):
+    style = "|" if "\n" in text and not text.endswith(" ") and "\t" not in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _str_representer)

@@ -7,7 +7,10 @@ import io
 
 import numpy as np
 
-MAX_LABELS = 60  # DoF names along each axis of a heatmap
+MAX_LABELS = 120  # DoF names along each axis of a heatmap (every one up to here, then every step-th)
+LABEL_POINTS = 7.0  # font size of the DoF labels once the figure grows with nv: legible at 100 dpi
+MAX_TREE_BODIES = 400  # beyond, info --plot refuses in one line (a 1,000-link chain is 1,100 in tall)
+WIDE = 20  # DoF beyond which the heatmaps stack in one column and the figure grows with nv
 ZERO_COLOUR = "#d9d9d9"  # exact zeros (branch-induced sparsity), distinct from every value's colour
 
 
@@ -62,34 +65,72 @@ def gamma_montage(Gamma: np.ndarray, related: np.ndarray, tiny: float) -> np.nda
     return out
 
 
+def _label_inches(names, points: float) -> float:
+    """Room for the longest DoF label at ``points`` (a character is about 0.6 em)."""
+    return max((len(str(x)) for x in names), default=1) * points * 0.6 / 72 + 0.3
+
+
 def structure_plot(robot_name: str, names, M, Mdot, C, Gamma, related, factorization: str) -> bytes:
     """Heatmaps of M, Ṁ, C (symmetric log scale, exact zeros grey) and, when Γ is given, the
-    pattern of its (i, j, k) entries that can be nonzero (Featherstone's branch-induced sparsity)."""
+    pattern of its (i, j, k) entries that can be nonzero (Featherstone's branch-induced sparsity).
+    Up to WIDE DoF the three heatmaps share a row of a 16 x 11 in figure; beyond, they stack and the
+    figure grows so that every DoF label keeps LABEL_POINTS (a 44-DoF humanoid: 2,000 px wide)."""
     from matplotlib.colors import ListedColormap
 
     plt = _pyplot()
     n = len(names)
-    fontsize = max(4, min(9, int(200 / max(min(n, MAX_LABELS), 1))))
-    fig = plt.figure(figsize=(16, 11 if Gamma is not None else 5.8), dpi=100)
-    grid = fig.add_gridspec(2 if Gamma is not None else 1, 3, height_ratios=[1, 1.15] if Gamma is not None else [1])
-    for col, (X, title) in enumerate(((M, "M"), (Mdot, "Ṁ"), (C, f"C ({factorization})"))):
-        ax = fig.add_subplot(grid[0, col])
+    heatmaps = ((M, "M"), (Mdot, "Ṁ"), (C, f"C ({factorization})"))
+    if n <= WIDE:
+        fontsize = max(4, min(9, int(200 / max(n, 1))))
+        fig = plt.figure(figsize=(16, 11 if Gamma is not None else 5.8), dpi=100)
+        grid = fig.add_gridspec(2 if Gamma is not None else 1, 3, height_ratios=[1, 1.15] if Gamma is not None else [1])
+        places = [grid[0, col] for col in range(3)]
+        gamma_place = grid[1, :] if Gamma is not None else None
+    else:
+        fontsize = LABEL_POINTS
+        shown = min(n, MAX_LABELS)
+        axis = max(5.0, shown * fontsize * 1.7 / 72)  # one label per DoF, 1.7 line heights apart
+        side = axis + _label_inches(names, fontsize) + 1.6  # labels, the axis, the colour bar
+        fig = plt.figure(figsize=(2 * side, 2 * side), dpi=100)  # M, Ṁ above; C, Γ below
+        grid = fig.add_gridspec(2, 2)
+        places = [grid[0, 0], grid[0, 1], grid[1, 0]]
+        gamma_place = grid[1, 1] if Gamma is not None else None
+    for place, (X, title) in zip(places, heatmaps):
+        ax = fig.add_subplot(place)
         img = _heatmap(ax, X, names, title, fontsize)
         fig.colorbar(img, ax=ax, shrink=0.8)
     if Gamma is not None:
-        ax = fig.add_subplot(grid[1, :])
+        ax = fig.add_subplot(gamma_place)
         big = float(np.max(np.abs(Gamma), initial=0.0))
         pattern = gamma_montage(Gamma, related, 1e-12 * max(big, float(np.max(np.abs(M), initial=0.0))))
         cmap = ListedColormap(["white", "#f4f4f4", "#c6dbef", "#08306b"])
         ax.imshow(pattern, cmap=cmap, vmin=-1.5, vmax=2.5, interpolation="nearest")
         ax.set_xticks([])
         ax.set_yticks([])
+        _label_slices(fig, ax, names)
         possible = int(sum((related & related[:, k][:, None] & related[:, k][None, :]).sum() for k in range(n)))
-        ax.set_title(f"Γ[:, :, k] for k = 1…{n}, row by row: dark = nonzero, light blue = may be nonzero, "
-                     f"grey = structurally zero ({possible:,} of {n**3:,} triples can be nonzero)", fontsize=10)
+        ax.set_title(f"Γ[:, :, k] for k = 0…{n - 1}, row by row: dark = nonzero, light blue = may be nonzero,\n"
+                     f"grey = structurally zero ({possible:,} of {n**3:,} triples can be nonzero)", fontsize=10, pad=14)
     fig.suptitle(f"{robot_name}: M, Ṁ, C at this state (symmetric log colour scale; grey = exact zero)", fontsize=12)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # the title above the panels' own
     return _png(fig)
+
+
+def _label_slices(fig, ax, names) -> None:
+    """Each slice of the Γ montage labelled by k above it: 'k name' where the name fits the
+    slice's width at a legible size, else k alone (the heatmaps' axes name every k)."""
+    n = len(names)
+    cols = int(np.ceil(np.sqrt(n)))
+    fig.canvas.draw()
+    slice_points = ax.get_window_extent().width / fig.dpi * 72 / cols
+    labels = [f"{k} {name}" for k, name in enumerate(names)]
+    size = min(8.0, 0.9 * slice_points / (0.6 * max(len(x) for x in labels)))
+    if size < 5.0:  # names do not fit: indices, at one size for all
+        labels = [f"k = {k}" for k in range(n)]
+        size = min(8.0, max(5.0, 0.9 * slice_points / (0.6 * len(labels[-1]))))
+    for k, label in enumerate(labels):
+        r, c = divmod(k, cols)
+        ax.text(c * (n + 1), r * (n + 1) - 0.3, label, fontsize=size, ha="left", va="bottom", color="#08306b")
 
 
 def tree_plot(robot) -> bytes:
@@ -100,35 +141,45 @@ def tree_plot(robot) -> bytes:
     children = {i: [] for i in range(-1, N)}
     for i, b in enumerate(bodies):
         children[b.parent].append(i)
-    x, depth = {}, {-1: 0}
-    next_leaf = [0.0]
+    if N > MAX_TREE_BODIES:
+        from ..errors import SizeError
 
-    def place(i):  # leaves get consecutive x, a parent the middle of its children
-        if i >= 0:
+        raise SizeError(f"info --plot draws trees of up to {MAX_TREE_BODIES} bodies; this one has {N:,} "
+                        "(the table and --format json list every body)")
+    fontsize = 8
+    root_label = ("world" if robot.floating_base else f"{robot.base_link}\n(fixed to the world)")
+    labels = {-1: root_label, **{i: f"{b.name}\n{b.mass:.3g} kg" for i, b in enumerate(bodies)}}
+    edge_labels = {i: f"{b.joint.name}\n[{b.joint.type}]" for i, b in enumerate(bodies)}
+    # one slot per leaf, as wide as the widest box or joint label, so that no two overlap
+    widest = max(max(len(line) for line in t.split("\n")) for t in [*labels.values(), *edge_labels.values()])
+    slot = widest * fontsize * 0.6 / 72 + 0.35  # inches
+    x, depth = {}, {-1: 0}
+    next_leaf = 0.0
+    stack = [(-1, False)]
+    while stack:  # leaves get consecutive x, a parent the middle of its children (iterative: any depth)
+        i, done = stack.pop()
+        if i >= 0 and i not in depth:
             depth[i] = depth[bodies[i].parent] + 1
         kids = children[i]
         if not kids:
-            x[i] = next_leaf[0]
-            next_leaf[0] += 1.0
-            return
-        for c in kids:
-            place(c)
-        x[i] = 0.5 * (x[kids[0]] + x[kids[-1]])
-
-    place(-1)
-    width = max(next_leaf[0], 1.0)
+            x[i] = next_leaf
+            next_leaf += 1.0
+        elif done:
+            x[i] = 0.5 * (x[kids[0]] + x[kids[-1]])
+        else:
+            stack.append((i, True))
+            stack.extend((c, False) for c in reversed(kids))
+    width = max(next_leaf, 1.0)
     levels = max(depth.values()) + 1
-    fig, ax = plt.subplots(figsize=(min(max(6.0, 1.5 * width + 2), 24), min(max(4.0, 1.1 * levels + 1), 16)), dpi=100)
-    fontsize = 8 if width <= 20 else 6
+    fig, ax = plt.subplots(figsize=(max(6.0, slot * width + 1.5), max(4.0, 1.4 * levels + 1)), dpi=100)
     for i, b in enumerate(bodies):
         p = b.parent
         ax.plot([x[p], x[i]], [-depth[p], -depth[i]], color="#888888", lw=1.2, zorder=1)
         # the label near the child, where sibling edges have spread apart
-        ax.text(x[p] + 0.62 * (x[i] - x[p]), -(depth[p] + 0.62 * (depth[i] - depth[p])), f"{b.joint.name}\n[{b.joint.type}]",
+        ax.text(x[p] + 0.7 * (x[i] - x[p]), -(depth[p] + 0.7 * (depth[i] - depth[p])), edge_labels[i],
                 fontsize=fontsize - 1, ha="center", va="center", color="#444444",
                 bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85), zorder=2)
-    root_label = ("world" if robot.floating_base else f"{robot.base_link}\n(fixed to the world)")
-    nodes = [(-1, root_label, "#eeeeee")] + [(i, f"{b.name}\n{b.mass:.3g} kg", "#c6dbef") for i, b in enumerate(bodies)]
+    nodes = [(-1, labels[-1], "#eeeeee")] + [(i, labels[i], "#c6dbef") for i in range(N)]
     for i, label, colour in nodes:
         ax.text(x[i], -depth[i], label, fontsize=fontsize, ha="center", va="center",
                 bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="#08306b", lw=0.8), zorder=3)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from rich.cells import cell_len
 from rich.console import Group
@@ -322,4 +324,32 @@ def gamma_table(entries, total: int, names, size: int) -> Table:
         t.add_column(col, justify="right" if col == "Γ_ijk" else "left")
     for i, j, k, v in entries:
         t.add_row(str(names[i]), str(names[j]), str(names[k]), f"{v: .6g}")
+    return fit_columns(t)
+
+
+def bundled_record() -> list[dict]:
+    """The bundled robots: name, file, DoF and a line on each."""
+    import os
+    import warnings
+
+    from ..model import load_robot
+    from ..model.bundled import DESCRIPTIONS, bundled_files
+
+    out = []
+    for path in bundled_files():
+        name = os.path.splitext(os.path.basename(path))[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            robot = load_robot(path)
+        out.append({"name": name, "file": path, "nv": robot.nv, "description": DESCRIPTIONS.get(name, "")})
+    return out
+
+
+def bundled_table(rec: list[dict]) -> Table:
+    t = Table(title="robots installed with coriolis (give the name: coriolis info panda)", title_justify="left",
+              caption=f"in {os.path.dirname(rec[0]['file'])}" if rec else None, caption_justify="left")
+    for col in ("name", "DoF", "what"):
+        t.add_column(col, justify="right" if col == "DoF" else "left")
+    for r in rec:
+        t.add_row(r["name"], str(r["nv"]), r["description"])
     return fit_columns(t)

@@ -1,0 +1,54 @@
+"""Compiling the kernels a command needs before it runs, so that the wait can be announced.
+
+numba compiles an entry point on its first call for a given argument type, and caches it on disk.
+The type depends on the arrays, never on the robot's size, so a two-body chain compiles exactly
+what the user's robot will run: a command compiles (or loads from the cache) its entries here, in
+well under a second when cached, then runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# public function → the compiled entry whose cache file tells whether it is compiled already
+ENTRIES = {
+    "coriolis_matrix": "entry.coriolis_into",  # the call without data= writes into fresh arrays
+    "christoffel": "entry.christoffel",
+    "mass_matrix": "entry.mass_matrix",
+    "inverse_dynamics": "entry.inverse_dynamics",
+    "gravity_vector": "entry.gravity_vector",
+    "forward_dynamics": "entry.forward_dynamics",
+    "slotine_li": "entry.slotine_li",
+    "adaptation_gradient": "entry.adaptation_gradient",
+    "regressor": "entry.regressor",
+}
+
+
+def missing(functions) -> list[str]:
+    """The functions among ``functions`` whose compiled entry is not in the cache."""
+    from .cache import kernels_cached
+
+    return [f for f in functions if not kernels_cached(ENTRIES[f])]
+
+
+def warm_up(functions) -> None:
+    """Call each of ``functions`` once on a two-body chain (compiling or loading its entry)."""
+    from .. import engine
+    from ..model.topologies import generate
+    from ..model.tree import build_model
+
+    robot = build_model(generate("serial", 2, 0))
+    q, z = robot.neutral_configuration(), np.zeros(robot.nv)
+    calls = {
+        "coriolis_matrix": lambda: engine.coriolis_matrix(robot, q, z),
+        "christoffel": lambda: engine.christoffel(robot, q),
+        "mass_matrix": lambda: engine.mass_matrix(robot, q),
+        "inverse_dynamics": lambda: engine.inverse_dynamics(robot, q, z, z),
+        "gravity_vector": lambda: engine.gravity_vector(robot, q),
+        "forward_dynamics": lambda: engine.forward_dynamics(robot, q, z, z),
+        "slotine_li": lambda: engine.slotine_li(robot, q, z, z, z),
+        "adaptation_gradient": lambda: engine.adaptation_gradient(robot, q, z, z, z),
+        "regressor": lambda: engine.regressor(robot, q, z, z, z),
+    }
+    for f in functions:
+        calls[f]()
