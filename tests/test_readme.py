@@ -47,7 +47,7 @@ def test_python_api_examples_run(monkeypatch):
 
 # ---- every command README shows runs, and its numbers are the commands' own ----------------------------
 def _readme_commands() -> list[str]:
-    shown = re.findall(r"^\$ (coriolis .*)$", README, re.M) + re.findall(r"`(coriolis [^`]*)`", README)
+    shown = re.findall(r"^\$ (coriolis .*)$", README, re.M) + [" ".join(c.split()) for c in re.findall(r"`(coriolis [^`]*)`", README)]
     placeholders = ("ROBOT", "FILE", "[", "...", "TOPOLOGY")
     out = [c for c in dict.fromkeys(shown) if not any(p in c for p in placeholders) or ".../talos_data/" in c]
     return [c for c in out if c.strip() != "coriolis info"]  # the usage error README quotes
@@ -74,7 +74,7 @@ def test_every_command_in_readme_runs(command, run_cli, tmp_path):
             a = str(tmp_path / os.path.basename(a))
         out.append(a)
     if out and out[0] == "bench":
-        out += ["--repeat", "2"]
+        out += ["--repeat", "3"]
     if out and out[0] == "verify" and "--trials" not in out:
         out += ["--trials", "2", "--ref-trials", "1"]
     r = run_cli(*out)
@@ -100,7 +100,8 @@ def test_readme_simulate_numbers_are_the_commands(panda_runs):
     adaptive = panda_runs[("slotine-li", "christoffel")]
     assert f"{adaptive.tracking_error[0]:.3g}" == f"{_number(r'tracking error from ([0-9.]+) to [0-9.]+ rad in 2 s'):g}"
     assert f"{adaptive.tracking_error[-1]:.2g}" == f"{_number(r'tracking error from [0-9.]+ to ([0-9.]+) rad in 2 s'):g}"
-    assert f"{adaptive.V[-1]:.2g}" == f"{_number(r'rad in 2 s \(V from [0-9.]+ to ([0-9.]+)\)'):g}"
+    v_end = _number(r"rad in 2 s [(]V from [0-9.]+ to ([0-9.]+)[)]")
+    assert f"{adaptive.V[-1]:.2g}" == f"{v_end:g}"
     exact = panda_runs[("passivity", "christoffel")]
     assert f"{exact.tracking_error[-1]:.2g}" == f"{_number(r'error falls to ([0-9.e-]+) rad'):g}"
     bad = panda_runs[("passivity", "nonadmissible")]
@@ -111,8 +112,9 @@ def test_readme_simulate_numbers_are_the_commands(panda_runs):
     assert f"{bad.tracking_error.max():.3g}" == f"{_number(r'and the error to ([0-9.]+) rad'):g}"
 
 
-def test_readme_verify_suite_size_is_the_suites():
-    from coriolis_cli.checks.verify import default_suite
-
-    robots = _number(r"the suite runs [0-9,]+ checks on ([0-9]+) robots")
-    assert robots == len(default_suite())
+def test_readme_verify_suite_size_is_the_suites(run_cli):
+    r = run_cli("verify", "--trials", "1", "--ref-trials", "1")
+    assert r.code == 0, r
+    m = re.search(r"all ([0-9]+) applicable checks passed on ([0-9]+) robot", r.out)
+    assert int(m.group(1)) == _number(r"the suite runs ([0-9,]+) checks on")
+    assert int(m.group(2)) == _number(r"the suite runs [0-9,]+ checks on ([0-9]+) robots")

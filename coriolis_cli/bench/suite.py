@@ -181,7 +181,7 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
 
             out.timings.append(Timing("C", "pinocchio crba + computeCoriolisMatrix", 1e6 * median_call_time(same_outputs, repeat),
                                       "M and C (Ṁ = C + Cᵀ)"))
-            out.timings.append(Timing("C", "pinocchio dccrba", 1e6 * median_call_time(
+            out.timings.append(Timing("centroidal", "pinocchio dccrba", 1e6 * median_call_time(
                 lambda: pin.dccrba(model, data, pq, pv), repeat), "centroidal Ag and its derivative"))
         if "fd" in what or "slotine" in what:
             rng = np.random.default_rng(1)
@@ -264,7 +264,7 @@ def run_jobs(mode: str, models, whats, floating_base: bool, peers: bool, repeat:
         if advance is not None:
             advance(job.label)
         systems.append(bench_system(model, job.label, job.topology, tuple(whats), peers, repeat,
-                                    batch=batch or (peers and mode == "robots"), slow_baselines=mode != "sweep"))
+                                    batch=batch, slow_baselines=mode != "sweep"))
     report = BenchReport(mode, floating_base, systems)
     if mode == "sweep":
         report.slopes = {t: {w: fit_slope([s.dof for s in ss], [s.get(w, OURS_LOOP) for s in ss])

@@ -10,12 +10,16 @@ import click
 from .common import base_velocity, cli, compile_first, dof_order, emit, locked, mimic, out, progress, robot_options, strict, styled
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds >= 0.1 else f"{1000 * seconds:.0f} ms"
+
+
 def _one_line(record, seconds: float) -> str:
     checks = [c for c in record.checks if c.passed is not None]
     failed = [c.key for c in checks if c.passed is False]
     verdict = f"{len(failed)} of {len(checks)} checks failed ({', '.join(failed)})" if failed else \
         f"all {len(checks)} applicable checks passed"
-    return f"verified {record.label} (nv = {record.nv}, {record.trials} trials, {seconds:.1f} s): {verdict}"
+    return f"verified {record.label} (nv = {record.nv}, {record.trials} trials, {_duration(seconds)}): {verdict}"
 
 
 @cli.command()

@@ -78,8 +78,18 @@ def _names_hint(names) -> str:
 
 def _as_states(x, width: int, what: str, names) -> tuple[np.ndarray, bool]:
     """The slow path: any array-like to a C-contiguous float64 (K, width) array, checked."""
+    if x is None:
+        raise StateError(f"{what} must be numbers, got None")
     try:
-        arr = np.array(x, dtype=float)
+        raw = np.asarray(x)
+    except (TypeError, ValueError, OverflowError):
+        raise StateError(f"{what} must be numbers, in a list of equal rows") from None
+    if raw.dtype.kind == "c":  # NumPy would drop the imaginary part with a warning only
+        raise StateError(f"{what} must be real numbers, got complex ones")
+    if raw.dtype.kind in "USV":
+        raise StateError(f"{what} must be numbers, got text")
+    try:
+        arr = np.array(raw, dtype=float)
     except (TypeError, ValueError, OverflowError):
         raise StateError(f"{what} must be numbers") from None
     if arr.ndim == 1:

@@ -11,7 +11,8 @@ from ..bench.suite import OURS_DATA, OURS_LOOP, PAPER_TABLE1
 from .tables import fit_columns
 
 
-OUTPUT_LABELS = {"C": "M, Ṁ, C", "Gamma": "Γ", "fd": "q̈ (forward dynamics)", "slotine": "τ (Slotine–Li)"}
+OUTPUT_LABELS = {"C": "M, Ṁ, C", "Gamma": "Γ", "fd": "q̈ (forward dynamics)", "slotine": "τ (Slotine–Li)",
+                 "centroidal": "A_g, Ȧ_g (not C: for scale)"}
 
 
 def _us(x):
@@ -51,7 +52,8 @@ def sweep_table(topology: str, systems) -> Table:
 
 def slope_table(slopes: dict) -> Table:
     t = Table(title="log-log slope of time vs DoF (compiled loop)", title_justify="left",
-              caption="paper: serial C ~ 2, Γ ~ 3; binary trees between 1 and 2", caption_justify="left")
+              caption="the paper's slopes (Echeandia & Wensing, Figs. 2-4): serial chains C ~ 2 (O(N d), d = N) and "
+                      "Γ ~ 3 (O(N d²)); binary trees between 1 and 2 (d = log N)", caption_justify="left")
     for c in ("topology", "C slope", "Γ slope"):
         t.add_column(c, justify="right" if "slope" in c else "left")
     for topo, d in slopes.items():
