@@ -49,7 +49,10 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
     else:
         suite = default_suite()
     models = [(label, load_suite_robot(src, fb, strict(), mimic(), base_velocity(), locked(), dof_order())) for label, src, fb in suite]
-    compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", "mass_matrix")
+    reduced = [m for _, m in models if getattr(m, "is_reduced", False)]
+    compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", "mass_matrix",
+                  *(["closed_loops"] if any(hasattr(m.map, "closures") for m in reduced) else []),
+                  *(["other_coordinates"] if any(not hasattr(m.map, "closures") for m in reduced) else []))
     records = []
     stream = fmt == "table" and not out.is_terminal  # piped: say as each robot finishes
     bar, task = progress(len(models) * trials, "verifying")

@@ -21,6 +21,9 @@ ENTRIES = {
     "slotine_li": "entry.slotine_li",
     "adaptation_gradient": "entry.adaptation_gradient",
     "regressor": "entry.regressor",
+    # robots in other coordinates: the loop solve, and the tree's calls with a workspace
+    "closed_loops": "closure.continuation_kernel",
+    "other_coordinates": "base_velocity.coriolis_kernel",
 }
 
 
@@ -34,6 +37,9 @@ def missing(functions) -> list[str]:
 def warm_up(functions) -> None:
     """Call each of ``functions`` once on a two-body chain (compiling or loading its entry)."""
     from .. import engine
+    from ..model.bundled import bundled_path
+    from ..model.coordinates import with_base_velocity
+    from ..model.loader import load_robot
     from ..model.topologies import generate
     from ..model.tree import build_model
 
@@ -50,5 +56,17 @@ def warm_up(functions) -> None:
         "adaptation_gradient": lambda: engine.adaptation_gradient(robot, q, z, z, z),
         "regressor": lambda: engine.regressor(robot, q, z, z, z),
     }
+    calls["closed_loops"] = lambda: _in_other_coordinates(load_robot(bundled_path("fourbar")))
+    calls["other_coordinates"] = lambda: _in_other_coordinates(
+        with_base_velocity(build_model(generate("serial", 2, 0), floating_base=True), "mixed"))
     for f in functions:
         calls[f]()
+
+
+def _in_other_coordinates(robot) -> None:
+    from .. import engine
+
+    q, z = robot.neutral_configuration(), np.zeros(robot.nv)
+    engine.coriolis_matrix(robot, q, z)
+    engine.christoffel(robot, q)
+    engine.inverse_dynamics(robot, q, z, z)
