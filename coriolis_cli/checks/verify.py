@@ -291,9 +291,8 @@ def default_suite() -> list[tuple[str, str, bool]]:
     return suite
 
 
-def load_suite_robot(src: str, fb: bool, strict: bool = False, mimic: str = "independent", base_velocity: str = "body",
-                     lock=None, dof_order: str = "file"):
-    if not fb and base_velocity != "body":
-        base_velocity = "body"  # the suite's fixed-base robots have no base velocity to represent
-    return load_robot(src, floating_base=fb, strict=strict, mimic=mimic, base_velocity=base_velocity, lock=lock,
-                      dof_order=dof_order)
+def load_suite_robot(src: str, fb: bool, **options):
+    """A robot of the suite (or given), with load_robot's ``options``."""
+    if not fb and options.get("base_velocity", "body") != "body":
+        options = dict(options, base_velocity="body")  # the suite's fixed-base robots have no base velocity
+    return load_robot(src, floating_base=fb, **options)

@@ -147,6 +147,34 @@ def locked() -> dict[str, float | None]:
     return (ctx.find_root().meta.get("coriolis.lock") if ctx else None) or {}
 
 
+def _remember_xacro(ctx, param, value):
+    args = {}
+    for item in value or ():
+        name, sep, val = item.partition(":=")
+        if not sep or not name.strip():
+            raise StateError(f"--xacro-arg '{item}': write NAME:=VALUE")
+        args[name.strip()] = val
+    ctx.find_root().meta["coriolis.xacro_args"] = args
+
+
+def _remember_packages(ctx, param, value):
+    ctx.find_root().meta["coriolis.package_paths"] = tuple(value or ())
+
+
+xacro_arg_option = click.option(
+    "--xacro-arg", multiple=True, metavar="NAME:=VALUE", expose_value=False, callback=_remember_xacro,
+    help="An argument of a .xacro robot (repeatable), as xacro takes it on its command line.")
+package_path_option = click.option(
+    "--package-path", multiple=True, type=click.Path(file_okay=False), expose_value=False, callback=_remember_packages,
+    help="A folder holding ROS packages, or a package, for a .xacro robot's $(find pkg) (repeatable; "
+         "ROS_PACKAGE_PATH and AMENT_PREFIX_PATH are searched too).")
+
+
+def _meta(key: str, default):
+    ctx = click.get_current_context(silent=True)
+    return (ctx.find_root().meta.get(key) if ctx else None) or default
+
+
 def robot_options(f):
     """--floating-base, --strict, --mimic, --base-velocity and --lock: every command that loads robots."""
     return floating_option(fixed_robot_options(f))
@@ -154,14 +182,20 @@ def robot_options(f):
 
 def fixed_robot_options(f):
     """The robot options of a command that needs a fixed base (no --floating-base)."""
-    return strict_option(mimic_option(base_velocity_option(lock_option(dof_order_option(f)))))
+    return strict_option(mimic_option(base_velocity_option(lock_option(dof_order_option(
+        xacro_arg_option(package_path_option(f)))))))
 
 
 def load(robot: str, floating_base: bool = False):
     from ..model import load_robot
 
-    return load_robot(robot, floating_base=floating_base, strict=strict(), mimic=mimic(), base_velocity=base_velocity(),
-                      lock=locked(), dof_order=dof_order())
+    return load_robot(robot, floating_base=floating_base, **load_options())
+
+
+def load_options() -> dict:
+    """The robot options given on the command line, as load_robot's keyword arguments."""
+    return dict(strict=strict(), mimic=mimic(), base_velocity=base_velocity(), lock=locked(), dof_order=dof_order(),
+                xacro_args=_meta("coriolis.xacro_args", {}), package_paths=_meta("coriolis.package_paths", ()))
 
 
 def compile_first(*functions: str) -> None:

@@ -7,7 +7,8 @@ import os
 import click
 
 from ..errors import StateError
-from .common import cli, emit, err, lock_option, locked, robot_argument, styled
+from .common import (cli, emit, err, load_options, lock_option, locked, package_path_option, robot_argument, styled,
+                     xacro_arg_option)
 
 
 def _write_description(desc, output: str, force: bool):
@@ -29,6 +30,8 @@ def _write_description(desc, output: str, force: bool):
 @click.option("-o", "--output", required=True, help="Target file: .urdf or .yaml.")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 @lock_option
+@xacro_arg_option
+@package_path_option
 def convert(robot, output, force):
     """Convert ROBOT between URDF and YAML (the format follows the extension of -o). Elements the
     dynamics does not read (visuals, collisions, materials, transmissions, plugins) are carried as
@@ -39,11 +42,18 @@ def convert(robot, output, force):
     """
     from ..model import build_model, load_description
     from ..model.lock import lock_joints
+    from ..model.xacro_format import is_xacro_path
     from ..report.output import check_writable
 
     check_writable(output, force)
-    desc = lock_joints(load_description(robot), locked())
+    options = load_options()
+    desc = lock_joints(load_description(robot, options["xacro_args"], options["package_paths"]), locked())
     build_model(desc)  # refuse to convert what we could not compute with
+    if is_xacro_path(robot) and not locked() and output.lower().endswith((".urdf", ".xml")):
+        from ..model.xacro_format import expand
+
+        emit(expand(robot, options["xacro_args"], options["package_paths"]), output, force)  # xacro's own text
+        return
     _write_description(desc, output, force)
     dropped = _comments(robot)
     if dropped:

@@ -7,7 +7,7 @@ import time
 
 import click
 
-from .common import base_velocity, cli, compile_first, dof_order, emit, locked, mimic, out, progress, robot_options, strict, styled
+from .common import cli, compile_first, emit, load_options, out, progress, robot_options, styled
 
 
 def _duration(seconds: float) -> str:
@@ -48,7 +48,7 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
         suite = [(r + (" +floating" if floating_base else ""), r, floating_base) for r in robots]
     else:
         suite = default_suite()
-    models = [(label, load_suite_robot(src, fb, strict(), mimic(), base_velocity(), locked(), dof_order())) for label, src, fb in suite]
+    models = [(label, load_suite_robot(src, fb, **load_options())) for label, src, fb in suite]
     reduced = [m for _, m in models if getattr(m, "is_reduced", False)]
     compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", "mass_matrix",
                   *(["closed_loops"] if any(hasattr(m.map, "closures") for m in reduced) else []),

@@ -139,18 +139,34 @@ def read_stdin() -> str:
         raise ModelError("-: not a text file (invalid UTF-8)") from None
 
 
-def load_description(path_or_spec: str) -> RobotDescription:
-    """A robot's description from a file, ``-`` (standard input, URDF or YAML by its content), a
-    bundled robot's name (``panda``; a file of that name in the working directory wins) or a
-    generated topology's spec (``quadruped:20``)."""
+def _urdf_text(content: str, source: str) -> RobotDescription:
+    """URDF text, refused in one line when it still holds xacro."""
+    from .xacro_format import needs_expanding
+
+    if needs_expanding(content):
+        how = ("pipe the expanded URDF instead: xacro robot.xacro | coriolis info -" if source == "<stdin>" else
+               f"name it .xacro (or .urdf.xacro) so that coriolis expands it, or expand it first: xacro {source} > robot.urdf")
+        raise ModelError(f"{source}: holds xacro (xacro: elements or $(...) substitutions) and needs expanding; {how}")
+    return _parse_urdf_cached(content, source)
+
+
+def load_description(path_or_spec: str, xacro_args: dict | None = None, package_paths=()) -> RobotDescription:
+    """A robot's description from a file (URDF, xacro with ``xacro_args`` and ``package_paths``
+    for $(find), YAML), ``-`` (standard input, URDF or YAML by its content), a bundled robot's name
+    (``panda``; a file of that name in the working directory wins) or a generated topology's spec
+    (``quadruped:20``)."""
     from .bundled import bundled_path
+    from .xacro_format import expand, is_xacro_path
 
     text = str(path_or_spec)
     if text == "-":
         content = read_stdin()
         if content.lstrip().startswith("<"):
-            return _parse_urdf_cached(content, "<stdin>")
+            return _urdf_text(content, "<stdin>")
         return parse_yaml(content, "<stdin>")
+    if is_xacro_path(text) and os.path.isfile(text):
+        read_text(text)  # the same refusals as any file: size, binary, encoding
+        return _parse_urdf_cached(expand(text, xacro_args, package_paths), text)
     if not os.path.exists(text) and not is_spec(text) and bundled_path(text):
         text = bundled_path(text)
     if os.path.exists(text):
@@ -159,7 +175,7 @@ def load_description(path_or_spec: str) -> RobotDescription:
         if ext in YAML_EXT:
             return parse_yaml(content, text)
         if ext in URDF_EXT or (ext not in YAML_EXT and content.lstrip().startswith("<")):
-            return _parse_urdf_cached(content, text)
+            return _urdf_text(content, text)
         return parse_yaml(content, text)
     if is_spec(text):
         topo, dof, seed = parse_spec(text)
@@ -173,7 +189,8 @@ def load_description(path_or_spec: str) -> RobotDescription:
 
 
 def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent",
-               base_velocity: str = "body", lock=None, dof_order: str = "file"):
+               base_velocity: str = "body", lock=None, dof_order: str = "file", xacro_args: dict | None = None,
+               package_paths=()):
     """Load a robot from a .urdf/.yaml file or a spec such as ``quadruped:20``.
 
     ``floating_base=True`` puts a free joint (Pinocchio's free-flyer convention) between the
@@ -191,7 +208,8 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     values in radians or metres, None for the neutral value; a mimic joint follows its leader
     (see model.lock). ``dof_order``: ``file`` (depth first, children as the file writes them; the
     default, stable when joints are renamed) or ``pinocchio`` (children by name, Pinocchio's order,
-    so that vectors and matrices equal Pinocchio's without a permutation).
+    so that vectors and matrices equal Pinocchio's without a permutation). ``xacro_args``
+    ({name: value}) and ``package_paths`` (folders for $(find pkg)) serve .xacro files.
     """
     from .coordinates import BASE_VELOCITIES, MIMIC_MODES, enforce_mimic, with_base_velocity
 
@@ -199,7 +217,7 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
         raise ModelError(f"mimic must be one of {', '.join(MIMIC_MODES)}, got '{mimic}'")
     if base_velocity not in BASE_VELOCITIES:
         raise ModelError(f"base velocity must be one of {', '.join(BASE_VELOCITIES)}, got '{base_velocity}'")
-    desc = load_description(path_or_spec)
+    desc = load_description(path_or_spec, xacro_args, package_paths)
     if lock:
         from .lock import lock_joints
 

@@ -1,0 +1,149 @@
+"""xacro: ROS's XML macro language, expanded to URDF with the maintained ``xacro`` package.
+
+``$(find pkg)`` is resolved without ROS: in the directories the user names (``--package-path``;
+each a package itself, or a folder of packages), then ``ROS_PACKAGE_PATH`` (ROS 1: folders searched
+for a ``package.xml`` naming the package) and ``AMENT_PREFIX_PATH`` (ROS 2: ``PREFIX/share/pkg``).
+``package://`` URIs name meshes, which the dynamics never reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+from ..errors import ModelError
+
+XACRO_EXT = (".xacro",)
+XACRO_NS = "http://www.ros.org/wiki/xacro"
+MAX_PACKAGE_SEARCH = 20_000  # folders visited under one ROS_PACKAGE_PATH entry
+
+
+def is_xacro_path(path: str) -> bool:
+    return path.lower().endswith(XACRO_EXT)
+
+
+def needs_expanding(text: str) -> bool:
+    """Whether URDF text still holds xacro: elements or $(...) / ${...} substitutions."""
+    return (f'"{XACRO_NS}"' in text or "<xacro:" in text or re.search(r"\$\((arg|find|env|optenv|eval)\b", text) is not None
+            or re.search(r"\$\{[^}]*\}", text) is not None)
+
+
+def _package_xml_name(directory: str) -> str | None:
+    path = os.path.join(directory, "package.xml")
+    if not os.path.isfile(path):
+        return None
+    try:
+        name = ET.parse(path).getroot().findtext("name")
+    except (ET.ParseError, OSError):
+        return None
+    return name.strip() if name else None
+
+
+def find_package(name: str, package_paths=()) -> str:
+    """The directory of ROS package ``name`` (see the module's docstring), absolute, or ModelError."""
+    return os.path.abspath(_find_package(name, package_paths))
+
+
+def _find_package(name: str, package_paths=()) -> str:
+    searched = []
+    for root in package_paths:
+        root = os.path.abspath(os.path.expanduser(root))
+        searched.append(root)
+        if os.path.basename(root.rstrip(os.sep)) == name or _package_xml_name(root) == name:
+            return root
+        candidate = os.path.join(root, name)
+        if os.path.isdir(candidate):
+            return candidate
+        candidate = os.path.join(root, "share", name)
+        if os.path.isdir(candidate):
+            return candidate
+    for root in filter(None, os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)):
+        searched.append(root)
+        visited = 0
+        for directory, subdirs, files in os.walk(root):
+            visited += 1
+            if "package.xml" in files and (_package_xml_name(directory) == name or os.path.basename(directory) == name):
+                return directory
+            if visited > MAX_PACKAGE_SEARCH:
+                break
+            subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+    for prefix in filter(None, os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)):
+        searched.append(os.path.join(prefix, "share"))
+        candidate = os.path.join(prefix, "share", name)
+        if os.path.isdir(candidate):
+            return candidate
+    where = f" (searched {', '.join(searched[:4])}{', ...' if len(searched) > 4 else ''})" if searched else ""
+    raise ModelError(f"xacro: package '{name}' not found{where}",
+                     hint=f"pass --package-path DIR, DIR holding '{name}' or being it, or set ROS_PACKAGE_PATH")
+
+
+@contextlib.contextmanager
+def _finding_packages(package_paths, failures: list):
+    """xacro's $(find) (which asks ament_index_python) answered by find_package meanwhile; the
+    errors it raises are kept in ``failures``, since xacro wraps them in its own."""
+    from xacro import substitution_args
+
+    original = substitution_args._eval_find
+
+    def find(pkg):
+        try:
+            return find_package(pkg, package_paths)
+        except ModelError as e:
+            failures.append(e)
+            raise
+
+    substitution_args._eval_find = find
+    substitution_args._eval_dict["find"] = find
+    try:
+        yield
+    finally:
+        substitution_args._eval_find = original
+        substitution_args._eval_dict["find"] = original
+
+
+def expand(path: str, args: dict[str, str] | None = None, package_paths=()) -> str:
+    """The URDF text of xacro file ``path`` with ``args`` (name: value), or ModelError naming what
+    is missing and the option that supplies it."""
+    try:
+        import xacro
+        from xacro.substitution_args import ArgException, SubstitutionException
+    except ImportError:  # a dependency: only a broken install lacks it
+        raise ModelError(f"{path}: reading xacro needs the 'xacro' package", hint="pip install xacro") from None
+    args = {str(k): str(v) for k, v in (args or {}).items()}
+    stderr, sys.stderr = sys.stderr, io.StringIO()  # xacro prints its own messages; ours are one line
+    failures: list = []
+    try:
+        with _finding_packages(package_paths, failures):
+            doc = xacro.process_file(path, mappings=args)
+        text = doc.toprettyxml(indent="  ")
+    except Exception as e:  # noqa: BLE001 - sorted out below, outside the redirected stderr
+        error = e
+    else:
+        error = None
+    finally:
+        sys.stderr = stderr
+    if error is None:
+        return text
+    if failures:
+        raise ModelError(f"{path}: {failures[0]}", hint=failures[0].hint) from None
+    try:
+        raise error
+    except ArgException as e:
+        raise ModelError(f"{path}: xacro argument '{e}' has no value",
+                         hint=f"pass --xacro-arg {e}:=VALUE") from None
+    except ModelError:
+        raise
+    except (SubstitutionException, xacro.XacroException) as e:
+        text = " ".join(str(e).split())
+        missing = re.search(r"Undefined substitution argument (\S+)", text)
+        if missing:
+            raise ModelError(f"{path}: xacro argument '{missing.group(1)}' has no value",
+                             hint=f"pass --xacro-arg {missing.group(1)}:=VALUE") from None
+        raise ModelError(f"{path}: xacro: {text}") from None
+    except Exception as e:  # noqa: BLE001 - expat, a missing include, an eval error: the file, not us
+        message = " ".join(str(e).split()) or type(e).__name__
+        raise ModelError(f"{path}: xacro could not expand it ({message})") from None
