@@ -87,3 +87,134 @@ def test_xacro_piped_into_standard_input(run_cli, monkeypatch):
     assert r.code == 0 and '"nv": 5' in r.out, r
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(open(RELATIVE, "rb").read())))
     assert_one_line_error(run_cli("info", "-"), "needs expanding", "xacro robot.xacro | coriolis info -")
+
+
+# ---- MJCF ------------------------------------------------------------------------------------------------
+def _gymnasium_models():
+    try:
+        import gymnasium
+    except ImportError:
+        return []
+    folder = os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets")
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".xml")) if os.path.isdir(folder) else []
+
+
+def _needs_mujoco():
+    pytest.importorskip("mujoco", reason="mujoco is not installed (pip install 'coriolis-cli[mujoco]')")
+
+
+# Written to exercise what gymnasium's models do not: balls, several joints in one body with
+# their own anchors, ref, a slide, two free bodies in one world, armature and an unusual gravity.
+HANDMADE = """<mujoco model="handmade">
+  <option gravity="0.3 -0.2 -9.7"/>
+  <worldbody>
+    <body name="base" pos="0.1 0.2 0.5" quat="0.9 0.1 0.3 0.2">
+      <joint name="yaw" type="hinge" axis="0 0 1" pos="0 0 0.05" ref="0.3" armature="0.02"/>
+      <joint name="pitch" type="hinge" axis="0 1 0" pos="0.02 0 0.1" armature="0.01"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04" mass="1.5"/>
+      <body name="upper" pos="0.3 0 0" euler="10 20 30">
+        <joint name="shoulder" type="ball" pos="0.01 0.02 0" armature="0.005"/>
+        <geom type="box" size="0.12 0.03 0.02" pos="0.12 0 0" mass="0.8"/>
+        <body name="slider" pos="0.25 0 0">
+          <joint name="slide" type="slide" axis="1 1 0" ref="0.05" armature="0.3"/>
+          <geom type="sphere" size="0.05" pos="0.02 0.01 0" mass="0.4"/>
+        </body>
+      </body>
+    </body>
+    <body name="box" pos="1 0 1"><freejoint name="box_free"/>
+      <inertial pos="0.01 0.02 0.03" mass="2" fullinertia="0.02 0.03 0.04 0.001 0.002 0.003"/></body>
+    <body name="ball" pos="-1 0 1"><freejoint name="ball_free"/><geom type="sphere" size="0.1" mass="0.5"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _against_mujoco(robot, path, trials=3):
+    from coriolis_cli.model import mjcf
+
+    m = mjcf.compile_model(path)
+    assert robot.nv == m.nv and robot.nq == m.nq
+    peer = mjcf.MujocoPeer(robot)
+    rng = np.random.default_rng(1)
+    for _ in range(trials):
+        q, v = robot.random_configuration(rng), rng.normal(size=robot.nv)
+        T, Mj, bias, rate = peer.mass_and_bias(q, v)
+        M = cc.mass_matrix(robot, q)
+        tau = cc.inverse_dynamics(robot, q, v, rate)
+        assert np.abs(T.T @ M @ T - Mj).max() <= 1e-10 * np.abs(Mj).max()
+        assert np.abs(T.T @ tau - bias).max() <= 1e-10 * max(1.0, np.abs(bias).max())
+
+
+@pytest.mark.parametrize("path", _gymnasium_models() or ["(gymnasium is not installed)"], ids=os.path.basename)
+def test_gymnasium_models_equal_mujoco(path, run_cli):
+    _needs_mujoco()
+    if not os.path.exists(path):
+        pytest.skip("gymnasium is not installed (pip install gymnasium)")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cc.ModelWarning)  # actuators and contacts, left out
+        robot = cc.load_robot(path)
+    _against_mujoco(robot, path)
+    r = run_cli("verify", path, "--trials", "5", "--ref-trials", "3", "--format", "json")
+    assert r.code == 0, r
+    import json
+
+    checks = {c["key"]: c for c in json.loads(r.out)["robots"][0]["checks"]}
+    assert checks["m"]["passed"] is True and checks["j"]["passed"] is True
+
+
+def test_handmade_mjcf_equals_mujoco(tmp_path, run_cli):
+    _needs_mujoco()
+    path = tmp_path / "handmade.xml"
+    path.write_text(HANDMADE)
+    robot = cc.load_robot(str(path))
+    assert [b.joint.type for b in robot.bodies] == ["revolute", "revolute", "spherical", "prismatic", "floating", "floating"]
+    assert robot.gravity == (0.3, -0.2, -9.7)
+    assert robot.bodies[0].joint.armature == (0.02,)
+    _against_mujoco(robot, str(path), trials=5)
+    r = run_cli("verify", path, "--trials", "5", "--ref-trials", "3")
+    assert r.code == 0, r
+
+
+def test_mjcf_on_standard_input_and_without_mujoco(tmp_path, run_cli, monkeypatch):
+    _needs_mujoco()
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(HANDMADE.encode())))
+    r = run_cli("info", "-", "--format", "json")
+    assert r.code == 0 and '"nv": 18' in r.out, r
+    path = tmp_path / "handmade.xml"
+    path.write_text(HANDMADE)
+    monkeypatch.setitem(sys.modules, "mujoco", None)  # as if it were not installed
+    assert_one_line_error(run_cli("info", path), "reading MJCF needs MuJoCo", "pip install")
+
+
+def test_armature_adds_to_the_diagonal_only(tmp_path):
+    """A constant diagonal: M gains it, τ gains a q̈, C, Ṁ and Γ do not change."""
+    from .conftest import robot_path
+
+    base = cc.load_robot(robot_path("panda.urdf"))
+    desc = base.description
+    from dataclasses import replace
+
+    a = np.linspace(0.1, 0.7, 7)
+    joints = tuple(replace(j, armature=(float(a[k]),)) for k, j in enumerate(j for j in desc.joints if j.type != "fixed"))
+    joints = joints + tuple(j for j in desc.joints if j.type == "fixed")
+    from coriolis_cli.model.tree import build_model
+
+    armed = build_model(replace(desc, joints=joints))
+    rng = np.random.default_rng(2)
+    q, qd, qdd = base.random_configuration(rng), rng.normal(size=7), rng.normal(size=7)
+    M0, Md0, C0 = cc.coriolis_matrix(base, q, qd)
+    M1, Md1, C1 = cc.coriolis_matrix(armed, q, qd)
+    assert np.allclose(M1 - M0, np.diag(a), rtol=0, atol=1e-15) and np.array_equal(C1, C0) and np.array_equal(Md1, Md0)
+    assert np.array_equal(cc.mass_matrix(armed, q), M1)
+    assert np.allclose(cc.inverse_dynamics(armed, q, qd, qdd) - cc.inverse_dynamics(base, q, qd, qdd), a * qdd, atol=1e-13)
+    assert np.array_equal(cc.christoffel(armed, q), cc.christoffel(base, q))
+    tau = cc.inverse_dynamics(armed, q, qd, qdd)
+    assert np.allclose(cc.forward_dynamics(armed, q, qd, tau), qdd, atol=1e-10)
+    sl = cc.slotine_li(armed, q, qd, qd, qdd)
+    assert np.allclose(sl, tau, atol=1e-12)
+    Y = cc.regressor(armed, q, qd, qd, qdd)
+    assert np.allclose(Y @ cc.inertial_parameters(armed) + a * qdd, sl, atol=1e-12)

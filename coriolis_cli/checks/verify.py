@@ -39,6 +39,7 @@ CHECKS = {
     "j": ("M, C, RNEA = Pinocchio", 1e-10),
     "k": ("inertias of rigid bodies (PSD, triangle inequality)", 0.0),
     "l": ("∂τ/∂q̇ = 2C (Remark 3) = Pinocchio's RNEA derivative", 1e-10),
+    "m": ("M, C q̇ + g = MuJoCo (mj_fullM, qfrc_bias), in MuJoCo's coordinates", 1e-10),
 }
 
 
@@ -150,6 +151,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     params = None if reduced else planar_two_link_params(robot)
     serial = not reduced and is_serial_revolute(robot) and not robot.floating_base
     coordinates = robot.velocities_are_coordinates  # else generalized speeds (free, planar, spherical)
+    mj_peer = _mujoco_peer(robot, reduced)
     pin_ok = use_pinocchio and pinocchio_peer.available()
     peer = pinocchio_peer.PinocchioPeer(tree) if pin_ok else None
     min_eig_ratio = np.inf
@@ -190,6 +192,11 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                 acc["j"].add(err, np.concatenate([M.ravel(), C.ravel(), tg]), m * w * w)
                 if dtau is not None:
                     acc["l"].add(dtau - 2.0 * C, C, m * w)
+            if mj_peer is not None:
+                T, Mj, bias, rate = mj_peer.mass_and_bias(q, qd)
+                tb = engine.inverse_dynamics(robot, q, qd, rate)  # τ(q, ν, Ṫ qvel): MuJoCo's bias before Tᵀ
+                err = np.concatenate([(T.T @ M @ T - Mj).ravel(), T.T @ tb - bias])
+                acc["m"].add(err, np.concatenate([Mj.ravel(), bias]), m * w * w)
         if progress is not None:
             progress()
     out = RobotVerification(label or robot.name, robot.name, n, robot.floating_base, trials)
@@ -221,6 +228,9 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                                   f"{max(issues, key=lambda i: i.shortfall)} (computed as given; see the warning above)"
                                   if issues else "",
                                   warning=bool(issues)))
+    out.checks.append(acc["m"].result("m") if mj_peer is not None else
+                      _na("m", "MJCF models only" if tree.description.origin_format != "mjcf" else
+                          "mujoco is not installed (pip install mujoco)" if not reduced else "one change of coordinates"))
     out.checks.append(acc["l"].result("l") if peer is not None and coordinates else
                       _na("l", "pin (Pinocchio) is not installed" if peer is None else
                           "generalized speeds: ∂τ/∂ν ≠ 2C (Remark 3 holds in coordinates)"))
@@ -245,6 +255,15 @@ def positive_definite(M: np.ndarray) -> bool:
     except np.linalg.LinAlgError:
         return False
     return bool(np.min(np.diag(L)) ** 2 > PIVOT_SHARE)
+
+
+def _mujoco_peer(robot, reduced: bool):
+    """MuJoCo's model of an MJCF robot in its own coordinates, when MuJoCo is installed."""
+    from ..model.mjcf import MujocoPeer, mujoco_available
+
+    if reduced or robot.description.origin_format != "mjcf" or robot.floating_base or not mujoco_available():
+        return None
+    return MujocoPeer(robot)
 
 
 def _pinocchio_reference(robot, peer, q, qd, coordinates):

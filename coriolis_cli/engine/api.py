@@ -440,13 +440,14 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
 
 
 def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | None = None):
-    """RNEA: τ = M q̈ + C q̇ + g. ``gravity``: True (9.81 m/s² along −z), False, or a 3-vector.
+    """RNEA: τ = M q̈ + C q̇ + g. ``gravity``: True (the robot's: 9.81 m/s² along −z unless its
+    file says otherwise, as MJCF can), False, or a 3-vector.
     With ``data=`` the result is ``data.tau``."""
     if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
         from . import coordinates
 
         return coordinates.inverse_dynamics(robot, q, qd, qdd, gravity, data)
-    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    g = robot.gravity_array if gravity is True else _gravity(gravity)
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
@@ -471,7 +472,7 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
         from . import coordinates
 
         return coordinates.gravity_vector(robot, q, gravity, data)
-    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    g = robot.gravity_array if gravity is True else _gravity(gravity)
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
-from .api import (_F64, _ND, STANDARD_GRAVITY, _batch, _check_data, _checked, _Compiled, _factorization, _gravity,
+from .api import (_F64, _ND, _batch, _check_data, _checked, _Compiled, _factorization, _gravity,
                   _is_vector, _settle, _stacked)
 from . import entry
 from .batch import forward_dynamics_batch
@@ -40,7 +40,7 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
     other = _reduced(robot)
     if other is not None:
         return other.forward_dynamics(robot, q, qd, tau, gravity, data)
-    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    g = robot.gravity_array if gravity is True else _gravity(gravity)
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             _check_data(robot, data)
@@ -69,7 +69,7 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     is ``data.tau``."""
     if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
         return _reduced(robot).slotine_li(robot, q, qd, qd_r, qdd_r, theta, gravity, factorization, data)
-    if (gravity is True and factorization is _CHRISTOFFEL_NAME and data is not None
+    if (gravity is True and factorization is _CHRISTOFFEL_NAME and data is not None and robot.standard_gravity
             and type(q) is _ND and type(qd) is _ND and type(qd_r) is _ND and type(qdd_r) is _ND and q.dtype is _F64
             and qd.dtype is _F64 and qd_r.dtype is _F64 and qdd_r.dtype is _F64 and q.ndim == 1 and qd.ndim == 1
             and qd_r.ndim == 1 and qdd_r.ndim == 1 and getattr(data, "robot", None) is robot and data.body_frame_joints):
@@ -81,7 +81,7 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
         elif type(theta) is _ND and theta.dtype is _F64 and theta.ndim == 1:
             if not _SLOTINE_LI_ESTIMATE.call(data.ints, data.floats, q, qd, qd_r, qdd_r, theta):
                 return data.tau
-    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    g = robot.gravity_array if gravity is True else _gravity(gravity)
     if theta is None:
         th = entry.MODEL_THETA
     else:  # length, stride and finiteness are checked in the kernel; length zero would mean the model's
@@ -104,7 +104,7 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
 
 
 def _states(robot, gravity, factorization, q, qd, qd_r, qdd_r):
-    g = STANDARD_GRAVITY if gravity is True else _gravity(gravity)
+    g = robot.gravity_array if gravity is True else _gravity(gravity)
     kind = _factorization(factorization)
     if not (_is_vector(q) and _is_vector(qd) and _is_vector(qd_r) and _is_vector(qdd_r)):
         q, qd, qd_r, qdd_r = _checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
@@ -113,7 +113,8 @@ def _states(robot, gravity, factorization, q, qd, qd_r, qdd_r):
 
 def regressor(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel"):
     """Y (nv x 10 N) with Y θ = slotine_li(robot, q, qd, qd_r, qdd_r, θ) for every θ (Wensing–Slotine
-    Alg. 4). At qd_r = qd it is Pinocchio's computeJointTorqueRegressor(q, qd, qdd_r)."""
+    Alg. 4), less the joints' armature, which is no inertial parameter: Y θ + diag(a) q̈_r. At
+    qd_r = qd it is Pinocchio's computeJointTorqueRegressor(q, qd, qdd_r)."""
     other = _reduced(robot)
     if other is not None:
         return other.regressor(robot, q, qd, qd_r, qdd_r, gravity, factorization)

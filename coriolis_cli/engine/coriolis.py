@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 from .data import C_, M_, MDOT_
-from .joints import failed, load_state
+from .joints import armature_at, failed, load_state
 from .kinematics import body_velocities, forward_kinematics, views
 from .spatial import add_child_composite, body_factorization
 
@@ -61,7 +61,7 @@ def coriolis_kernel(model, data, q, qd, factorization, out):
             m_jj += S[j, r] * F2[r]  # line 13
             md_jj += Sd[j, r] * F2[r] + S[j, r] * (F1[r] + F3[r])  # line 14
         C[j, j] = c_jj
-        M[j, j] = m_jj
+        M[j, j] = m_jj + armature_at(model, j)  # a constant diagonal: Ṁ, C and Γ do not see it
         Mdot[j, j] = md_jj
         i = cols[j, 1]
         while i >= 0:  # lines 16-23, no transforms in the world frame

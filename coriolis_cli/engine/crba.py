@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 from .data import M_
-from .joints import failed
+from .joints import armature_at, failed
 from .kinematics import placement_kernel, views
 from .spatial import add_child_composite, dot6, matvec6
 
@@ -18,7 +18,7 @@ def composite_mass_matrix(model, S, IC, F2, M):
     for j in range(cols.shape[0] - 1, -1, -1):
         b = cols[j, 0]
         matvec6(IC[b], S[j], F2)  # IC_b S_j, IC_b already holds the whole subtree
-        M[j, j] = dot6(S[j], F2)
+        M[j, j] = dot6(S[j], F2) + armature_at(model, j)
         i = cols[j, 1]
         while i >= 0:
             mij = dot6(S[i], F2)

@@ -13,7 +13,7 @@ import math
 from numba import njit
 
 from ..model.joints import FLOATING, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
-from ..model.tree import G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2
+from ..model.tree import G_ARMATURE, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2
 
 # A quaternion this far from unit norm is normalized with a warning.
 QUATERNION_TOLERANCE = 1e-6
@@ -293,3 +293,17 @@ def root_acceleration(model, q, gravity, out):
     out[3] = -gx
     out[4] = -gy
     out[5] = -gz
+
+
+@njit(cache=True)
+def armature_at(model, j):
+    """The armature of DoF j (rotor inertia reflected on the joint: it adds to M_jj)."""
+    b = model.cols[j, 0]
+    return model.geom[b, G_ARMATURE + j - model.ints[b, 3]]
+
+
+@njit(cache=True)
+def add_armature(model, x, tau):
+    """τ_j += a_j x_j: the armature's torque at acceleration x (M's diagonal addition)."""
+    for j in range(tau.shape[0]):
+        tau[j] += armature_at(model, j) * x[j]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .joints import failed, load_state, root_acceleration
+from .joints import add_armature, failed, load_state, root_acceleration
 from .kinematics import body_velocities, forward_kinematics, views
 from .spatial import crf_vec, dot6, matvec6
 
@@ -71,4 +71,5 @@ def rnea_kernel(model, data, q, qd, qdd, gravity, tau):
     accelerations(model, S, Sd, qd, qdd, a0, a)
     inertial_forces(IC, v, a, f, F[1], F[2])
     joint_torques(model, S, f, tau)
+    add_armature(model, qdd, tau)
     return status

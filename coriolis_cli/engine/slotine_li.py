@@ -24,7 +24,7 @@ from numba import njit
 
 from ..model.joints import FREE, REVOLUTE
 from ..model.tree import G_AXIS, G_COM, G_INERTIA, G_MASS, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2, G_TRANS
-from .joints import failed, load_state, root_acceleration
+from .joints import add_armature, failed, load_state, root_acceleration
 from .kinematics import body_velocities, forward_kinematics, propagate, views
 from .rnea import accelerations, joint_torques
 from .spatial import body_factorization, dot6, matvec6
@@ -120,6 +120,7 @@ def slotine_li_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta
         for r in range(6):
             f[i, r] += Bw[r]
     joint_torques(model, S, f, tau)  # lines 11-13
+    add_armature(model, qdd_r, tau)  # known, not a parameter: the regressor leaves it out
     return status
 
 
@@ -329,6 +330,7 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
             f[p, 3] += g0
             f[p, 4] += g1
             f[p, 5] += g2
+    add_armature(model, qdd_r, tau)
     return status
 
 

@@ -137,6 +137,9 @@ class ReducedRobot:
     massless_joints = _of_full("massless_joints")
     singular_joints = _of_full("singular_joints")
     dof_order = _of_full("dof_order")
+    gravity = _of_full("gravity")
+    gravity_array = _of_full("gravity_array")
+    standard_gravity = _of_full("standard_gravity")
     joint_names = _of_full("joint_names")
 
     # what is the reduced coordinates'

@@ -78,6 +78,7 @@ class JointSpec:
     limits: Limits | None = None
     mimic: Mimic | None = None
     extra: tuple[str, ...] = field(default=(), compare=False)  # <dynamics>, <calibration>, ... as XML text
+    armature: tuple[float, ...] = ()  # per DoF: rotor inertia reflected on the joint (MJCF's armature)
 
 
 LOOP_TYPES = ("revolute", "spherical")
@@ -114,6 +115,8 @@ class RobotDescription:
     guess: tuple[tuple[str, float], ...] = ()
     # top-level URDF elements other than links and joints (<material>, <transmission>, <gazebo>, ...)
     extra: tuple[str, ...] = field(default=(), compare=False)
+    gravity: tuple[float, float, float] | None = None  # m/s² in the world frame; None: (0, 0, −9.81)
+    origin_format: str = field(default="", compare=False)  # "mjcf" for a model MuJoCo compiled
 
     def link(self, name: str) -> LinkSpec:
         for link in self.links:
@@ -350,7 +353,8 @@ def description_to_dict(desc: RobotDescription) -> dict:
         "joints": [
             {"name": j.name, "type": j.type, "parent": j.parent, "child": j.child, "xyz": list(j.xyz), "rpy": list(j.rpy),
              "axis": list(j.axis), "limits": None if j.limits is None else vars(j.limits).copy(),
-             "mimic": None if j.mimic is None else vars(j.mimic).copy(), "extra": list(j.extra)}
+             "mimic": None if j.mimic is None else vars(j.mimic).copy(), "extra": list(j.extra),
+             "armature": list(j.armature)}
             for j in desc.joints
         ],
         "extra": list(desc.extra),
@@ -395,7 +399,7 @@ def description_from_dict(data: dict, source: str = "") -> RobotDescription:
             _nums(d["rpy"], 3), _nums(d["axis"], 3),
             None if lim is None else Limits(*(_opt_num(lim[k]) for k in ("lower", "upper", "effort", "velocity"))),
             None if mim is None else Mimic(_str_of(mim["joint"]), _num_of(mim["multiplier"]), _num_of(mim["offset"])),
-            _strs(d["extra"])))
+            _strs(d["extra"]), tuple(_num_of(x) for x in d["armature"])))
     return RobotDescription(_str_of(data["name"]), links, tuple(joints), source=source, extra=_strs(data["extra"]))
 
 

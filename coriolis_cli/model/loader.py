@@ -159,8 +159,12 @@ def load_description(path_or_spec: str, xacro_args: dict | None = None, package_
     from .xacro_format import expand, is_xacro_path
 
     text = str(path_or_spec)
+    from .mjcf import is_mjcf, parse_mjcf
+
     if text == "-":
         content = read_stdin()
+        if is_mjcf(content):
+            return parse_mjcf("<stdin>", content)
         if content.lstrip().startswith("<"):
             return _urdf_text(content, "<stdin>")
         return parse_yaml(content, "<stdin>")
@@ -174,6 +178,8 @@ def load_description(path_or_spec: str, xacro_args: dict | None = None, package_
         content = read_text(text)
         if ext in YAML_EXT:
             return parse_yaml(content, text)
+        if ext != ".urdf" and is_mjcf(content):
+            return parse_mjcf(text)
         if ext in URDF_EXT or (ext not in YAML_EXT and content.lstrip().startswith("<")):
             return _urdf_text(content, text)
         return parse_yaml(content, text)
@@ -218,6 +224,9 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     if base_velocity not in BASE_VELOCITIES:
         raise ModelError(f"base velocity must be one of {', '.join(BASE_VELOCITIES)}, got '{base_velocity}'")
     desc = load_description(path_or_spec, xacro_args, package_paths)
+    if floating_base and desc.origin_format == "mjcf":
+        raise ModelError("an MJCF model says itself which bodies float (a <freejoint> to the world); floating_base "
+                         "does not apply to it", hint="drop --floating-base")
     if lock:
         from .lock import lock_joints
 

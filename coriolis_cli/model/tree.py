@@ -23,9 +23,10 @@ from .joints import joint_type
 # Column offsets of ModelArrays.geom: joint rotation E (9), joint translation 3, axis a (3), mass 1,
 # COM 3, inertia about the COM 9; then, so that a revolute joint's rotation in its parent frame is
 # E Rot(a, q) = E + sin q (E â) + (1 − cos q) (E â²) without building Rot, E â (9), E â² (9) and
-# the axis in the parent frame E a (3).
-G_ROT, G_TRANS, G_AXIS, G_MASS, G_COM, G_INERTIA, G_ROT_HAT, G_ROT_HAT2, G_PARENT_AXIS, GEOM_WIDTH = (
-    0, 9, 12, 15, 16, 19, 28, 37, 46, 49)
+# the axis in the parent frame E a (3); last, the armature of each of the joint's DoF (6: rotor
+# inertia reflected on the joint, added to M's diagonal, MuJoCo's dof_armature).
+G_ROT, G_TRANS, G_AXIS, G_MASS, G_COM, G_INERTIA, G_ROT_HAT, G_ROT_HAT2, G_PARENT_AXIS, G_ARMATURE, GEOM_WIDTH = (
+    0, 9, 12, 15, 16, 19, 28, 37, 46, 49, 55)
 
 
 def _frozen(a) -> np.ndarray:
@@ -49,6 +50,7 @@ class Joint:
     translation: np.ndarray
     limits: Limits | None = None
     mimic: Mimic | None = None
+    armature: tuple[float, ...] = ()  # per DoF, added to M's diagonal (empty: none)
 
     @property
     def nq(self) -> int:
@@ -89,6 +91,7 @@ class ModelArrays(NamedTuple):
 
 
 WORKSPACE_CACHES = ("kernel_scratch", "_workspaces")
+STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
 
 def state_without_workspaces(robot) -> dict:
@@ -116,6 +119,7 @@ class RobotModel:
     inertia_issues: tuple[InertiaIssue, ...] = ()
     massless_joints: tuple[str, ...] = ()  # sentences, one per joint that moves no mass
     dof_order: str = "file"  # see build_model
+    gravity: tuple[float, float, float] = STANDARD_GRAVITY  # the world's, m/s² (MJCF may set another)
     singular_joints: tuple[str, ...] = ()  # the names of those joints (M singular at q = 0)
     # every link's frame: (body, R, p) with the link frame's axes R and origin p in that body's
     # frame; body -1 is the world (links welded to a fixed base)
@@ -148,6 +152,15 @@ class RobotModel:
         speeds instead: then Γ is defined by Γ[:, :, k] = C(q, e_k), is not symmetric in its last
         two indices, and eq. (4) does not apply."""
         return all(b.joint.type in ("revolute", "continuous", "prismatic") for b in self.bodies)
+
+    @cached_property
+    def gravity_array(self) -> np.ndarray:
+        """The robot's gravity as the engine takes it (``gravity=True``)."""
+        return _frozen(self.gravity)
+
+    @cached_property
+    def standard_gravity(self) -> bool:
+        return tuple(self.gravity) == STANDARD_GRAVITY
 
     @cached_property
     def total_mass(self) -> float:
@@ -219,7 +232,8 @@ class RobotModel:
             E = b.joint.rotation
             geom[i, G_ROT_HAT:G_ROT_HAT2] = (E @ hat).ravel()
             geom[i, G_ROT_HAT2:G_PARENT_AXIS] = (E @ hat @ hat).ravel()
-            geom[i, G_PARENT_AXIS:GEOM_WIDTH] = E @ a
+            geom[i, G_PARENT_AXIS:G_ARMATURE] = E @ a
+            geom[i, G_ARMATURE : G_ARMATURE + len(b.joint.armature)] = b.joint.armature
         if N:
             roots = ints[:, 0] < 0
             geom[roots, G_TRANS:G_AXIS] -= geom[0, G_TRANS:G_AXIS]  # computation frame at the root joint
@@ -388,6 +402,9 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
                 else:
                     welded.append(name)
             else:
+                if len(j.armature) not in (0, joint_type(j.type).nv):
+                    raise ModelError(f"joint '{j.name}': {len(j.armature)} armature values for its "
+                                     f"{joint_type(j.type).nv} DoF")
                 joint = Joint(
                     name=j.name,
                     type=j.type,
@@ -396,6 +413,7 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
                     translation=_frozen(p),
                     limits=j.limits,
                     mimic=j.mimic,
+                    armature=tuple(float(x) for x in j.armature),
                 )
                 b, R, p = new_body(name, b, joint), np.eye(3), np.zeros(3)
         frames[name] = (b, _frozen(R), _frozen(p))
@@ -421,6 +439,7 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
         description=desc,
         link_frames=frames,
         dof_order=dof_order,
+        gravity=tuple(float(x) for x in desc.gravity) if desc.gravity is not None else STANDARD_GRAVITY,
     )
     if model.nv == 0:
         raise ModelError("the robot has no movable joints (all joints are fixed); a body that flies freely, such as "

@@ -27,8 +27,9 @@ def is_xacro_path(path: str) -> bool:
 
 
 def needs_expanding(text: str) -> bool:
-    """Whether URDF text still holds xacro: elements or $(...) / ${...} substitutions."""
-    return (f'"{XACRO_NS}"' in text or "<xacro:" in text or re.search(r"\$\((arg|find|env|optenv|eval)\b", text) is not None
+    """Whether URDF text still holds xacro: elements or $(...) / ${...} substitutions (a leftover
+    xmlns:xacro declaration alone is harmless: xacro's own output keeps it)."""
+    return ("<xacro:" in text or re.search(r"\$\((arg|find|env|optenv|eval)\b", text) is not None
             or re.search(r"\$\{[^}]*\}", text) is not None)
 
 

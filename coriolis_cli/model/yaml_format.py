@@ -146,12 +146,24 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
                 limits=limits,
                 mimic=mimic,
                 extra=_urdf(raw.get("urdf"), f"{where}.urdf"),
+                armature=_armature(raw.get("armature"), f"{where}.armature"),
             )
         )
     name = data.get("name", "robot")
     loops, independent, guess = _loops(data, source)
     return RobotDescription(name=str(name), links=tuple(links), joints=tuple(joints), source=source, loops=loops,
                             independent=independent, guess=guess, extra=_urdf(data.get("urdf"), f"{source}: urdf"))
+
+
+def _armature(value, where: str) -> tuple[float, ...]:
+    """``armature:`` a number (a 1-DoF joint) or one per DoF, ≥ 0 (kg m² or kg)."""
+    if value is None:
+        return ()
+    values = value if isinstance(value, list) else [value]
+    out = tuple(_num(v, where) for v in values)
+    if any(not (x >= 0 and math.isfinite(x)) for x in out):
+        raise ModelError(f"{where} must be finite and not negative")
+    return out
 
 
 def _urdf(value, where: str) -> tuple[str, ...]:
@@ -231,6 +243,8 @@ def to_yaml(desc: RobotDescription) -> str:
             d["limits"] = {k: v for k, v in vars(j.limits).items() if v is not None}
         if j.mimic is not None:
             d["mimic"] = {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset}
+        if any(j.armature):
+            d["armature"] = [float(x) for x in j.armature] if len(j.armature) > 1 else float(j.armature[0])
         if j.extra:
             d["urdf"] = list(j.extra)
         joints.append(d)

@@ -120,6 +120,11 @@ class PinocchioPeer:
             for k in range(j.nv):
                 perm[j.idx_v + k] = vs + k
             self._q_map.append((j.idx_q, j.nq, qs))
+            armature = robot.bodies[b].joint.armature
+            if any(armature):  # rotor inertia on M's diagonal, which URDF cannot carry
+                values = np.array(self.model.armature)
+                values[j.idx_v : j.idx_v + j.nv] = armature
+                self.model.armature = values
         self.perm = perm
 
     def q(self, q: np.ndarray) -> np.ndarray:
@@ -160,7 +165,7 @@ class PinocchioPeer:
         return self.to_ours_matrix(np.array(self.data.dtau_dv))
 
     def _gravity(self, on: bool) -> None:
-        self.model.gravity.linear = np.array([0, 0, -9.81]) if on else np.zeros(3)
+        self.model.gravity.linear = np.array(self.robot.gravity, dtype=float) if on else np.zeros(3)
 
     def rnea(self, q, v, a, gravity=True):
         self._gravity(gravity)

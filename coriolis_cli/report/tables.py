@@ -37,6 +37,7 @@ def info_record(robot: RobotModel) -> dict:
                 "effort": None if lim is None else lim.effort,
                 "velocity": None if lim is None else lim.velocity,
                 "mimic": None if j.mimic is None else {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset},
+                "armature": list(j.armature) if any(j.armature) else None,
                 "solved_by_loops": j.name in solved,
             }
         )
@@ -152,14 +153,19 @@ class JointTable:
             axis = "—" if j["axis"] is None else "(" + ", ".join(f"{a:.3g}" for a in j["axis"]) + ")"
             kind = j["type"] + (f" (mimics {j['mimic']['joint']})" if j["mimic"] else "") + \
                 (" (solved)" if j["solved_by_loops"] else "")
+            armature = "" if j["armature"] is None else ", ".join(f"{a:g}" for a in j["armature"])
             self.rows.append({"#": str(i), "joint": j["name"], "type": kind, "axis": axis, "parent": j["parent"],
                               "child": j["child"], "lower": _fmt_limit(j["lower"]), "upper": _fmt_limit(j["upper"]),
-                              "effort": _fmt_limit(j["effort"]), "velocity": _fmt_limit(j["velocity"])})
+                              "effort": _fmt_limit(j["effort"]), "velocity": _fmt_limit(j["velocity"]),
+                              "armature": armature})
+        if any(r["armature"] for r in self.rows):  # rotor inertia on M's diagonal (MJCF)
+            self.FULL = self.FULL + ("armature",)
+            self.NARROW = self.NARROW + ("armature",)
 
     def table(self, columns, caption=None) -> Table:
         t = Table(title="joints", title_justify="left", caption=caption, caption_justify="left")
         for col in columns:
-            t.add_column(col, justify="right" if col in ("#", "lower", "upper", "effort", "velocity") else "left")
+            t.add_column(col, justify="right" if col in ("#", "lower", "upper", "effort", "velocity", "armature") else "left")
         for row in self.rows:
             t.add_row(*(Text(row[c]) for c in columns))
         return fit_columns(t)

@@ -1,0 +1,239 @@
+"""MJCF, MuJoCo's format: the model MuJoCo compiles, read back as a description of our tree.
+
+MuJoCo compiles the file (includes, defaults, inertias derived from geoms, ``ref``), and the
+compiled model is read: bodies in MuJoCo's order (so the DoF are MuJoCo's), each body's joints
+in order, masses and inertias, ``dof_armature``. Conventions (MuJoCo's documentation, "MJCF
+Reference", joint and ``mjModel``):
+
+- body frame = parent frame ∘ (body_pos, body_quat); then each joint of the body in turn, about its
+  anchor ``jnt_pos`` and along ``jnt_axis``, both in the body frame: hinge and slide by
+  qpos − qpos0 (``ref``), ball by the quaternion qpos (w, x, y, z). A body with several joints gets
+  a massless link after each joint but the last, the joints' anchors as their origins.
+- here, q = qpos − qpos0 for hinge and slide joints, a ball joint's quaternion is (x, y, z, w)
+  (Pinocchio's order; :func:`to_mujoco` converts), and a free joint's velocity is [ᴮv; ᴮω] (body
+  frame, Pinocchio's), where MuJoCo's qvel is [ᴬv; ᴮω] (world-frame linear velocity).
+- several bodies may hang from the world (free objects): the world is the fixed root link.
+
+What is not the dynamics of a tree (contacts, tendons, actuators, equality constraints) is left
+out and said in one warning.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ModelError, ModelWarning
+from .description import Inertial, JointSpec, Limits, LinkSpec, RobotDescription
+from .geometry import matrix_to_rpy, quat_to_matrix
+
+FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3  # mjtJoint
+TYPES = {FREE: "floating", BALL: "spherical", SLIDE: "prismatic", HINGE: "revolute"}
+STANDARD_GRAVITY = (0.0, 0.0, -9.81)
+
+
+def is_mjcf(text: str) -> bool:
+    """Whether XML text is MJCF (its root element <mujoco>)."""
+    head = text.lstrip()[:4096]
+    import re
+
+    return re.search(r"<mujoco[\s>/]", head) is not None and "<robot" not in head.split("<mujoco")[0]
+
+
+def _mujoco():
+    try:
+        import mujoco
+    except ImportError:
+        raise ModelError("reading MJCF needs MuJoCo", hint="pip install 'coriolis-cli[mujoco]' (or pip install mujoco)") from None
+    return mujoco
+
+
+def _wxyz_to_matrix(qw) -> np.ndarray:
+    w, x, y, z = (float(a) for a in qw)
+    n = math.sqrt(w * w + x * x + y * y + z * z) or 1.0
+    return quat_to_matrix((x / n, y / n, z / n, w / n))
+
+
+@dataclass
+class MujocoLayout:
+    """How our coordinates sit in MuJoCo's: per joint, (kind, our q index, our v index, MuJoCo's
+    qpos index, MuJoCo's dof index, qpos0 of hinge and slide joints)."""
+
+    joints: list = field(default_factory=list)
+    nq: int = 0
+    nv: int = 0
+
+
+def compile_model(path: str, text: str | None = None):
+    """MuJoCo's compiled model of the file ``path`` (or of ``text``, named ``path``)."""
+    mujoco = _mujoco()
+    try:
+        return mujoco.MjModel.from_xml_path(path) if text is None else mujoco.MjModel.from_xml_string(text)
+    except Exception as e:  # noqa: BLE001 - MuJoCo's compiler errors are the file's
+        raise ModelError(f"{path}: MuJoCo cannot compile it ({' '.join(str(e).split())})") from None
+
+
+def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
+    """The description of the MJCF file ``path`` (or ``text``) as MuJoCo compiles it (see the
+    module's docstring)."""
+    mujoco = _mujoco()
+    m = compile_model(path, text)
+
+    def name(kind, i, fallback):
+        return mujoco.mj_id2name(m, kind, i) or fallback
+
+    body_names = ["world"] + [name(mujoco.mjtObj.mjOBJ_BODY, b, f"body{b}") for b in range(1, m.nbody)]
+    links, joints = [LinkSpec("world")], []
+    offset = {0: np.zeros(3)}  # where each body's frame sits in its last link's frame (−anchor)
+    for b in range(1, m.nbody):
+        parent = int(m.body_parentid[b])
+        parent_link = body_names[parent]
+        R = _wxyz_to_matrix(m.body_quat[b])
+        p = np.asarray(m.body_pos[b], float) + offset[parent]
+        jids = range(int(m.body_jntadr[b]), int(m.body_jntadr[b]) + int(m.body_jntnum[b]))
+        anchor = np.zeros(3)
+        if len(jids) == 0:
+            joints.append(JointSpec(f"{body_names[b]}_weld", "fixed", parent_link, body_names[b],
+                                    tuple(map(float, p)), tuple(map(float, matrix_to_rpy(R)))))
+        previous = parent_link
+        for k, j in enumerate(jids):
+            kind = int(m.jnt_type[j])
+            jname = name(mujoco.mjtObj.mjOBJ_JOINT, j, f"{body_names[b]}_joint{k}")
+            child = body_names[b] if k == len(jids) - 1 else f"{body_names[b]}__{jname}"
+            a = np.zeros(3) if kind in (FREE, SLIDE) else np.asarray(m.jnt_pos[j], float)
+            if kind == FREE:
+                if parent != 0 or k != 0:
+                    raise ModelError(f"{path}: free joint '{jname}' is not the first joint of a body on the world")
+                origin, rot = np.zeros(3), np.eye(3)  # qpos is the body's pose in the world
+            elif k == 0:
+                origin, rot = p + R @ a, R
+            else:
+                origin, rot = a - anchor, np.eye(3)
+            limits = None
+            if kind in (HINGE, SLIDE) and m.jnt_limited[j]:
+                lo, hi = (float(x) - float(m.qpos0[m.jnt_qposadr[j]]) for x in m.jnt_range[j])
+                limits = Limits(lo, hi)
+            dof = int(m.jnt_dofadr[j])
+            width = {FREE: 6, BALL: 3}.get(kind, 1)
+            armature = tuple(float(x) for x in m.dof_armature[dof : dof + width])
+            joints.append(JointSpec(jname, TYPES[kind], previous, child, tuple(map(float, origin)),
+                                    tuple(map(float, matrix_to_rpy(rot))),
+                                    tuple(float(x) for x in m.jnt_axis[j]) if kind in (HINGE, SLIDE) else (0.0, 0.0, 1.0),
+                                    limits, armature=armature if any(armature) else ()))
+            if child != body_names[b]:
+                links.append(LinkSpec(child))
+            previous, anchor = child, a
+        offset[b] = -anchor
+        Ri = _wxyz_to_matrix(m.body_iquat[b])
+        inertial = None
+        if m.body_mass[b] > 0 or np.any(m.body_inertia[b]):
+            Ixx, Iyy, Izz = (float(x) for x in m.body_inertia[b])
+            inertial = Inertial(float(m.body_mass[b]), tuple(map(float, np.asarray(m.body_ipos[b]) - anchor)),
+                                tuple(map(float, matrix_to_rpy(Ri))), (Ixx, 0.0, 0.0, Iyy, 0.0, Izz))
+        links.append(LinkSpec(body_names[b], inertial))
+    _say_what_is_left_out(m, path)
+    return RobotDescription(_model_name(m, path), tuple(links), tuple(joints), source=path,
+                            gravity=tuple(float(x) for x in m.opt.gravity), origin_format="mjcf",
+                            extra=(text,) if text is not None else ())
+
+
+def _model_name(m, path: str) -> str:
+    """<mujoco model="...">: the first name in MuJoCo's names buffer; else the file's name."""
+    import os
+
+    raw = bytes(m.names).split(b"\0", 1)[0].decode(errors="ignore")
+    return raw or os.path.splitext(os.path.basename(path))[0] or "mjcf"
+
+
+def _say_what_is_left_out(m, path: str) -> None:
+    parts = []
+    if m.nu:
+        parts.append(f"{m.nu} actuator{'s' if m.nu > 1 else ''}")
+    if m.ntendon:
+        parts.append(f"{m.ntendon} tendon{'s' if m.ntendon > 1 else ''}")
+    colliding = int(np.count_nonzero((m.geom_contype != 0) | (m.geom_conaffinity != 0)))
+    if colliding:
+        parts.append(f"contacts of {colliding} geom{'s' if colliding > 1 else ''}")
+    if m.neq:
+        parts.append(f"{m.neq} equality constraint{'s' if m.neq > 1 else ''}")
+    if parts:
+        warnings.warn(ModelWarning(f"{path}: not the dynamics of a tree, so left out: {', '.join(parts)}"), stacklevel=4)
+
+
+# ---- our state in MuJoCo's coordinates -----------------------------------------------------------
+def layout(robot, m) -> MujocoLayout:
+    """Where each of the robot's joints sits in MuJoCo's qpos and qvel (matched by name)."""
+    import mujoco
+
+    out = MujocoLayout(nq=robot.nq, nv=robot.nv)
+    for i, b in enumerate(robot.bodies):
+        j = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, b.joint.name)
+        if j < 0:
+            raise ModelError(f"joint '{b.joint.name}' is not in the MuJoCo model")
+        kind = int(m.jnt_type[j])
+        qa, da = int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j])
+        out.joints.append((kind, int(robot.q_start[i]), int(robot.v_start[i]), qa, da, float(m.qpos0[qa])))
+    return out
+
+
+def to_mujoco(lay: MujocoLayout, q, v, m_nq: int, m_nv: int):
+    """(qpos, qvel, T, a) for our (q, ν): MuJoCo's state, the map ν = T qvel, and Ṫ qvel (the
+    free joints' −ω × ᴮv), so that MuJoCo's M is Tᵀ M T and its bias Tᵀ τ(q, ν, Ṫ qvel)."""
+    qpos, qvel = np.zeros(m_nq), np.zeros(m_nv)
+    T = np.zeros((len(v), m_nv))
+    acc = np.zeros(len(v))
+    for kind, qs, vs, qa, da, q0 in lay.joints:
+        if kind in (HINGE, SLIDE):
+            qpos[qa] = q[qs] + q0
+            qvel[da] = v[vs]
+            T[vs, da] = 1.0
+        elif kind == BALL:
+            x, y, z, w = q[qs : qs + 4]
+            qpos[qa : qa + 4] = (w, x, y, z)
+            qvel[da : da + 3] = v[vs : vs + 3]
+            T[vs : vs + 3, da : da + 3] = np.eye(3)
+        else:  # free: [x y z qx qy qz qw], ν = [ᴮv; ᴮω]; MuJoCo [x y z qw qx qy qz], [ᴬv; ᴮω]
+            x, y, z, w = q[qs + 3 : qs + 7]
+            R = quat_to_matrix(np.array([x, y, z, w]) / np.linalg.norm([x, y, z, w]))
+            qpos[qa : qa + 3] = q[qs : qs + 3]
+            qpos[qa + 3 : qa + 7] = (w, x, y, z)
+            qvel[da : da + 3] = R @ v[vs : vs + 3]
+            qvel[da + 3 : da + 6] = v[vs + 3 : vs + 6]
+            T[vs : vs + 3, da : da + 3] = R.T
+            T[vs + 3 : vs + 6, da + 3 : da + 6] = np.eye(3)
+            acc[vs : vs + 3] = -np.cross(v[vs + 3 : vs + 6], v[vs : vs + 3])
+    return qpos, qvel, T, acc
+
+
+class MujocoPeer:
+    """MuJoCo as a reference: M (mj_fullM) and the bias C q̇ + g (qfrc_bias) of the model an MJCF
+    robot came from, in our coordinates (M = T⁻ᵀ M_mj T⁻¹ where ν = T qvel; see to_mujoco)."""
+
+    def __init__(self, robot):
+        mujoco = _mujoco()
+        desc = robot.description
+        text = desc.extra[0] if desc.source == "<stdin>" and desc.extra else None
+        self.mujoco = mujoco
+        self.m = compile_model(desc.source, text)
+        self.d = mujoco.MjData(self.m)
+        self.layout = layout(robot, self.m)
+
+    def mass_and_bias(self, q, v):
+        """(T, M_mj, bias_mj, Ṫ qvel) at our (q, ν)."""
+        qpos, qvel, T, acc = to_mujoco(self.layout, q, v, self.m.nq, self.m.nv)
+        self.d.qpos[:], self.d.qvel[:] = qpos, qvel
+        self.mujoco.mj_forward(self.m, self.d)
+        M = np.zeros((self.m.nv, self.m.nv))
+        self.mujoco.mj_fullM(self.m, self.d, M)
+        return T, M, self.d.qfrc_bias.copy(), acc
+
+
+def mujoco_available() -> bool:
+    try:
+        import mujoco  # noqa: F401
+    except Exception:  # noqa: BLE001 - any import failure means the peer is absent
+        return False
+    return True
