@@ -218,3 +218,53 @@ def test_armature_adds_to_the_diagonal_only(tmp_path):
     assert np.allclose(sl, tau, atol=1e-12)
     Y = cc.regressor(armed, q, qd, qd, qdd)
     assert np.allclose(Y @ cc.inertial_parameters(armed) + a * qdd, sl, atol=1e-12)
+
+
+COUPLED = """<mujoco model="coupled">
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <joint name="drive" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" mass="1"/>
+      <body name="b" pos="0.4 0 0">
+        <joint name="follow" type="hinge" axis="0 1 0" ref="0.2"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="0.6"/>
+        <body name="c" pos="0.3 0 0">
+          <joint name="wrist" type="hinge" axis="1 0 0"/>
+          <geom type="box" size="0.05 0.04 0.03" pos="0.05 0 0" mass="0.3"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <equality><joint joint1="follow" joint2="drive" polycoef="0.1 0.5 0.8 -0.3 0"/></equality>
+</mujoco>
+"""
+
+
+def test_a_polynomial_joint_coupling_is_a_curved_change_of_coordinates(tmp_path, run_cli):
+    """MuJoCo's <equality><joint polycoef>: with --mimic enforce, q_follow = 0.1 + 0.5 x + 0.8 x² − 0.3 x³
+    of the drive's x, so A depends on q̄ and Ȧ ≠ 0; verify's finite-difference and reduced-RNEA
+    checks hold C̄ = AᵀCA + AᵀMȦ, and Pinocchio's tree carried by A agrees."""
+    _needs_mujoco()
+    import json
+    import warnings
+
+    path = tmp_path / "coupled.xml"
+    path.write_text(COUPLED)
+    with pytest.warns(cc.ModelWarning, match="1 joint coupling"):
+        r = cc.load_robot(str(path), mimic="enforce")
+    assert r.dof_names == ("drive", "wrist")
+    qbar, vbar = np.array([0.7, -0.4]), np.array([1.3, 0.5])
+    x = 0.7
+    assert r.map.full_configuration(qbar)[1] == pytest.approx(0.1 + 0.5 * x + 0.8 * x**2 - 0.3 * x**3, abs=1e-15)
+    Adot = r.map.jacobian_rate(qbar, vbar)
+    assert Adot[1, 0] == pytest.approx((1.6 - 1.8 * x) * 1.3, abs=1e-14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cc.ModelWarning)
+        v = run_cli("verify", path, "--mimic", "enforce", "--trials", "20", "--format", "json")
+    assert v.code == 0, v
+    checks = {c["key"]: c for c in json.loads(v.out)["robots"][0]["checks"]}
+    for key in ("a", "b", "c", "d", "e", "j", "l"):
+        assert checks[key]["passed"] is True, (key, checks[key])
+    with pytest.warns(cc.ModelWarning):
+        independent = cc.load_robot(str(path))
+    assert independent.nv == 3  # loaded as MuJoCo would without the equality, as URDF's mimic is

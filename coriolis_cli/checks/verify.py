@@ -228,12 +228,12 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                                   f"{max(issues, key=lambda i: i.shortfall)} (computed as given; see the warning above)"
                                   if issues else "",
                                   warning=bool(issues)))
-    out.checks.append(acc["m"].result("m") if mj_peer is not None else
-                      _na("m", "MJCF models only" if tree.description.origin_format != "mjcf" else
-                          "mujoco is not installed (pip install mujoco)" if not reduced else "one change of coordinates"))
     out.checks.append(acc["l"].result("l") if peer is not None and coordinates else
                       _na("l", "pin (Pinocchio) is not installed" if peer is None else
                           "generalized speeds: ∂τ/∂ν ≠ 2C (Remark 3 holds in coordinates)"))
+    out.checks.append(acc["m"].result("m") if mj_peer is not None else
+                      _na("m", "MJCF models only" if tree.description.origin_format != "mjcf" else
+                          "mujoco is not installed (pip install mujoco)" if not reduced else "one change of coordinates"))
     return out
 
 

@@ -22,11 +22,15 @@ BASE_VELOCITIES = ("body", "mixed", "inertial")
 
 
 class MimicMap:
-    """q = A_q q̄ + b on the configuration, q̇ = A q̄̇: mimic joints follow their masters.
+    """q_i = P_i(q̄_m) on the configuration, q̇ = A(q̄) q̄̇ with A_im = P_i'(q̄_m): mimic joints follow
+    their masters, P_i(x) = a x + b for URDF's <mimic>, a polynomial for MuJoCo's joint equalities
+    (then A changes with q̄: Ȧ_im = P_i''(q̄_m) q̄̇_m and ∂²q_i/∂q̄_m² = P_i''(q̄_m)).
 
     Every mimic and master is a 1-DoF joint; other joints (free, planar, spherical) are copied."""
 
     def __init__(self, robot: RobotModel):
+        from numpy.polynomial import Polynomial
+
         by_name = {b.joint.name: i for i, b in enumerate(robot.bodies)}
         mimic = {}
         for i, b in enumerate(robot.bodies):
@@ -40,17 +44,17 @@ class MimicMap:
                 if robot.bodies[who].joint.nv != 1:
                     raise ModelError(f"mimic joints must be 1-DoF joints; '{robot.bodies[who].joint.name}' is "
                                      f"{robot.bodies[who].joint.type}")
-            mimic[i] = (by_name[m.joint], float(m.multiplier), float(m.offset))
+            mimic[i] = (by_name[m.joint], Polynomial([float(c) for c in m.coefficients]))
 
         def resolve(i, seen=()):
-            """(master body, a, b) with q_i = a q_master + b, through chains of mimics."""
+            """(master body, P) with q_i = P(q_master), through chains of mimics."""
             if i not in mimic:
-                return i, 1.0, 0.0
+                return i, Polynomial([0.0, 1.0])
             if i in seen:
                 raise ModelError("mimic joints form a cycle: " + " -> ".join(robot.bodies[k].joint.name for k in seen + (i,)))
-            m, a, b = mimic[i]
-            root, a2, b2 = resolve(m, seen + (i,))
-            return root, a * a2, a * b2 + b
+            m, p = mimic[i]
+            root, inner = resolve(m, seen + (i,))
+            return root, p(inner)  # composition: P_i(P_m(x))
 
         independent = [i for i in range(robot.n_bodies) if i not in mimic]
         self.robot = robot
@@ -67,13 +71,19 @@ class MimicMap:
         A = np.zeros((robot.nv, nv))
         Aq = np.zeros((robot.nq, nq))
         bq = np.zeros(robot.nq)
+        curved = []  # (q index, v index, reduced q index, reduced v index, P, P', P'') of nonlinear mimics
         for i, body in enumerate(robot.bodies):
             qs, vs = int(robot.q_start[i]), int(robot.v_start[i])
             if i in mimic:
-                root, a, b = resolve(i)
-                A[vs, v_of[root]] = a
-                Aq[qs, q_of[root]] = a
-                bq[qs] = b
+                root, p = resolve(i)
+                c = np.trim_zeros(np.asarray(p.coef, float), "b")
+                if c.size <= 2:  # affine: a constant column
+                    c = np.concatenate([c, np.zeros(2 - c.size)])
+                    A[vs, v_of[root]] = c[1]
+                    Aq[qs, q_of[root]] = c[1]
+                    bq[qs] = c[0]
+                else:
+                    curved.append((qs, vs, q_of[root], v_of[root], p, p.deriv(), p.deriv(2)))
             else:
                 for k in range(body.joint.nv):
                     A[vs + k, v_of[i] + k] = 1.0
@@ -81,24 +91,42 @@ class MimicMap:
                     Aq[qs + k, q_of[i] + k] = 1.0
         for arr in (A, Aq, bq):
             arr.setflags(write=False)
-        self.A, self.Aq, self.bq = A, Aq, bq
+        self.A, self.Aq, self.bq, self.curved = A, Aq, bq, tuple(curved)
 
     # the map's interface, as engine.coordinates reads it
     velocities_are_coordinates = True
 
     def full_configuration(self, qbar: np.ndarray) -> np.ndarray:
-        return self.Aq @ qbar + self.bq
+        q = self.Aq @ qbar + self.bq
+        for qs, _, rq, _, p, _, _ in self.curved:
+            q[qs] = p(qbar[rq])
+        return q
 
     def jacobian(self, qbar) -> np.ndarray:
-        return self.A
+        if not self.curved:
+            return self.A
+        A = self.A.copy()
+        for _, vs, rq, rv, _, dp, _ in self.curved:
+            A[vs, rv] = dp(qbar[rq])
+        return A
 
     def jacobian_rate(self, qbar, vbar) -> np.ndarray | None:
         """Ȧ = Σ_k ∂A/∂q̄_k q̄̇_k, or None when it is zero."""
-        return None
+        if not self.curved:
+            return None
+        Adot = np.zeros_like(self.A)
+        for _, vs, rq, rv, _, _, ddp in self.curved:
+            Adot[vs, rv] = ddp(qbar[rq]) * vbar[rv]
+        return Adot
 
     def rate_basis(self, qbar) -> np.ndarray | None:
         """D (nv, n̄v, n̄v) with Ȧ = Σ_k D[:, :, k] q̄̇_k: in coordinates ∂²q/∂q̄_j∂q̄_k; None when zero."""
-        return None
+        if not self.curved:
+            return None
+        D = np.zeros((self.A.shape[0], self.nv, self.nv))
+        for _, vs, rq, rv, _, _, ddp in self.curved:
+            D[vs, rv, rv] = ddp(qbar[rq])
+        return D
 
     def reduce_configuration(self, q: np.ndarray) -> np.ndarray:
         """The reduced coordinates of a full configuration (the independent joints' entries)."""

@@ -52,9 +52,21 @@ class Limits:
 
 @dataclass(frozen=True)
 class Mimic:
+    """q = offset + multiplier · q_joint (URDF), or, when ``polynomial`` is given,
+    q = Σ_k polynomial[k] · q_joint^k (MuJoCo's <equality><joint polycoef>, up to degree 4)."""
+
     joint: str
     multiplier: float = 1.0
     offset: float = 0.0
+    polynomial: tuple[float, ...] = ()
+
+    @property
+    def coefficients(self) -> tuple[float, ...]:
+        """q = Σ_k c_k q_joint^k, lowest degree first."""
+        return self.polynomial if self.polynomial else (self.offset, self.multiplier)
+
+    def __call__(self, leader: float) -> float:
+        return float(sum(c * leader**k for k, c in enumerate(self.coefficients)))
 
 
 @dataclass(frozen=True)
@@ -398,7 +410,8 @@ def description_from_dict(data: dict, source: str = "") -> RobotDescription:
             _str_of(d["name"]), _str_of(d["type"]), _str_of(d["parent"]), _str_of(d["child"]), _nums(d["xyz"], 3),
             _nums(d["rpy"], 3), _nums(d["axis"], 3),
             None if lim is None else Limits(*(_opt_num(lim[k]) for k in ("lower", "upper", "effort", "velocity"))),
-            None if mim is None else Mimic(_str_of(mim["joint"]), _num_of(mim["multiplier"]), _num_of(mim["offset"])),
+            None if mim is None else Mimic(_str_of(mim["joint"]), _num_of(mim["multiplier"]), _num_of(mim["offset"]),
+                                           tuple(_num_of(x) for x in mim.get("polynomial", []))),
             _strs(d["extra"]), tuple(_num_of(x) for x in d["armature"])))
     return RobotDescription(_str_of(data["name"]), links, tuple(joints), source=source, extra=_strs(data["extra"]))
 

@@ -5,7 +5,7 @@ the full robot's rows and columns of the other DoF at that configuration.
 Patterns are shell globs on joint names (``r_finger_*``), matched case-sensitively. A joint is
 locked at the value given (radians or metres), else at its neutral value (0 clipped into its
 limits; identity for multi-DoF joints, which lock only there). A mimic joint follows the joint it
-mimics: locking the leader locks it at ``multiplier · value + offset``.
+mimics: locking the leader locks it where the mimic puts it (``multiplier · value + offset``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _follow_mimics(desc: RobotDescription, values: dict[str, float | None]) -> d
             lead = values[j.mimic.joint]
             if lead is None:
                 lead = _neutral(leader)
-            values[j.name] = j.mimic.multiplier * lead + j.mimic.offset
+            values[j.name] = j.mimic(lead)
             changed = True
     return values
 

@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from .description import Inertial, JointSpec, Limits, LinkSpec, RobotDescription
+from .description import Inertial, JointSpec, Limits, LinkSpec, Mimic, RobotDescription
 from .geometry import matrix_to_rpy, quat_to_matrix
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3  # mjtJoint
+EQ_JOINT = 2  # mjtEq
 TYPES = {FREE: "floating", BALL: "spherical", SLIDE: "prismatic", HINGE: "revolute"}
 STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
@@ -86,6 +87,13 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
         return mujoco.mj_id2name(m, kind, i) or fallback
 
     body_names = ["world"] + [name(mujoco.mjtObj.mjOBJ_BODY, b, f"body{b}") for b in range(1, m.nbody)]
+    joint_names = [name(mujoco.mjtObj.mjOBJ_JOINT, j, "") for j in range(m.njnt)]
+    couplings = {}  # follower joint id → Mimic: <equality><joint joint1 joint2 polycoef>
+    for e in range(m.neq):
+        j1, j2 = int(m.eq_obj1id[e]), int(m.eq_obj2id[e])
+        if int(m.eq_type[e]) == EQ_JOINT and m.eq_active0[e] and j2 >= 0 and joint_names[j1] and joint_names[j2] \
+                and int(m.jnt_type[j1]) in (HINGE, SLIDE) and int(m.jnt_type[j2]) in (HINGE, SLIDE):
+            couplings[j1] = Mimic(joint_names[j2], polynomial=tuple(float(c) for c in m.eq_data[e][:5]))
     links, joints = [LinkSpec("world")], []
     offset = {0: np.zeros(3)}  # where each body's frame sits in its last link's frame (−anchor)
     for b in range(1, m.nbody):
@@ -122,7 +130,7 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
             joints.append(JointSpec(jname, TYPES[kind], previous, child, tuple(map(float, origin)),
                                     tuple(map(float, matrix_to_rpy(rot))),
                                     tuple(float(x) for x in m.jnt_axis[j]) if kind in (HINGE, SLIDE) else (0.0, 0.0, 1.0),
-                                    limits, armature=armature if any(armature) else ()))
+                                    limits, mimic=couplings.get(j), armature=armature if any(armature) else ()))
             if child != body_names[b]:
                 links.append(LinkSpec(child))
             previous, anchor = child, a
@@ -134,7 +142,7 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
             inertial = Inertial(float(m.body_mass[b]), tuple(map(float, np.asarray(m.body_ipos[b]) - anchor)),
                                 tuple(map(float, matrix_to_rpy(Ri))), (Ixx, 0.0, 0.0, Iyy, 0.0, Izz))
         links.append(LinkSpec(body_names[b], inertial))
-    _say_what_is_left_out(m, path)
+    _say_what_is_left_out(m, path, len(couplings))
     return RobotDescription(_model_name(m, path), tuple(links), tuple(joints), source=path,
                             gravity=tuple(float(x) for x in m.opt.gravity), origin_format="mjcf",
                             extra=(text,) if text is not None else ())
@@ -148,7 +156,7 @@ def _model_name(m, path: str) -> str:
     return raw or os.path.splitext(os.path.basename(path))[0] or "mjcf"
 
 
-def _say_what_is_left_out(m, path: str) -> None:
+def _say_what_is_left_out(m, path: str, couplings: int = 0) -> None:
     parts = []
     if m.nu:
         parts.append(f"{m.nu} actuator{'s' if m.nu > 1 else ''}")
@@ -157,10 +165,15 @@ def _say_what_is_left_out(m, path: str) -> None:
     colliding = int(np.count_nonzero((m.geom_contype != 0) | (m.geom_conaffinity != 0)))
     if colliding:
         parts.append(f"contacts of {colliding} geom{'s' if colliding > 1 else ''}")
-    if m.neq:
-        parts.append(f"{m.neq} equality constraint{'s' if m.neq > 1 else ''}")
-    if parts:
-        warnings.warn(ModelWarning(f"{path}: not the dynamics of a tree, so left out: {', '.join(parts)}"), stacklevel=4)
+    others = m.neq - couplings
+    if others:
+        parts.append(f"{others} equality constraint{'s' if others > 1 else ''}")
+    text = f"not the dynamics of a tree, so left out: {', '.join(parts)}" if parts else ""
+    if couplings:
+        text += ("; " if text else "") + (f"{couplings} joint coupling{'s' if couplings > 1 else ''} "
+                                          "(<equality><joint>) loaded as mimic joints: --mimic enforce enforces them")
+    if text:
+        warnings.warn(ModelWarning(f"{path}: {text}"), stacklevel=4)
 
 
 # ---- our state in MuJoCo's coordinates -----------------------------------------------------------

@@ -256,9 +256,12 @@ def to_urdf(desc: RobotDescription) -> str:
             attrs = {k: repr(float(v)) for k, v in vars(j.limits).items() if v is not None}
             ET.SubElement(el, "limit", **attrs)
         if j.mimic is not None:
-            ET.SubElement(
-                el, "mimic", joint=j.mimic.joint, multiplier=repr(j.mimic.multiplier), offset=repr(j.mimic.offset)
-            )
+            if j.mimic.polynomial and any(j.mimic.polynomial[2:]):
+                degree = max(k for k, c in enumerate(j.mimic.polynomial) if c)
+                raise ModelError(f"joint '{j.name}' follows '{j.mimic.joint}' by a polynomial of degree {degree}, "
+                                 "which URDF's <mimic> cannot hold; convert to YAML")
+            c = j.mimic.coefficients + (0.0, 0.0)
+            ET.SubElement(el, "mimic", joint=j.mimic.joint, multiplier=repr(float(c[1])), offset=repr(float(c[0])))
         _append_xml(el, j.extra, f"joint '{j.name}'")
     ET.indent(robot, space="  ")
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"

@@ -132,6 +132,7 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
                 joint=_str(mm.get("joint"), f"{where}.mimic.joint"),
                 multiplier=_num(mm.get("multiplier", 1.0), f"{where}.mimic.multiplier"),
                 offset=_num(mm.get("offset", 0.0), f"{where}.mimic.offset"),
+                polynomial=tuple(_num(c, f"{where}.mimic.polynomial") for c in (mm.get("polynomial") or [])),
             )
         joints.append(
             JointSpec(
@@ -243,6 +244,8 @@ def to_yaml(desc: RobotDescription) -> str:
             d["limits"] = {k: v for k, v in vars(j.limits).items() if v is not None}
         if j.mimic is not None:
             d["mimic"] = {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset}
+            if j.mimic.polynomial:
+                d["mimic"] = {"joint": j.mimic.joint, "polynomial": [float(c) for c in j.mimic.polynomial]}
         if any(j.armature):
             d["armature"] = [float(x) for x in j.armature] if len(j.armature) > 1 else float(j.armature[0])
         if j.extra:

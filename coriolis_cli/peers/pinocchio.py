@@ -90,7 +90,10 @@ class PinocchioPeer:
         if not any(b.joint.type == "spherical" for b in robot.bodies):  # URDF has no spherical joint
             # through Pinocchio's own URDF parser: fixed joints merged by it, not by us
             # the spanning tree: a robot with closed loops is compared in its tree coordinates
-            xml = to_urdf(replace(robot.description, loops=(), independent=(), guess=()))
+            # (mimic joints are DoF of their own there, as Pinocchio's parser loads them)
+            desc = robot.description
+            xml = to_urdf(replace(desc, loops=(), independent=(), guess=(),
+                                  joints=tuple(replace(j, mimic=None) for j in desc.joints)))
             try:
                 with _quiet_stderr():  # urdfdom prints its refusals from C++
                     if robot.floating_base:

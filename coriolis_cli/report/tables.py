@@ -36,7 +36,8 @@ def info_record(robot: RobotModel) -> dict:
                 "upper": None if lim is None else lim.upper,
                 "effort": None if lim is None else lim.effort,
                 "velocity": None if lim is None else lim.velocity,
-                "mimic": None if j.mimic is None else {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset},
+                "mimic": None if j.mimic is None else {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset,
+                                                       "polynomial": list(j.mimic.polynomial) or None},
                 "armature": list(j.armature) if any(j.armature) else None,
                 "solved_by_loops": j.name in solved,
             }
