@@ -39,7 +39,7 @@ CHECKS = {
     "j": ("M, C, RNEA = Pinocchio", 1e-10),
     "k": ("inertias of rigid bodies (PSD, triangle inequality)", 0.0),
     "l": ("∂τ/∂q̇ = 2C (Remark 3) = Pinocchio's RNEA derivative", 1e-10),
-    "m": ("M, C q̇ + g = MuJoCo (mj_fullM, qfrc_bias), in MuJoCo's coordinates", 1e-10),
+    "m": ("M, C q̇ + g = MuJoCo (mj_fullM, qfrc_bias)", 1e-10),
 }
 
 
@@ -151,7 +151,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     params = None if reduced else planar_two_link_params(robot)
     serial = not reduced and is_serial_revolute(robot) and not robot.floating_base
     coordinates = robot.velocities_are_coordinates  # else generalized speeds (free, planar, spherical)
-    mj_peer = _mujoco_peer(robot, reduced)
+    mj_peer, mj_why = _mujoco_peer(robot, reduced)
     pin_ok = use_pinocchio and pinocchio_peer.available()
     peer = pinocchio_peer.PinocchioPeer(tree) if pin_ok else None
     min_eig_ratio = np.inf
@@ -231,9 +231,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     out.checks.append(acc["l"].result("l") if peer is not None and coordinates else
                       _na("l", "pin (Pinocchio) is not installed" if peer is None else
                           "generalized speeds: ∂τ/∂ν ≠ 2C (Remark 3 holds in coordinates)"))
-    out.checks.append(acc["m"].result("m") if mj_peer is not None else
-                      _na("m", "MJCF models only" if tree.description.origin_format != "mjcf" else
-                          "mujoco is not installed (pip install mujoco)" if not reduced else "one change of coordinates"))
+    out.checks.append(acc["m"].result("m") if mj_peer is not None else _na("m", mj_why))
     return out
 
 
@@ -258,12 +256,22 @@ def positive_definite(M: np.ndarray) -> bool:
 
 
 def _mujoco_peer(robot, reduced: bool):
-    """MuJoCo's model of an MJCF robot in its own coordinates, when MuJoCo is installed."""
+    """(MuJoCo's model of the robot, or None; why not): MJCF models as MuJoCo compiled them, URDF
+    and YAML robots of 1-DoF joints through MuJoCo's URDF compiler."""
+    from ..errors import ModelError
     from ..model.mjcf import MujocoPeer, mujoco_available
 
-    if reduced or robot.description.origin_format != "mjcf" or robot.floating_base or not mujoco_available():
-        return None
-    return MujocoPeer(robot)
+    if not mujoco_available():
+        return None, "mujoco is not installed (pip install mujoco)"
+    if reduced:
+        return None, "compared on the full tree by check j; one change of coordinates at a time"
+    mjcf = robot.description.origin_format == "mjcf"
+    if not mjcf and (robot.floating_base or not robot.velocities_are_coordinates or robot.description.loops):
+        return None, "MuJoCo's URDF compiler takes fixed-base robots of 1-DoF joints"
+    try:
+        return MujocoPeer(robot), ""
+    except ModelError as e:  # MuJoCo refuses what it cannot simulate (e.g. a massless moving body)
+        return None, f"MuJoCo does not compile this robot ({str(e).split('(', 1)[-1].rstrip(')')[:120]})"
 
 
 def _pinocchio_reference(robot, peer, q, qd, coordinates):

@@ -228,9 +228,12 @@ class MujocoPeer:
     def __init__(self, robot):
         mujoco = _mujoco()
         desc = robot.description
-        text = desc.extra[0] if desc.source == "<stdin>" and desc.extra else None
+        if desc.origin_format == "mjcf":
+            text = desc.extra[0] if desc.source == "<stdin>" and desc.extra else None
+            self.m = compile_model(desc.source, text)
+        else:  # MuJoCo compiles URDF too: our description, without geometry (meshes are not at hand)
+            self.m = compile_model(desc.source or desc.name, urdf_for_mujoco(desc))
         self.mujoco = mujoco
-        self.m = compile_model(desc.source, text)
         self.d = mujoco.MjData(self.m)
         self.layout = layout(robot, self.m)
 
@@ -242,6 +245,19 @@ class MujocoPeer:
         M = np.zeros((self.m.nv, self.m.nv))
         self.mujoco.mj_fullM(self.m, self.d, M)
         return T, M, self.d.qfrc_bias.copy(), acc
+
+
+def urdf_for_mujoco(desc) -> str:
+    """URDF text of ``desc`` for MuJoCo's URDF compiler: no geometry, no mimic, fixed links fused."""
+    import re
+    from dataclasses import replace
+
+    from .urdf import to_urdf
+
+    bare = replace(desc, extra=(), links=tuple(replace(link, extra=()) for link in desc.links),
+                   joints=tuple(replace(j, extra=(), mimic=None) for j in desc.joints))
+    return re.sub(r"(<robot[^>]*>)", r'\1<mujoco><compiler discardvisual="true" fusestatic="true"/></mujoco>',
+                  to_urdf(bare), count=1)
 
 
 def mujoco_available() -> bool:
