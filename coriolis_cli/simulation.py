@@ -64,6 +64,7 @@ RK4_STEP_LIMIT = 2.5
 # Smallest eigenvalue of the unit-diagonal M(q) on the reference below which a run is refused:
 # accelerations along that motion would be 10⁹ times those of the other joints.
 NEAR_SINGULAR = 1e-9
+MAX_STEPS = 50_000_000  # about half an hour at the fastest a step goes
 SAMPLES_PER_PERIOD = 8  # reference states on which the adaptation gain is scaled
 # At γ = 1 the fastest adaptation mode of the linearized loop is at ADAPTATION_SPEED · κ. Every
 # other body adapts more slowly (at about ω_i²/κ), so the fastest must lie well above κ for light
@@ -374,6 +375,9 @@ def simulation_steps(duration: float, rate: float) -> int:
     steps = int(round(duration * rate))
     if steps < 1:
         raise StateError(f"a duration of {duration:g} s is shorter than one step at {rate:g} Hz")
+    if steps > MAX_STEPS:  # each step evaluates the law four times, 40 µs at the least
+        raise StateError(f"{steps:,} steps (duration × rate) would take {steps * 40e-6 / 3600:,.1f} h or more; at most "
+                         f"{MAX_STEPS:,} (shorten --duration or lower --rate)")
     return steps
 
 
@@ -420,6 +424,7 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     steps = simulation_steps(duration, rate)
     if steps * robot.nv > 5e8:
         raise StateError(f"{steps:,} steps of a {robot.nv}-DoF robot is too long a run")
+    engine.check_memory(4 * 8 * (steps + 1), f"{steps:,} samples of t, ‖e‖, V and the parameter error")
     h = 1.0 / rate
     n = robot.nv
     ref = Reference(robot, lam)

@@ -40,6 +40,9 @@ def main(argv=None):
     import signal
     import threading
 
+    from ..report.output import WRITTEN, remove_written
+
+    WRITTEN.clear()  # this run's own files only (tests call main many times in one process)
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     warnings.showwarning = _show_warning
@@ -59,14 +62,19 @@ def main(argv=None):
     except CoriolisError as e:
         hint = f" ({e.hint})" if getattr(e, "hint", None) else ""
         err.print(styled(("error:", "red"), f" {e}{hint}"), soft_wrap=True)
+        if e.exit_code != 1:  # a failed check keeps its report; bad input leaves nothing half done
+            remove_written()
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
+        remove_written()
         err.print("interrupted")
         sys.exit(130)
     except Terminated:
+        remove_written()
         err.print("terminated")
         sys.exit(143)
     except Exception as e:  # noqa: BLE001 - the one place unexpected errors are turned into a message
+        remove_written()
         if debug:
             raise
         msg = str(e).splitlines()[0] if str(e) else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import cli, compile_first, emit, err, load, parse_list, progress, robot_options, styled
+from .common import check_outputs, cli, compile_first, emit, err, load, parse_list, progress, robot_options, styled
 
 # C means M, Ṁ and C together; fd: forward dynamics; slotine: the Slotine–Li torque
 OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma", "fd": "fd", "forward_dynamics": "fd",
@@ -82,12 +82,10 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
     from ..bench.suite import TOPOLOGY_ORDER, plan_jobs, run_jobs
     from ..report.bench import sweep_plot
     from ..report.formats import to_json
-    from ..report.output import check_writable
+    from ..report.output import figure_format
 
     whats = parse_list(what, OUTPUT_NAMES, "--what")
-    for path in (plot, output):
-        if path:
-            check_writable(path, force)
+    check_outputs(force, output, plot)
     topologies = list(TOPOLOGY_ORDER) if topology == "all" else [topology]
     sweep = [] if robots or table1 else parse_dofs(dofs)
     mode, jobs = plan_jobs(robots, topologies, sweep, floating_base, table1)
@@ -110,5 +108,5 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
 
         report = run_jobs(mode, models, whats, floating_base, peers, repeat, batch, advance)
     if plot:
-        emit(sweep_plot(report.sweeps()), plot, force)
+        emit(sweep_plot(report.sweeps(), figure_format(plot)), plot, force)
     emit(to_json(report.as_dict()) if fmt == "json" else _render(report, peers), output, force)

@@ -256,6 +256,19 @@ def render_to_text(renderable) -> str:
     return console.export_text()
 
 
+def check_outputs(force: bool, output: str | None = None, plot: str | None = None) -> None:
+    """Every output path of a run checked before any work: writable, two different files, and a
+    --plot extension that names a picture format."""
+    from ..report.output import check_distinct, check_writable, figure_format
+
+    if plot:
+        figure_format(plot)
+    check_distinct(output, plot)
+    for path in (output, plot):
+        if path:
+            check_writable(path, force)
+
+
 def emit(renderable_or_text, output: str | None, force: bool) -> None:
     """Bytes (a file format such as NPZ or PNG, ``output`` required), text or a rich renderable to
     ``output`` (written atomically) or to standard output; says what was written."""

@@ -6,7 +6,7 @@ import click
 import numpy as np
 
 from ..errors import StateError
-from .common import FORMATS, cli, compile_first, emit, load, parse_list, resolve_format, robot_argument, robot_options
+from .common import FORMATS, check_outputs, cli, compile_first, emit, load, parse_list, resolve_format, robot_argument, robot_options
 
 QUANTITY_NAMES = {"m": "M", "mdot": "Mdot", "c": "C", "gamma": "Gamma", "g": "g", "tau": "tau"}
 
@@ -17,6 +17,8 @@ def _state(model, q, qd, qdd, state, random, seed):
     given = sum(x is not None and x is not False for x in (q, state, random or None))
     if given > 1:
         raise StateError("give the state one way: --q/--qd, --state FILE or --random")
+    if state is not None and qd is not None:
+        raise StateError("--state FILE gives q̇ already; drop --qd, or give the whole state with --q and --qd")
     if random:
         qv, qdv = random_state(model, seed)
         if qd is not None:
@@ -55,13 +57,13 @@ def _tables(result, model, drawn=None):
 MAX_PLOTTED_GAMMA = 100  # nv above which the Γ pattern is left out of --plot (nv² slices of nv² cells)
 
 
-def _structure_picture(model, q, qd, factorization) -> bytes:
+def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
     from .. import engine
     from ..report.plots import structure_plot
 
     M, Mdot, C = engine.coriolis_matrix(model, q, qd, factorization=factorization)
     Gamma = engine.christoffel(model, q) if model.nv <= MAX_PLOTTED_GAMMA else None
-    return structure_plot(model.name, model.dof_names, M, Mdot, C, Gamma, model.dof_related, factorization)
+    return structure_plot(model.name, model.dof_names, M, Mdot, C, Gamma, model.dof_related, factorization, fmt)
 
 
 @cli.command()
@@ -93,16 +95,14 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
     """
     from ..evaluation import evaluate
     from ..report.formats import compute_to_csv, to_json, to_npz
-    from ..report.output import check_writable
+    from ..report.output import figure_format
 
     fmt = resolve_format(fmt, output)
     if fmt == "npz" and not output:
         raise StateError("--format npz needs -o FILE")
     if top < 1:
         raise StateError("--top must be at least 1")
-    for path in (output, plot):
-        if path:
-            check_writable(path, force)
+    check_outputs(force, output, plot)
     quantities = parse_list(what, QUANTITY_NAMES, "--what")
     model = load(robot, floating_base)
     qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)
@@ -112,7 +112,7 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factori
                                  + (["mass_matrix"] if "Gamma" in quantities else [])))
     result = evaluate(model, qv, qdv, qddv, quantities, factorization, top, fmt, allow_large)
     if plot:
-        emit(_structure_picture(model, qv, qdv, factorization), plot, force)
+        emit(_structure_picture(model, qv, qdv, factorization, figure_format(plot)), plot, force)
     if fmt == "json":
         emit(to_json(result.as_dict()), output, force)
     elif fmt == "csv":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import cli, emit, load, robot_options
+from .common import check_outputs, cli, emit, load, robot_options
 
 
 @cli.command()
@@ -24,7 +24,7 @@ def info(robot, floating_base, list_bundled, fmt, plot, force):
     Example: coriolis info humanoid --floating-base
     """
     from ..report.formats import to_json
-    from ..report.output import check_writable
+    from ..report.output import figure_format
     from ..report.tables import bundled_record, bundled_table, info_record, info_renderable
 
     if list_bundled:
@@ -35,11 +35,10 @@ def info(robot, floating_base, list_bundled, fmt, plot, force):
         return
     if robot is None:
         raise click.UsageError("Missing argument 'ROBOT'")
-    if plot:
-        check_writable(plot, force)
+    check_outputs(force, None, plot)
     model = load(robot, floating_base)
     if plot:
         from ..report.plots import tree_plot
 
-        emit(tree_plot(model), plot, force)
+        emit(tree_plot(model, figure_format(plot)), plot, force)
     emit(to_json(info_record(model)) if fmt == "json" else info_renderable(model), None, False)

@@ -8,7 +8,7 @@ import warnings
 import click
 
 from ..errors import ModelWarning, StateError
-from .common import cli, compile_first, emit, err, fixed_robot_options, load, progress, resolve_format, robot_argument, styled
+from .common import check_outputs, cli, compile_first, emit, err, fixed_robot_options, load, progress, resolve_format, robot_argument, styled
 
 
 def _gains(text: str):
@@ -54,16 +54,14 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     Example: coriolis simulate robots/panda.urdf --controller slotine-li --plot out.png
     """
     from ..report.formats import to_json
-    from ..report.output import check_writable
+    from ..report.output import figure_format
     from ..report.simulation import simulation_plot, simulation_table
     from ..simulation import check_step, simulate as run, simulation_steps
 
     fmt = resolve_format(fmt, output)
     if fmt not in ("table", "json"):
         raise StateError(f"-o: simulate writes a table or JSON, not {fmt}")
-    for path in (plot, output):
-        if path:
-            check_writable(path, force)
+    check_outputs(force, output, plot)
     lam, kappa = _gains(gains)
     steps = simulation_steps(duration, rate)
     check_step(controller, lam, kappa, adaptation_gain, rate)
@@ -77,7 +75,7 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
         result = run(model, controller, factorization, duration, rate, (lam, kappa), adaptation_gain,
                      progress=lambda k: bar.update(task, completed=k))
     if plot:
-        emit(simulation_plot(result), plot, force)
+        emit(simulation_plot(result, figure_format(plot)), plot, force)
     if fmt == "json":
         emit(to_json(result.as_dict()), output, force)
     else:

@@ -33,6 +33,11 @@ def _stacked(robot, q, *velocities):
     return Q, Vs
 
 
+def _stacked_outputs(outputs, shape) -> np.ndarray:
+    """A batch's results as one array, (0, *shape) for an empty batch, as the tree's functions give."""
+    return np.stack(outputs) if outputs else np.zeros((0, *shape))
+
+
 def _one(robot, x, width, what, names) -> np.ndarray:
     """(K, width) states; a float64 vector of the right length is taken as it is. x·x is finite
     exactly when every entry is, unless it overflows, and then the full check decides."""
@@ -152,7 +157,7 @@ def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
         if data is not None:
             raise StateError("q: data= takes one state at a time; call without data= for batches")
         outs = [coriolis_matrix(robot, Q[s], V[s], factorization) for s in range(Q.shape[0])]
-        return tuple(np.stack([o[i] for o in outs]) for i in range(3))
+        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(3))
     d, fresh = _data(robot, data)
     qbar, vbar = Q[0], V[0]
     qf, A, Adot = _full_state(robot, qbar, vbar)
@@ -178,7 +183,7 @@ def christoffel(robot, q, force=False, data=None):
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         if data is not None:
             raise StateError("q: data= takes one state at a time; call without data= for batches")
-        return np.stack([christoffel(robot, Q[s], force) for s in range(Q.shape[0])])
+        return _stacked_outputs([christoffel(robot, Q[s], force) for s in range(Q.shape[0])], (robot.nv,) * 3)
     d, fresh = _data(robot, data)
     qbar = Q[0]
     qf, A, _ = _full_state(robot, qbar)
@@ -212,7 +217,7 @@ def christoffel_slices(robot, q):
 def mass_matrix(robot, q, data=None):
     Q = _one(robot, q, robot.nq, "q", robot.config_names)
     if Q.shape[0] > 1 or np.ndim(q) == 2:
-        return np.stack([mass_matrix(robot, Q[s]) for s in range(Q.shape[0])])
+        return _stacked_outputs([mass_matrix(robot, Q[s]) for s in range(Q.shape[0])], (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
     qf, A, _ = _full_state(robot, Q[0])
     M = api.mass_matrix(robot.full, qf, data=d.full)
@@ -228,7 +233,7 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data=None):
     """τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈ + Ȧ q̄̇)."""
     Q, (V, VD) = _stacked(robot, q, ("qd", qd), ("qdd", qdd))
     if Q.shape[0] > 1 or np.ndim(q) == 2:
-        return np.stack([inverse_dynamics(robot, Q[s], V[s], VD[s], gravity) for s in range(Q.shape[0])])
+        return _stacked_outputs([inverse_dynamics(robot, Q[s], V[s], VD[s], gravity) for s in range(Q.shape[0])], (robot.nv,))
     d, fresh = _data(robot, data)
     qf, A, Adot = _full_state(robot, Q[0], V[0])
     acc = A @ VD[0] if Adot is None else A @ VD[0] + Adot @ V[0]
@@ -240,7 +245,7 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data=None):
 def gravity_vector(robot, q, gravity=True, data=None):
     Q = _one(robot, q, robot.nq, "q", robot.config_names)
     if Q.shape[0] > 1 or np.ndim(q) == 2:
-        return np.stack([gravity_vector(robot, Q[s], gravity) for s in range(Q.shape[0])])
+        return _stacked_outputs([gravity_vector(robot, Q[s], gravity) for s in range(Q.shape[0])], (robot.nv,))
     d, fresh = _data(robot, data)
     qf, A, _ = _full_state(robot, Q[0])
     d.g[...] = A.T @ api.gravity_vector(robot.full, qf, gravity, data=d.full)
@@ -251,7 +256,7 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
     """q̄̈ = M̄⁻¹ (τ̄ − C̄ q̄̇ − ḡ), with M̄, C̄, ḡ carried by A (a dense solve: M̄ has no tree)."""
     Q, (V, T) = _stacked(robot, q, ("qd", qd), ("tau", tau))
     if Q.shape[0] > 1 or np.ndim(q) == 2:
-        return np.stack([forward_dynamics(robot, Q[s], V[s], T[s], gravity) for s in range(Q.shape[0])])
+        return _stacked_outputs([forward_dynamics(robot, Q[s], V[s], T[s], gravity) for s in range(Q.shape[0])], (robot.nv,))
     d, fresh = _data(robot, data)
     if getattr(robot.map, "block_base", False):
         # A square and invertible: the tree's forward dynamics at τ = A⁻ᵀ τ̄, then q̄̈ = A⁻¹ (q̈ − Ȧ q̄̇)

@@ -49,6 +49,11 @@ _CONTINUATION = api._Compiled(continuation_kernel)
 _DEPENDENT_JACOBIAN = api._Compiled(dependent_jacobian_kernel)
 
 
+# A sliding independent coordinate this many times the linkage's size away from the assembly is
+# refused before the solve walks there (the walk is bounded by it).
+MAX_SLIDE = 1e3
+
+
 class LoopSolver:
     """The loop solve of one LoopMap: q(q̄), A(q̄), Ȧ, ∂²q/∂q̄², random closed configurations."""
 
@@ -103,6 +108,12 @@ class LoopSolver:
                              "of the solved joints for an assembled linkage at zero independent coordinates")
         return q[self.loop_ind_q].copy(), q[self.dep_q].copy()
 
+    @property
+    def _turning(self) -> np.ndarray:
+        """Which of the loops' independent coordinates are angles of revolute joints."""
+        kinds = {int(self.robot.q_start[i]): b.joint.type for i, b in enumerate(self.robot.bodies)}
+        return np.array([kinds[int(k)] in ("revolute", "continuous") for k in self.loop_ind_q], dtype=bool)
+
     def _solve(self, qbar):
         """Follow the assembly branch from the reference to q̄ (engine.closure.continuation_kernel),
         then A from the constraint Jacobian there."""
@@ -116,13 +127,23 @@ class LoopSolver:
         q[self.ind_q] = qbar
         q[self.loop_ind_q], q[self.dep_q] = x0, dep0
         r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
-        target = np.ascontiguousarray(qbar[self.loop_ind_pos])
+        target = np.array(qbar[self.loop_ind_pos], dtype=float)
+        # a revolute coordinate turns the linkage back into itself every 2π: follow the branch to the
+        # nearest equivalent angle, so that q̄ = 1e9 rad costs what q̄ = 0.3 does, then put it back
+        turning = self._turning
+        target[turning] = x0[turning] + np.remainder(target[turning] - x0[turning] + np.pi, 2 * np.pi) - np.pi
+        far = np.abs(target - x0)[~turning]
+        if far.size and far.max() > MAX_SLIDE * self.size:
+            raise StateError(f"the loops cannot close at this configuration ({self._state_text(qbar)}): a sliding "
+                             f"coordinate {far.max():.3g} m from the assembly, beyond {MAX_SLIDE:g} times the "
+                             "linkage's size, which no linkage reaches")
         code = _CONTINUATION.call(self._model, self._kdata, *self.packed, q, self.dep_q, self.dep_v,
                                   self.loop_ind_q, self.loop_ind_v, x0, target, tol, MAX_PATH_STEP, r, K)
         if code != 0:
             raise StateError(f"the loops cannot close at this configuration ({self._state_text(qbar)}): following "
                              f"the assembly from the guess, closure '{self._worst_closure(r)}' cannot be kept closed "
                              "(the linkage cannot reach it, or passes a singularity on the way)")
+        q[self.loop_ind_q] = qbar[self.loop_ind_pos]  # the same pose: angles as given
         A, Kd_pinv = self._jacobian_from(K)
         for x in (q, A, Kd_pinv):  # cached and handed out: read-only, so no caller can change the cache
             x.setflags(write=False)

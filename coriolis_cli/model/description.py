@@ -244,6 +244,7 @@ def validate(desc: RobotDescription) -> RobotDescription:
     joint_names: set[str] = set()
     parent_of: dict[str, str] = {}
     joints = []
+    unordered: list[str] = []
     for j in desc.joints:
         if not j.name:
             raise ModelError("a joint has no name")
@@ -270,11 +271,21 @@ def validate(desc: RobotDescription) -> RobotDescription:
             j = replace(j, axis=_unit_axis(j.axis, f"joint '{j.name}'"))
         if j.limits is not None and j.limits.lower is not None and j.limits.upper is not None:
             _finite((j.limits.lower, j.limits.upper), f"joint '{j.name}': limits", bounded=False)
-            if j.limits.lower > j.limits.upper:
-                raise ModelError(
-                    f"joint '{j.name}': lower limit {j.limits.lower} is above upper limit {j.limits.upper}"
-                )
+            if j.limits.lower > j.limits.upper:  # some simulators' way to say "no limit"; Pinocchio loads it
+                unordered.append(f"'{j.name}' ({j.limits.lower:g} > {j.limits.upper:g})")
+                j = replace(j, limits=replace(j.limits, lower=None, upper=None))
+        if j.mimic is not None:
+            m = j.mimic
+            if not m.joint:
+                raise ModelError(f"joint '{j.name}': its <mimic> names no joint (joint=\"...\")")
+            if not all(math.isfinite(c) for c in (m.multiplier, m.offset, *m.polynomial)):
+                raise ModelError(f"joint '{j.name}': mimic of '{m.joint}' has a coefficient that is not a finite number "
+                                 f"(multiplier {m.multiplier}, offset {m.offset})")
         joints.append(j)
+    if unordered:
+        warnings.warn(ModelWarning(f"{len(unordered)} joint{'s' if len(unordered) > 1 else ''} with the lower limit above "
+                                   f"the upper, read as no limit: {', '.join(unordered[:3])}"
+                                   f"{f' and {len(unordered) - 3} more' if len(unordered) > 3 else ''}"), stacklevel=2)
     for k, j in enumerate(joints):
         if j.mimic is not None and j.mimic.joint not in joint_names:
             warnings.warn(ModelWarning(f"joint '{j.name}' mimics joint '{j.mimic.joint}', which does not exist; "

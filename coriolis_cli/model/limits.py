@@ -62,11 +62,54 @@ def _expanded_size(node, memo: dict, budget: int) -> int:
     return size
 
 
+class StrictLoader(yaml.SafeLoader):
+    """YAML with one number grammar, the decimal one README promises: YAML 1.1's 0x10, 0o10, 010,
+    1_0 and 1:30 (read as 16, 8, 8, 10 and 90 by a plain loader) stay text, which the readers
+    refuse as not a number; and a key given twice in one mapping is an error naming it."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                continue  # the base class reports unhashable keys
+            if key in seen:
+                raise DuplicateKey(f"key '{key}' is given twice in one mapping (line {seen[key] + 1} and line "
+                                   f"{key_node.start_mark.line + 1})")
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+class DuplicateKey(ValueError):
+    """A YAML mapping names a key twice."""
+
+
+def _decimal_only() -> None:
+    import re
+
+    resolvers = {}
+    for first, entries in yaml.SafeLoader.yaml_implicit_resolvers.items():
+        kept = [(tag, rx) for tag, rx in entries if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+        resolvers[first] = kept
+    StrictLoader.yaml_implicit_resolvers = resolvers
+    StrictLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
+    StrictLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][-+]?[0-9]+)?$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"),
+        list("-+0123456789."))
+
+
+_decimal_only()
+
+
 def load_yaml(text: str):
-    """yaml.safe_load, refusing alias bombs and nesting the parser cannot hold: ValueError, or
-    yaml.YAMLError for syntax."""
+    """A strict safe_load (StrictLoader), refusing alias bombs and nesting the parser cannot hold:
+    ValueError (DuplicateKey for a key given twice), or yaml.YAMLError for syntax."""
     try:
-        loader = yaml.SafeLoader(text)
+        loader = StrictLoader(text)
         try:
             node = loader.get_single_node()
             if node is None:
@@ -80,8 +123,18 @@ def load_yaml(text: str):
 
 
 def load_json(text: str):
-    """json.loads with deep nesting as ValueError."""
+    """json.loads with deep nesting as ValueError, and a key given twice in one object refused
+    by name (DuplicateKey), where json.loads keeps the last silently."""
+
+    def pairs(items):
+        out = {}
+        for key, value in items:
+            if key in out:
+                raise DuplicateKey(f"key '{key}' is given twice in one object")
+            out[key] = value
+        return out
+
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=pairs)
     except RecursionError:
         raise ValueError("nested too deeply") from None

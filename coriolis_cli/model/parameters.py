@@ -58,6 +58,24 @@ def check_parameters(robot: RobotModel, theta) -> np.ndarray:
 
 
 def with_inertial_parameters(robot: RobotModel, theta) -> RobotModel:
+    """(see _with_parameters) For a robot in other coordinates (mimic joints, a base velocity, closed
+    loops) the parameters are its tree's bodies', and the result is in the same coordinates."""
+    if getattr(robot, "is_reduced", False):
+        from .coordinates import BaseVelocityMap, MimicMap, enforce_mimic, with_base_velocity
+        from .loops import LoopMap, close_loops
+
+        full = _with_parameters(robot.full, theta)
+        if isinstance(robot.map, MimicMap):
+            return enforce_mimic(full)
+        if isinstance(robot.map, BaseVelocityMap):
+            return with_base_velocity(full, robot.map.representation)
+        if isinstance(robot.map, LoopMap):
+            return close_loops(full)
+        raise ModelError(f"robot '{robot.name}': no parameters can be set in its coordinates")
+    return _with_parameters(robot, theta)
+
+
+def _with_parameters(robot: RobotModel, theta) -> RobotModel:
     """The robot with every body's inertial parameters replaced by θ (the inverse of
     inertial_parameters): e.g. an adaptive controller's estimate, to compute M, C, Γ with it.
     Each body's inertia is written on its own link and the links merged into it lose theirs, so

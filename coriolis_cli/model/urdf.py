@@ -233,6 +233,15 @@ def to_urdf(desc: RobotDescription) -> str:
     not read, such as geometry, as they were read)."""
     if desc.loops:
         raise ModelError(f"URDF cannot hold closed loops ({len(desc.loops)} in '{desc.name}'); convert to YAML instead")
+    spherical = [j.name for j in desc.joints if j.type == "spherical"]
+    if spherical:  # urdfdom knows no such type: what we wrote could not be read back by ROS tools
+        raise ModelError(f"URDF has no spherical joint ('{spherical[0]}'{f' and {len(spherical) - 1} more' if len(spherical) > 1 else ''}); "
+                         "convert to YAML, or write three revolute joints")
+    for kind, names in (("robot", [desc.name]), ("link", [link.name for link in desc.links]),
+                        ("joint", [j.name for j in desc.joints])):
+        for name in names:
+            if any(ord(c) < 32 or 0xFFFE <= ord(c) <= 0xFFFF or 0xD800 <= ord(c) <= 0xDFFF for c in name):
+                raise ModelError(f"{kind} name {name!r} holds a control character, which XML cannot carry; rename it")
     robot = ET.Element("robot", name=desc.name)
     _append_xml(robot, desc.extra, f"robot '{desc.name}'")
     for link in desc.links:

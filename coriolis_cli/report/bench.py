@@ -81,11 +81,10 @@ def table1(systems) -> Table:
     return fit_columns(t)
 
 
-def sweep_plot(sweeps: dict, path: str | None = None) -> bytes:
-    import matplotlib
+def sweep_plot(sweeps: dict, fmt: str = "png") -> bytes:
+    from .plots import offscreen_pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = offscreen_pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 5), dpi=120)
     for topo, systems in sweeps.items():
@@ -101,6 +100,6 @@ def sweep_plot(sweeps: dict, path: str | None = None) -> bytes:
     ax.legend(fontsize=8, ncol=2)
     buf = io.BytesIO()
     fig.tight_layout()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format=fmt)
     plt.close(fig)
     return buf.getvalue()

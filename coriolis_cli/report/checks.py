@@ -53,6 +53,7 @@ def skew_table(robot_label: str, rows, trials: int) -> Table:
         caption=(
             "admissible: N skew-symmetric, what passivity-based control needs; Christoffel-consistent: C = Σ_k Γ q̇_k. "
             "All three give the same C q̇, so only this test tells them apart."
+            + (" With one DoF no such S exists (S q̇ = 0 forces S = 0): no counter-example." if len(rows) < 3 else "")
         ),
         caption_justify="left",
     )

@@ -15,6 +15,29 @@ import tempfile
 from ..errors import OutputError
 
 
+FIGURE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+
+
+def figure_format(path: str) -> str:
+    """The picture format a --plot path asks for by its extension, or OutputError."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in FIGURE_FORMATS:
+        raise OutputError(f"--plot {path}: name a .png, .svg or .pdf file (the format follows the extension)")
+    return FIGURE_FORMATS[ext]
+
+
+def check_distinct(*paths) -> None:
+    """Two outputs of one run must not be one file: the second would replace the first."""
+    seen = {}
+    for path in paths:
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise OutputError(f"{path}: given twice (as {seen[key]} and again); name two different files")
+        seen[key] = path
+
+
 def _target(path: str) -> str:
     """Where the bytes go: the path itself, or a symlink's final target."""
     return os.path.realpath(path) if os.path.islink(path) else path
@@ -46,6 +69,20 @@ def _mode_for(target: str) -> int:
         return 0o666 & ~umask
 
 
+# the files this run has written, so that a run that then fails removes them (cli.main)
+WRITTEN: list[str] = []
+
+
+def remove_written() -> None:
+    """Remove what this run wrote: it failed after writing some of its outputs."""
+    while WRITTEN:
+        path = WRITTEN.pop()
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
 def write_atomic(path: str, data: bytes | str, force: bool = False) -> None:
     check_writable(path, force)
     target = _target(path)
@@ -61,7 +98,22 @@ def write_atomic(path: str, data: bytes | str, force: bool = False) -> None:
             f.flush()
             os.fchmod(f.fileno(), _mode_for(target))
             os.fsync(f.fileno())
-        os.replace(tmp, target)
+        if force:
+            os.replace(tmp, target)
+        else:  # exclusive: of two runs writing one name without --force, the second fails
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                raise OutputError(f"{path}: already exists (written meanwhile by another run)",
+                                  hint="pass --force to overwrite") from None
+            except OSError:  # a file system without hard links: check and rename, as close as it gets
+                if os.path.lexists(target):
+                    raise OutputError(f"{path}: already exists", hint="pass --force to overwrite") from None
+                os.replace(tmp, target)
+            finally:
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
+        WRITTEN.append(target)
     except BaseException as e:  # also KeyboardInterrupt and the CLI's SIGTERM: never a stray .part
         try:
             os.unlink(tmp)

@@ -14,26 +14,30 @@ WIDE = 20  # DoF beyond which the heatmaps stack in one column and the figure gr
 ZERO_COLOUR = "#d9d9d9"  # exact zeros (branch-induced sparsity), distinct from every value's colour
 
 
-def _pyplot():
+def offscreen_pyplot():
+    """pyplot off screen, with every text drawn as written: a '$' in a robot's or a joint's name
+    is a dollar sign, not the start of matplotlib's math mode."""
     import matplotlib
 
     matplotlib.use("Agg")
+    matplotlib.rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt
 
     return plt
 
 
-def _png(fig) -> bytes:
+def _png(fig, fmt: str = "png") -> bytes:
+    """The figure as PNG, SVG or PDF bytes."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    _pyplot().close(fig)
+    fig.savefig(buf, format=fmt)
+    offscreen_pyplot().close(fig)
     return buf.getvalue()
 
 
 def _heatmap(ax, X, names, title, fontsize):
     from matplotlib.colors import SymLogNorm
 
-    plt = _pyplot()
+    plt = offscreen_pyplot()
     big = float(np.max(np.abs(X), initial=0.0)) or 1.0
     cmap = plt.get_cmap("coolwarm").copy()
     cmap.set_bad(ZERO_COLOUR)
@@ -70,14 +74,14 @@ def _label_inches(names, points: float) -> float:
     return max((len(str(x)) for x in names), default=1) * points * 0.6 / 72 + 0.3
 
 
-def structure_plot(robot_name: str, names, M, Mdot, C, Gamma, related, factorization: str) -> bytes:
+def structure_plot(robot_name: str, names, M, Mdot, C, Gamma, related, factorization: str, fmt: str = "png") -> bytes:
     """Heatmaps of M, Ṁ, C (symmetric log scale, exact zeros grey) and, when Γ is given, the
     pattern of its (i, j, k) entries that can be nonzero (Featherstone's branch-induced sparsity).
     Up to WIDE DoF the three heatmaps share a row of a 16 x 11 in figure; beyond, they stack and the
     figure grows so that every DoF label keeps LABEL_POINTS (a 44-DoF humanoid: 2,000 px wide)."""
     from matplotlib.colors import ListedColormap
 
-    plt = _pyplot()
+    plt = offscreen_pyplot()
     n = len(names)
     heatmaps = ((M, "M"), (Mdot, "Ṁ"), (C, f"C ({factorization})"))
     if n <= WIDE:
@@ -113,7 +117,7 @@ def structure_plot(robot_name: str, names, M, Mdot, C, Gamma, related, factoriza
                      f"grey = structurally zero ({possible:,} of {n**3:,} triples can be nonzero)", fontsize=10, pad=14)
     fig.suptitle(f"{robot_name}: M, Ṁ, C at this state (symmetric log colour scale; grey = exact zero)", fontsize=12)
     fig.tight_layout(rect=(0, 0, 1, 0.97))  # the title above the panels' own
-    return _png(fig)
+    return _png(fig, fmt)
 
 
 def _label_slices(fig, ax, names) -> None:
@@ -133,9 +137,9 @@ def _label_slices(fig, ax, names) -> None:
         ax.text(c * (n + 1), r * (n + 1) - 0.3, label, fontsize=size, ha="left", va="bottom", color="#08306b")
 
 
-def tree_plot(robot) -> bytes:
+def tree_plot(robot, fmt: str = "png") -> bytes:
     """The kinematic tree: bodies as nodes (layers by depth), joints as labelled edges."""
-    plt = _pyplot()
+    plt = offscreen_pyplot()
     bodies = robot.bodies
     N = len(bodies)
     children = {i: [] for i in range(-1, N)}
@@ -191,4 +195,4 @@ def tree_plot(robot) -> bytes:
         ax.spines[side].set_visible(False)
     ax.set_title(f"{robot.name}: {N} bodies, nv = {robot.nv}, depth d = {robot.depth}", fontsize=11)
     fig.tight_layout()
-    return _png(fig)
+    return _png(fig, fmt)

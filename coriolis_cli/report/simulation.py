@@ -39,11 +39,10 @@ def simulation_table(result) -> Table:
     return fit_columns(t)
 
 
-def simulation_plot(result) -> bytes:
-    import matplotlib
+def simulation_plot(result, fmt: str = "png") -> bytes:
+    from .plots import offscreen_pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = offscreen_pyplot()
 
     s = result.settings
     adapting = s["adaptation_gain"] is not None
@@ -76,6 +75,6 @@ def simulation_plot(result) -> bytes:
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format=fmt)
     plt.close(fig)
     return buf.getvalue()
