@@ -209,9 +209,24 @@ def christoffel(robot, q, force=False, data=None):
 
 
 def christoffel_slices(robot, q):
-    G = christoffel(robot, q, force=True)
+    """Γ̄ one slice at a time without Γ̄ or the tree's Γ: Γ̄[:, :, k] = C̄(q̄, e_k) =
+    Aᵀ C(q, A e_k) A + Aᵀ M D[:, :, k] (C linear in its velocity, Ȧ = Σ_k D[:, :, k] q̄̇_k), in
+    O(nv²) memory as the tree's own slices are."""
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    if Q.shape[0] != 1:
+        raise StateError("q: one state at a time for Γ's slices")
+    qbar = Q[0]
+    qf, A, _ = _full_state(robot, qbar)
+    A = A @ np.eye(robot.nv) if type(A) is _BaseBlock else np.asarray(A)
+    D = robot.map.rate_basis(qbar)
+    data = robot.full.create_data()
+    AtM = A.T @ api.mass_matrix(robot.full, qf) if D is not None else None
     for k in range(robot.nv):
-        yield k, G[:, :, k]
+        C = api.coriolis_matrix(robot.full, qf, np.ascontiguousarray(A[:, k]), data=data)[2]
+        S = A.T @ C @ A
+        if D is not None:
+            S = S + AtM @ D[:, :, k]
+        yield k, S
 
 
 def mass_matrix(robot, q, data=None):
