@@ -230,3 +230,47 @@ def test_gamma_streams_in_other_coordinates(name, kw):
     G = cc.christoffel(r, q)
     for k, S in christoffel_slices(r, q):
         assert np.abs(S - G[:, :, k]).max() <= 1e-13 * np.abs(G).max()
+
+
+SIGTERM_SCRIPT = r"""
+import signal, sys, time
+import numpy as np
+import coriolis_cli as cc
+
+def stop(signum, frame):
+    raise SystemExit(143)
+
+signal.signal(signal.SIGTERM, stop)  # as the CLI does: Python runs it between two bytecodes
+robot = cc.load_robot("serial:100")
+rng = np.random.default_rng(0)
+cc.forward_dynamics(robot, np.zeros((2, 100)), np.zeros((2, 100)), np.zeros((2, 100)))  # compiled now
+K = 300_000
+Q = rng.uniform(-3, 3, (K, 100))
+print("ready", flush=True)
+cc.forward_dynamics(robot, Q, Q, Q)  # several seconds of compiled work
+print("finished", flush=True)
+"""
+
+
+def test_sigterm_ends_a_long_batch_promptly(tmp_path):
+    """A batch returns to Python between slices of about 0.1 s, so a handler for SIGTERM (or
+    Ctrl-C) runs within a fraction of a second instead of when the whole batch is done."""
+    import signal
+    import time
+
+    script = tmp_path / "batch.py"
+    script.write_text(SIGTERM_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        time.sleep(0.5)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        waited = time.monotonic() - sent
+    finally:
+        proc.kill()
+    assert proc.returncode == 143 and "finished" not in out, (proc.returncode, out, err)
+    assert waited < 5.0  # a slice, not the batch (10-20 s on this machine)

@@ -219,13 +219,26 @@ def _report_batch(robot, status: np.ndarray, Q, *velocities) -> None:
         _report(robot, int(status[warned[0]]), Q)
 
 
+# A batch runs in calls of about this many floating-point operations (≈ 0.1 s), returning to
+# Python between them, so that Ctrl-C and SIGTERM end even a batch of millions of states promptly.
+BATCH_CALL_WORK = 2e8
+
+
 def _batch(robot, batch_kernel, out, Q, inputs, *velocities):
-    """K states in parallel: ``batch_kernel(model, Q, *inputs, chunks, out, status)``, then the
-    first failure or warning reported as for one state. Read-only inputs (the gravity constants)
-    are passed as copies: numba types them apart, and the kernels would be compiled twice."""
-    status = np.zeros(Q.shape[0], dtype=np.int64)
+    """K states in parallel: ``batch_kernel(model, Q, *inputs, chunks, out, status)`` over slices
+    of the states (BATCH_CALL_WORK), then the first failure or warning reported as for one state.
+    Read-only inputs (the gravity constants) are passed as copies: numba types them apart, and the
+    kernels would be compiled twice. ``velocities`` are (name, array) pairs of per-state inputs."""
+    K = Q.shape[0]
+    status = np.zeros(K, dtype=np.int64)
     inputs = tuple(x.copy() if type(x) is _ND and not x.flags.writeable else x for x in inputs)
-    batch_kernel(robot.kernel_scratch.model, Q, *inputs, chunks(Q.shape[0]), out, status)
+    per_state = {id(v) for _, v in velocities}
+    step = max(1, int(BATCH_CALL_WORK / (50.0 * max(out[0].size if K else 1, robot.nv ** 2))))
+    model = robot.kernel_scratch.model
+    for s in range(0, K, step):
+        e = min(K, s + step)
+        part = tuple(x[s:e] if id(x) in per_state else x for x in inputs)
+        batch_kernel(model, Q[s:e], *part, chunks(e - s), out[s:e], status[s:e])
     if status.any():
         _report_batch(robot, status, Q, *velocities)
     return out
