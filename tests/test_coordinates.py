@@ -84,7 +84,9 @@ def test_streamed_gamma_of_a_reduced_robot_is_its_gamma(gripper, run_cli, monkey
     G = cc.christoffel(r, q)
     entries, nonzero = cc.christoffel_largest(r, q, 5)
     assert nonzero == np.count_nonzero(G) and len(entries) == 5
-    assert [v for *_, v in entries] == sorted((v for v in G.ravel() if v), key=abs, reverse=True)[:5]
+    # streamed slices are computed otherwise than the held Γ̄: equal to round-off, not bit for bit
+    expected = sorted((abs(v) for v in G.ravel() if v), reverse=True)[:5]
+    assert np.allclose([abs(v) for *_, v in entries], expected, rtol=1e-13, atol=0)
     monkeypatch.setattr(cc.engine.data, "GAMMA_MAX_BYTES", 8)  # every Γ is now "too large": streamed
     r_table = run_cli("compute", gripper, "--mimic", "enforce", "--random", "--what", "Gamma", "--top", "3")
     assert r_table.code == 0 and "0 nonzero" not in r_table.out, r_table.out

@@ -203,6 +203,7 @@ def test_failed_write_leaves_no_file(run_cli, tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", fail)
+    monkeypatch.setattr(os, "link", fail)  # the exclusive create of a new file (no --force)
     assert_one_line_error(run_cli("compute", robot_path("panda.urdf"), "--random", "-o", target), "No space left")
     assert os.listdir(tmp_path) == []
 
