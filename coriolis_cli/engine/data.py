@@ -142,8 +142,16 @@ def available_memory() -> int | None:
         return None
 
 
+# Below this an allocation is not worth a look at /proc/meminfo (a system call on every call of a
+# hot path: 70 % of a plain christoffel call on a 7-DoF arm); the machine has it to spare.
+MEMORY_CHECK_BYTES = 64 * 2**20
+
+
 def check_memory(nbytes: int, what: str) -> None:
-    """SizeError, before anything is allocated, when ``what`` needs more than the machine has."""
+    """SizeError, before anything is allocated, when ``what`` needs more than the machine has
+    (looked up only for allocations above MEMORY_CHECK_BYTES)."""
+    if nbytes <= MEMORY_CHECK_BYTES:
+        return
     have = available_memory()
     if have is not None and nbytes > have:
         raise SizeError(f"{what} needs about {nbytes / 2**30:,.1f} GiB and the machine has "
