@@ -202,7 +202,7 @@ joints:
 def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, floating):
     """Robots of 1-DoF joints (under a free root) take the body-frame kernel; it must give what the
     world-frame kernel and Algorithm 1 give, with the model's parameters and with other ones."""
-    from coriolis_cli.engine import api
+    from coriolis_cli.engine import spatial
     from coriolis_cli.engine import FACTORIZATIONS
     from coriolis_cli.engine.slotine_li import slotine_li_kernel
 
@@ -221,7 +221,7 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
     for th, kind in ((None, "christoffel"), (theta, "christoffel"), (theta, "featherstone")):
         body = cc.slotine_li(robot, q, v, vr, a, theta=th, factorization=kind, data=data).copy()
         world = np.zeros(robot.nv)
-        slotine_li_kernel(data.model, data.kernel, q, v, vr, a, api.STANDARD_GRAVITY, th is not None,
+        slotine_li_kernel(data.model, data.kernel, q, v, vr, a, spatial.STANDARD_GRAVITY, th is not None,
                           np.zeros(0) if th is None else th, FACTORIZATIONS[kind], world)
         assert _rel(body, world) < 1e-13
     M, _, C = cc.coriolis_matrix(robot, q, v)

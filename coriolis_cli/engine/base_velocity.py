@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .joints import _quaternion_matrix
+from .joints import quaternion_matrix
 
 BODY, MIXED, INERTIAL = 0, 1, 2
 REPRESENTATIONS = {"body": BODY, "mixed": MIXED, "inertial": INERTIAL}
@@ -43,7 +43,7 @@ def transform_kernel(E, t, q, nu, representation, X, Xdot, W):
     x, y, z, w = q[3], q[4], q[5], q[6]
     n = math.sqrt(x * x + y * y + z * z + w * w)
     Rq, Rt, Ph, Rd, T = W[0], W[1], W[2], W[3], W[4]
-    _quaternion_matrix(x / n, y / n, z / n, w / n, Rq, 0)
+    quaternion_matrix(x / n, y / n, z / n, w / n, Rq, 0)
     p = np.empty(3)
     for r in range(3):
         p[r] = t[r] + E[r, 0] * q[0] + E[r, 1] * q[1] + E[r, 2] * q[2]

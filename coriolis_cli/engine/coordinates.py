@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..errors import StateError
-from . import api, base_velocity
+from . import api, base_velocity, calls
 
 
 def _stacked(robot, q, *velocities):
@@ -43,7 +43,7 @@ def _one(robot, x, width, what, names) -> np.ndarray:
     exactly when every entry is, unless it overflows, and then the full check decides."""
     if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (width,) and math.isfinite(x @ x):
         return x[None]
-    arr, batch = api._as_states(x, width, what, names)
+    arr, batch = calls.as_states(x, width, what, names)
     return arr
 
 
@@ -291,7 +291,7 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
             raise np.linalg.LinAlgError
     except np.linalg.LinAlgError:
         k = int(np.argmax(np.abs(np.linalg.eigh(M)[1][:, 0])))  # the DoF the null motion moves most
-        raise api.singular_mass_matrix(robot, [robot.dof_names[k]]) from None
+        raise calls.singular_mass_matrix(robot, [robot.dof_names[k]]) from None
     d.qdd[...] = np.linalg.solve(M, T[0] - C @ V[0] - g)
     return d.qdd.copy() if fresh else d.qdd
 

@@ -29,7 +29,7 @@ SINGULAR = 1 << 40
 
 
 @njit(cache=True)
-def _quaternion_matrix(x, y, z, w, out, o):
+def quaternion_matrix(x, y, z, w, out, o):
     """out[o:o+3, o:o+3] = the rotation of the unit quaternion (x, y, z, w)."""
     out[o, o] = 1 - 2 * (y * y + z * z)
     out[o, o + 1] = 2 * (x * y - z * w)
@@ -61,7 +61,7 @@ def _place_multi_dof(jt, geom, q, qs, vs, p, i, X, S):
             X[i, r, 2] = e2
     else:
         o = qs + (3 if jt == FLOATING else 0)
-        _quaternion_matrix(q[o], q[o + 1], q[o + 2], q[o + 3], X[i], 3)
+        quaternion_matrix(q[o], q[o + 1], q[o + 2], q[o + 3], X[i], 3)
         if jt == FLOATING:
             tx, ty, tz = q[qs], q[qs + 1], q[qs + 2]
         for c in range(3):

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import ModelError, StateError
 from ..model.loops import LoopMap
-from . import api
+from . import api, calls
 from .closure import constraint_rate_kernel, continuation_kernel, dependent_jacobian_kernel, newton_kernel
 from .joints import failed
 
@@ -43,10 +43,10 @@ SINGULAR_RATIO = 1e-6  # σ_min/σ_max of K_d below which q̄ no longer determin
 MAX_NEWTON_STEPS = 60
 MAX_PATH_STEP = 0.5  # largest change of an independent loop coordinate per continuation step (rad or m)
 MAX_RANDOM_DRAWS = 200
-_CONSTRAINT_RATE = api._Compiled(constraint_rate_kernel)
-_NEWTON = api._Compiled(newton_kernel)
-_CONTINUATION = api._Compiled(continuation_kernel)
-_DEPENDENT_JACOBIAN = api._Compiled(dependent_jacobian_kernel)
+_CONSTRAINT_RATE = calls.Compiled(constraint_rate_kernel)
+_NEWTON = calls.Compiled(newton_kernel)
+_CONTINUATION = calls.Compiled(continuation_kernel)
+_DEPENDENT_JACOBIAN = calls.Compiled(dependent_jacobian_kernel)
 
 
 # A sliding independent coordinate this many times the linkage's size away from the assembly is
@@ -81,7 +81,7 @@ class LoopSolver:
         status = _CONSTRAINT_RATE.call(self._model, self._kdata, q, np.ascontiguousarray(u, dtype=float),
                                        *self.packed, Kdot)
         if failed(status):
-            api._report(self.robot, status, q)
+            calls.report_status(self.robot, status, q)
         return Kdot
 
     # ---- the solve (compiled: engine.closure) ---------------------------------------------------
@@ -91,7 +91,7 @@ class LoopSolver:
         status = _NEWTON.call(self._model, self._kdata, *self.packed, q, self.dep_q, self.dep_v, r, K, goal,
                               MAX_NEWTON_STEPS)
         if failed(status):
-            api._report(self.robot, status, q)
+            calls.report_status(self.robot, status, q)
         return q, r, K
 
     @cached_property

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ModelError, StateError
 from .description import Inertial
-from .tree import RobotModel, _frozen
+from .tree import RobotModel, frozen_array
 
 N_PARAMETERS = 10
 
@@ -90,7 +90,7 @@ def _with_parameters(robot: RobotModel, theta) -> RobotModel:
             raise ModelError(f"body '{b.name}': a first moment m·c = {tuple(h)} with zero mass has no COM")
         com = h / m if m != 0.0 else np.zeros(3)
         Ic = J - m * (com @ com * np.eye(3) - np.outer(com, com))
-        bodies.append(replace(b, mass=float(m), com=_frozen(com), inertia=_frozen(0.5 * (Ic + Ic.T))))
+        bodies.append(replace(b, mass=float(m), com=frozen_array(com), inertia=frozen_array(0.5 * (Ic + Ic.T))))
         links[b.name] = replace(links[b.name], inertial=Inertial(
             mass=float(m), xyz=tuple(float(x) for x in com),
             inertia=(Ic[0, 0], Ic[0, 1], Ic[0, 2], Ic[1, 1], Ic[1, 2], Ic[2, 2])))

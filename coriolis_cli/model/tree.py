@@ -29,7 +29,7 @@ G_ROT, G_TRANS, G_AXIS, G_MASS, G_COM, G_INERTIA, G_ROT_HAT, G_ROT_HAT2, G_PAREN
     0, 9, 12, 15, 16, 19, 28, 37, 46, 49, 55)
 
 
-def _frozen(a) -> np.ndarray:
+def frozen_array(a) -> np.ndarray:
     a = np.array(a, dtype=float)
     a.setflags(write=False)
     return a
@@ -156,7 +156,7 @@ class RobotModel:
     @cached_property
     def gravity_array(self) -> np.ndarray:
         """The robot's gravity as the engine takes it (``gravity=True``)."""
-        return _frozen(self.gravity)
+        return frozen_array(self.gravity)
 
     @cached_property
     def standard_gravity(self) -> bool:
@@ -381,9 +381,9 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
         free = Joint(
             name="base",
             type="free",
-            axis=_frozen(np.zeros(3)),
-            rotation=_frozen(np.eye(3)),
-            translation=_frozen(np.zeros(3)),
+            axis=frozen_array(np.zeros(3)),
+            rotation=frozen_array(np.eye(3)),
+            translation=frozen_array(np.zeros(3)),
         )
         owner = new_body(root, -1, free)
     else:
@@ -408,15 +408,15 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
                 joint = Joint(
                     name=j.name,
                     type=j.type,
-                    axis=_frozen(j.axis),
-                    rotation=_frozen(R),
-                    translation=_frozen(p),
+                    axis=frozen_array(j.axis),
+                    rotation=frozen_array(R),
+                    translation=frozen_array(p),
                     limits=j.limits,
                     mimic=j.mimic,
                     armature=tuple(float(x) for x in j.armature),
                 )
                 b, R, p = new_body(name, b, joint), np.eye(3), np.zeros(3)
-        frames[name] = (b, _frozen(R), _frozen(p))
+        frames[name] = (b, frozen_array(R), frozen_array(p))
         for cj in reversed(children.get(name, [])):
             stack.append((cj.child, cj, b, R @ rpy_to_matrix(cj.rpy), R @ np.array(cj.xyz, dtype=float) + p))
 
@@ -428,8 +428,8 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
                 parent=b["parent"],
                 joint=b["joint"],
                 mass=float(b["mass"]),
-                com=_frozen(b["com"]),
-                inertia=_frozen(0.5 * (b["inertia"] + b["inertia"].T)),
+                com=frozen_array(b["com"]),
+                inertia=frozen_array(0.5 * (b["inertia"] + b["inertia"].T)),
                 merged_links=tuple(b["merged"]),
             )
             for b in bodies
