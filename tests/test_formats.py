@@ -268,3 +268,17 @@ def test_a_polynomial_joint_coupling_is_a_curved_change_of_coordinates(tmp_path,
     with pytest.warns(cc.ModelWarning):
         independent = cc.load_robot(str(path))
     assert independent.nv == 3  # loaded as MuJoCo would without the equality, as URDF's mimic is
+
+
+def test_substitutions_in_comments_and_plugins_are_not_xacro(tmp_path):
+    """Expanded URDFs keep ${...} in commented-out blocks and plugins keep $(arg ...) in their text
+    (TALOS, TIAGo, PR2 and 15 more of example-robot-data do): only what the dynamics reads counts."""
+    text = open(os.path.join(ROOT, "robots", "panda.urdf")).read().replace(
+        "</robot>", '<!-- <safety_controller soft_lower_limit="${-15.0 * deg_to_rad}"/> -->'
+                    '<gazebo><plugin name="p"><robotNamespace>$(arg ns)</robotNamespace></plugin></gazebo></robot>')
+    path = tmp_path / "expanded.urdf"
+    path.write_text(text)
+    assert cc.load_robot(str(path)).nv == 7
+    path.write_text(text.replace('effort="87.0"', 'effort="${87}"', 1))
+    with pytest.raises(cc.ModelError, match="needs expanding"):
+        cc.load_robot(str(path))

@@ -140,13 +140,7 @@ def read_stdin() -> str:
 
 
 def _urdf_text(content: str, source: str) -> RobotDescription:
-    """URDF text, refused in one line when it still holds xacro."""
-    from .xacro_format import needs_expanding
-
-    if needs_expanding(content):
-        how = ("pipe the expanded URDF instead: xacro robot.xacro | coriolis info -" if source == "<stdin>" else
-               f"name it .xacro (or .urdf.xacro) so that coriolis expands it, or expand it first: xacro {source} > robot.urdf")
-        raise ModelError(f"{source}: holds xacro (xacro: elements or $(...) substitutions) and needs expanding; {how}")
+    """URDF text (parse_urdf refuses, in one line, one that still holds xacro)."""
     return _parse_urdf_cached(content, source)
 
 

@@ -98,12 +98,18 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
     text = text.lstrip("\ufeff \t\r\n")  # urdfdom accepts blank lines or a BOM before <?xml
     if not text.strip():
         raise ModelError(f"{source}: the file is empty")
+    from .xacro_format import needs_expanding_tree, unexpanded_message
+
     try:
         root = ET.fromstring(text)  # expat: no limit on text nodes, unlike libxml2's 10 MB
     except ET.ParseError as e:
+        if "unbound prefix" in str(e) and "xacro:" in text:
+            raise ModelError(unexpanded_message(source)) from None
         raise ModelError(f"{source}: malformed XML ({e})") from None
     if root.tag != "robot":
         raise ModelError(f"{source}: not a URDF file (root element is <{root.tag}>, expected <robot>)")
+    if needs_expanding_tree(root):
+        raise ModelError(unexpanded_message(source))
     if not root.get("name"):
         root.set("name", os.path.splitext(os.path.basename(source))[0] or "robot")
     essential = _essential(root, source)

@@ -26,11 +26,45 @@ def is_xacro_path(path: str) -> bool:
     return path.lower().endswith(XACRO_EXT)
 
 
+_SUBSTITUTION = re.compile(r"\$\{[^}]*\}|\$\((arg|find|env|optenv|eval|dirname)\b")
+# where an unexpanded substitution changes what the dynamics reads (comments, plugins and
+# geometry may hold any text: a URDF from xacro often keeps ${...} in commented-out blocks)
+_READ = {"link": ("name",), "joint": ("name", "type"), "parent": ("link",), "child": ("link",),
+         "origin": ("xyz", "rpy"), "axis": ("xyz",), "limit": ("lower", "upper", "effort", "velocity"),
+         "mimic": ("joint", "multiplier", "offset"), "mass": ("value",),
+         "inertia": ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+
+
+def needs_expanding_tree(root) -> bool:
+    """Whether a parsed URDF still holds xacro: an element of xacro's namespace, or a ${...} or
+    $(arg ...) in an attribute the dynamics reads. Comments are not looked at."""
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.tag.startswith("{" + XACRO_NS + "}") or el.tag.startswith("xacro:"):
+            return True
+        for attr in _READ.get(el.tag, ()):
+            value = el.get(attr)
+            if value and _SUBSTITUTION.search(value):
+                return True
+    return False
+
+
+def unexpanded_message(source: str) -> str:
+    """What to do with a URDF that still holds xacro."""
+    how = ("pipe the expanded URDF instead: xacro robot.xacro | coriolis info -" if source == "<stdin>" else
+           f"name it .xacro (or .urdf.xacro) so that coriolis expands it, or expand it first: xacro {source} > robot.urdf")
+    return f"{source}: holds xacro (xacro: elements or $(...) / ${{...}} substitutions) and needs expanding; {how}"
+
+
 def needs_expanding(text: str) -> bool:
-    """Whether URDF text still holds xacro: elements or $(...) / ${...} substitutions (a leftover
-    xmlns:xacro declaration alone is harmless: xacro's own output keeps it)."""
-    return ("<xacro:" in text or re.search(r"\$\((arg|find|env|optenv|eval)\b", text) is not None
-            or re.search(r"\$\{[^}]*\}", text) is not None)
+    """Whether URDF text still holds xacro (see needs_expanding_tree); text that is not XML
+    because of an unbound xacro: prefix counts too."""
+    try:
+        root = ET.fromstring(text.lstrip("\ufeff \t\r\n"))
+    except ET.ParseError as e:
+        return "unbound prefix" in str(e) and "xacro:" in text
+    return needs_expanding_tree(root)
 
 
 def _package_xml_name(directory: str) -> str | None:
