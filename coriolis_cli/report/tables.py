@@ -112,8 +112,8 @@ def link_tree(robot: RobotModel) -> Tree:
 def info_renderable(robot: RobotModel):
     rec = info_record(robot)
     summary = Table.grid(padding=(0, 2))
-    summary.add_column(style="bold")
-    summary.add_column()
+    summary.add_column(style="bold", no_wrap=True)
+    summary.add_column(overflow="fold")  # a long source path folds, never cut
     for k, v in (
         ("robot", rec["robot"]),
         ("source", rec["source"]),
