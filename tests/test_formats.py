@@ -282,3 +282,20 @@ def test_substitutions_in_comments_and_plugins_are_not_xacro(tmp_path):
     path.write_text(text.replace('effort="87.0"', 'effort="${87}"', 1))
     with pytest.raises(cc.ModelError, match="needs expanding"):
         cc.load_robot(str(path))
+
+
+def test_a_model_s_own_gravity_reaches_every_call(tmp_path):
+    """MJCF's <option gravity>: the control loop's fast entry, which compiles standard gravity in,
+    must not serve such a robot; every call uses the model's gravity."""
+    _needs_mujoco()
+    path = tmp_path / "moon.xml"
+    path.write_text(COUPLED.replace('<mujoco model="coupled">', '<mujoco model="moon"><option gravity="0.4 0 -1.62"/>')
+                    .split("<equality>")[0] + "</mujoco>")
+    r = cc.load_robot(str(path))
+    assert r.gravity == (0.4, 0.0, -1.62)
+    data = r.create_data()
+    q, qd, qdd = np.array([0.3, -0.2, 0.5]), np.array([0.7, -1.1, 0.4]), np.array([0.2, 0.1, -0.3])
+    tau = cc.inverse_dynamics(r, q, qd, qdd)
+    assert np.allclose(cc.slotine_li(r, q, qd, qd, qdd, data=data), tau, rtol=1e-12, atol=1e-12)
+    assert np.allclose(cc.gravity_vector(r, q), cc.inverse_dynamics(r, q, 0 * qd, 0 * qdd), atol=1e-14)
+    _against_mujoco(r, str(path))

@@ -69,10 +69,10 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     is ``data.tau``."""
     if robot.__class__ is not RobotModel:  # other coordinates (engine.coordinates)
         return _reduced(robot).slotine_li(robot, q, qd, qd_r, qdd_r, theta, gravity, factorization, data)
-    if (gravity is True and factorization is _CHRISTOFFEL_NAME and data is not None and robot.standard_gravity
+    if (gravity is True and factorization is _CHRISTOFFEL_NAME and data is not None
             and type(q) is ND and type(qd) is ND and type(qd_r) is ND and type(qdd_r) is ND and q.dtype is F64
             and qd.dtype is F64 and qd_r.dtype is F64 and qdd_r.dtype is F64 and q.ndim == 1 and qd.ndim == 1
-            and qd_r.ndim == 1 and qdd_r.ndim == 1 and getattr(data, "robot", None) is robot and data.body_frame_joints):
+            and qd_r.ndim == 1 and qdd_r.ndim == 1 and getattr(data, "robot", None) is robot and data.control_entry):
         # the control-loop call (a workspace, float64 vectors, the model's parameters or an
         # estimate): straight to the kernel; anything it reports is sorted out below
         if theta is None:

@@ -180,6 +180,8 @@ class Data:
         # 1-DoF joints under at most a free root: the body-frame Slotine–Li kernel applies
         codes = model.ints[:, 1]
         self.body_frame_joints = bool(np.all((codes == REVOLUTE) | (codes == PRISMATIC) | (codes == FREE)))
+        # the control loop's compiled entry: that kernel, with standard gravity compiled in
+        self.control_entry = self.body_frame_joints and bool(getattr(robot, "standard_gravity", True))
         header = [N, nv, nq, int(self.body_frame_joints)]
         self.ints = np.concatenate([header, model.ints.ravel(), model.cols.ravel()]).astype(np.int64)
         self.floats = np.zeros(sum(sizes))
