@@ -98,7 +98,7 @@ def test_a_massless_root_with_rotational_inertia_passes_check_g(tmp_path):
 
 
 def test_check_g_fails_where_m_is_singular(tmp_path):
-    from coriolis_cli.checks.verify import positive_definite
+    from coriolis_cli.engine import positive_definite
 
     M = np.diag([10.0, 1e-7, 2.0])  # a light finger beside a torso: definite
     assert positive_definite(M)

@@ -175,7 +175,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
         sym_M = max(sym_M, float(np.abs(M - M.T).max()))
         eig = np.linalg.eigvalsh(0.5 * (M + M.T))
         min_eig_ratio = min(min_eig_ratio, eig[0] / eig[-1])
-        definite = definite and positive_definite(M)
+        definite = definite and engine.positive_definite(M)
         if params is not None:
             Mr, Cr = two_link_closed_form(params, q, qd)
             acc["h"].add(np.concatenate([(M - Mr).ravel(), (C - Cr).ravel()]), np.concatenate([Mr.ravel(), Cr.ravel()]), m * w)
@@ -233,26 +233,6 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                           "generalized speeds: ∂τ/∂ν ≠ 2C (Remark 3 holds in coordinates)"))
     out.checks.append(acc["m"].result("m") if mj_peer is not None else _na("m", mj_why))
     return out
-
-
-# A Cholesky pivot of the unit-diagonal M below this means M is singular to working precision (the
-# share of a DoF's inertia that no other DoF's motion carries, as engine.forward_dynamics judges it).
-PIVOT_SHARE = 1e-12
-
-
-def positive_definite(M: np.ndarray) -> bool:
-    """M positive definite to working precision: Cholesky of D^-½ M D^-½ (D = diag M) with every
-    pivot above PIVOT_SHARE. The scaling makes the test independent of units and of how heavy
-    each DoF is (a 1e-7 kg m² finger beside a 10 kg m² torso)."""
-    d = np.diag(M)
-    if not np.all(d > 0):
-        return False
-    s = 1.0 / np.sqrt(d)
-    try:
-        L = np.linalg.cholesky(M * np.outer(s, s))
-    except np.linalg.LinAlgError:
-        return False
-    return bool(np.min(np.diag(L)) ** 2 > PIVOT_SHARE)
 
 
 def _mujoco_peer(robot, reduced: bool):

@@ -25,12 +25,13 @@ from .api import (
     inverse_dynamics,
     largest_entries,
     mass_matrix,
+    positive_definite,
     singular_mass_matrix,
 )
 from .control import adaptation_gradient, forward_dynamics, regressor, slotine_li
 
 __all__ = [
     "Data", "FACTORIZATIONS", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "check_memory", "christoffel", "christoffel_largest",
-    "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "largest_entries", "mass_matrix", "singular_mass_matrix",
+    "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "largest_entries", "mass_matrix", "positive_definite", "singular_mass_matrix",
     "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li",
 ]

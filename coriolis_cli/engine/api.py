@@ -15,12 +15,12 @@ from ..model.tree import RobotModel
 from . import entry
 from .batch import christoffel_batch, coriolis_batch, mass_matrix_batch, rnea_batch
 from .calls import (F64, ND, Compiled, QuaternionWarning, as_states, check_data, checked, factorization_code, gravity_of,
-                    is_vector, run_batch, settle, singular_mass_matrix, stacked_states, with_hint)
+                    is_vector, positive_definite, run_batch, settle, singular_mass_matrix, stacked_states, with_hint)
 from .data import C_, GAMMA_MAX_BYTES, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
 from .selection import largest_entries
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
 
-__all__ = ["QuaternionWarning", "singular_mass_matrix", "largest_entries", "FACTORIZATIONS", "GAMMA_MAX_BYTES",
+__all__ = ["QuaternionWarning", "positive_definite", "singular_mass_matrix", "largest_entries", "FACTORIZATIONS", "GAMMA_MAX_BYTES",
            "check_memory"]
 
 _zeros = np.zeros

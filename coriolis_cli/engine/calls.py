@@ -21,6 +21,7 @@ from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
 from .batch import chunks
 from .data import Data
+from .forward_dynamics import PIVOT_SHARE
 from .joints import RECHECK, SINGULAR
 from .spatial import FACTORIZATIONS, STANDARD_GRAVITY
 
@@ -265,3 +266,19 @@ def with_hint(check, *args):
     except SizeError as e:
         raise SizeError(f"{e}; pass force=True to compute it anyway, or list its largest entries with "
                         "christoffel_largest") from None
+
+
+def positive_definite(M: np.ndarray) -> bool:
+    """M positive definite to working precision: Cholesky of D^-½ M D^-½ (D = diag M) with every
+    pivot above PIVOT_SHARE, the rule the tree's LTDL applies to its own pivots. The scaling makes
+    the test independent of units and of how heavy each DoF is (a 1e-7 kg m² finger beside a
+    10 kg m² torso)."""
+    d = np.diag(M)
+    if not np.all(d > 0):
+        return False
+    s = 1.0 / np.sqrt(d)
+    try:
+        L = np.linalg.cholesky(M * np.outer(s, s))
+    except np.linalg.LinAlgError:
+        return False
+    return bool(np.min(np.diag(L)) ** 2 > PIVOT_SHARE)

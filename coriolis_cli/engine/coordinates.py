@@ -284,14 +284,9 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
         return d.qdd.copy() if fresh else d.qdd
     M, _, C = coriolis_matrix(robot, Q[0], V[0], data=d)
     g = gravity_vector(robot, Q[0], gravity, data=d)
-    scale = np.sqrt(np.maximum(np.diag(M), 1e-300))
-    try:  # M̄ positive definite to working precision, judged on the unit-diagonal M̄ (as the tree's LTDL)
-        L = np.linalg.cholesky(M / np.outer(scale, scale))
-        if not np.min(np.diag(L)) ** 2 > 1e-12:
-            raise np.linalg.LinAlgError
-    except np.linalg.LinAlgError:
+    if not calls.positive_definite(M):  # as the tree's LTDL judges its pivots
         k = int(np.argmax(np.abs(np.linalg.eigh(M)[1][:, 0])))  # the DoF the null motion moves most
-        raise calls.singular_mass_matrix(robot, [robot.dof_names[k]]) from None
+        raise calls.singular_mass_matrix(robot, [robot.dof_names[k]])
     d.qdd[...] = np.linalg.solve(M, T[0] - C @ V[0] - g)
     return d.qdd.copy() if fresh else d.qdd
 
