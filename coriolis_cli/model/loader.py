@@ -139,11 +139,6 @@ def read_stdin() -> str:
         raise ModelError("-: not a text file (invalid UTF-8)") from None
 
 
-def _urdf_text(content: str, source: str) -> RobotDescription:
-    """URDF text (parse_urdf refuses, in one line, one that still holds xacro)."""
-    return _parse_urdf_cached(content, source)
-
-
 def load_description(path_or_spec: str, xacro_args: dict | None = None, package_paths=()) -> RobotDescription:
     """A robot's description from a file (URDF, xacro with ``xacro_args`` and ``package_paths``
     for $(find), YAML), ``-`` (standard input, URDF or YAML by its content), a bundled robot's name
@@ -160,7 +155,7 @@ def load_description(path_or_spec: str, xacro_args: dict | None = None, package_
         if is_mjcf(content):
             return parse_mjcf("<stdin>", content)
         if content.lstrip().startswith("<"):
-            return _urdf_text(content, "<stdin>")
+            return _parse_urdf_cached(content, "<stdin>")
         return parse_yaml(content, "<stdin>")
     if is_xacro_path(text) and os.path.isfile(text):
         read_text(text)  # the same refusals as any file: size, binary, encoding
@@ -175,7 +170,7 @@ def load_description(path_or_spec: str, xacro_args: dict | None = None, package_
         if ext != ".urdf" and is_mjcf(content):
             return parse_mjcf(text)
         if ext in URDF_EXT or (ext not in YAML_EXT and content.lstrip().startswith("<")):
-            return _urdf_text(content, text)
+            return _parse_urdf_cached(content, text)
         return parse_yaml(content, text)
     if is_spec(text):
         topo, dof, seed = parse_spec(text)

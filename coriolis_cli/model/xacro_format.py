@@ -57,16 +57,6 @@ def unexpanded_message(source: str) -> str:
     return f"{source}: holds xacro (xacro: elements or $(...) / ${{...}} substitutions) and needs expanding; {how}"
 
 
-def needs_expanding(text: str) -> bool:
-    """Whether URDF text still holds xacro (see needs_expanding_tree); text that is not XML
-    because of an unbound xacro: prefix counts too."""
-    try:
-        root = ET.fromstring(text.lstrip("\ufeff \t\r\n"))
-    except ET.ParseError as e:
-        return "unbound prefix" in str(e) and "xacro:" in text
-    return needs_expanding_tree(root)
-
-
 def _package_xml_name(directory: str) -> str | None:
     path = os.path.join(directory, "package.xml")
     if not os.path.isfile(path):
