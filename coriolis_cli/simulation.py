@@ -305,7 +305,7 @@ def sample_states(robot, reference: Reference, q0: np.ndarray) -> list[tuple]:
     return states
 
 
-def adaptation_gains(robot, states, theta: np.ndarray, kappa: float) -> np.ndarray:
+def adaptation_gains(robot, states, masses, theta: np.ndarray, kappa: float) -> np.ndarray:
     """Γ₀ (diagonal, 10 per body) for θ̂̇ = −γ Γ₀ Yᵀ s.
 
     Units and sizes differ by orders of magnitude between parameters (kg, kg m, kg m²) and between
@@ -314,15 +314,16 @@ def adaptation_gains(robot, states, theta: np.ndarray, kappa: float) -> np.ndarr
     Hessian at the true parameters, Lee, Wensing & Park 2018, in diagonal form), divided per body by
     the share that body has in the linearized loop's adaptation modes, then as a whole so that the
     fastest of them is ADAPTATION_SPEED · κ. The loop's adaptation modes solve μ² + κμ + ω² = 0 with
-    ω² the eigenvalues of M⁻¹ Y Γ Yᵀ, taken on ``states`` (:func:`sample_states`).
+    ω² the eigenvalues of M⁻¹ Y Γ Yᵀ, taken on ``states`` (:func:`sample_states`) whose M are
+    ``masses`` (:func:`check_invertible`'s).
     """
     from . import engine
 
     sigma2 = parameter_scales(theta) ** 2
     n_bodies = sigma2.size // N_PARAMETERS
     whitened = []
-    for q, qd, qd_r, qdd_r in states:
-        L = np.linalg.cholesky(check_invertible(robot, q))
+    for (q, qd, qd_r, qdd_r), M in zip(states, masses):
+        L = np.linalg.cholesky(M)
         whitened.append(np.linalg.solve(L, engine.regressor(robot, q, qd, qd_r, qdd_r)))  # L⁻¹ Y
     share = np.mean([(Z * Z).sum(axis=0) * sigma2 for Z in whitened], axis=0).reshape(n_bodies, N_PARAMETERS).sum(axis=1)
     if not np.any(share > 0):
@@ -434,9 +435,9 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     workspace = robot.create_data()
     q0 = ref.integrate(ref.configuration(0.0), np.full(n, START_OFFSET))
     states = sample_states(robot, ref, q0)
-    for state in states:  # M singular at the start or on the reference: the typed error, before running
-        check_invertible(robot, state[0])
-    gain = adaptation_gain * adaptation_gains(robot, states, theta, kappa) if adapting else None
+    # M singular at the start or on the reference: the typed error, before running
+    masses = [check_invertible(robot, state[0]) for state in states]
+    gain = adaptation_gain * adaptation_gains(robot, states, masses, theta, kappa) if adapting else None
     adapted = gain > 0 if adapting else None
 
     def law(t, q, qd, theta_hat):
