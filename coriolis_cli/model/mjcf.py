@@ -71,10 +71,17 @@ class MujocoLayout:
 def compile_model(path: str, text: str | None = None):
     """MuJoCo's compiled model of the file ``path`` (or of ``text``, named ``path``)."""
     mujoco = _mujoco()
+    said: list[str] = []  # MuJoCo's own warnings: printed and logged to MUJOCO_LOG.TXT in the user's directory
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(said.append)
     try:
         return mujoco.MjModel.from_xml_path(path) if text is None else mujoco.MjModel.from_xml_string(text)
     except Exception as e:  # noqa: BLE001 - MuJoCo's compiler errors are the file's
         raise ModelError(f"{path}: MuJoCo cannot compile it ({' '.join(str(e).split())})") from None
+    finally:
+        mujoco.set_mju_user_warning(previous)
+        for message in dict.fromkeys(said):  # once each, as ours
+            warnings.warn(ModelWarning(f"{path}: MuJoCo: {' '.join(message.split())}"), stacklevel=3)
 
 
 def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
