@@ -203,19 +203,15 @@ def compile_first(*functions: str) -> None:
     spinner at a terminal) when some are not in the cache yet; silent when all are."""
     import time
 
-    from ..engine.cache import kernels_cached  # no numba: a cached run pays nothing here
+    from ..engine.warmup import missing, warm_up  # the commands that call this need the engine anyway
 
-    from ..engine.warmup import ENTRIES
-
-    todo = [f for f in functions if not kernels_cached(ENTRIES[f])]
+    todo = missing(functions)
     if not todo:
         return
     command = click.get_current_context().info_name if click.get_current_context(silent=True) else "this command"
     what = f"compiling {len(todo)} of the {len(functions)} numba kernels '{command}' uses ({', '.join(todo)}); " \
         "once per install, then they load from the cache"
     start = time.perf_counter()
-    from ..engine.warmup import warm_up
-
     if err.is_terminal:
         with err.status(what):
             warm_up(todo)
