@@ -6,10 +6,21 @@ running ``coriolis --help`` does not pay for it.
 
 from .errors import (CheckFailed, CoriolisError, InputError, ModelError, ModelWarning, OutputError, SingularMassMatrixError,
                      SizeError, SpecError, StateError)
-from .model import RobotModel, load_robot
+from .model import RobotModel, load_robot, services
 from .model.parameters import inertial_parameters, with_inertial_parameters
 
 __version__ = "0.1.0"
+
+
+def _load_engine():
+    import importlib
+
+    return importlib.import_module(".engine", __name__)
+
+
+# robots ask the engine for workspaces and loop solves through model.services (model/ imports
+# nothing from engine/); the package is where the two meet
+services.load_engine = _load_engine
 
 _ENGINE = ("christoffel", "christoffel_largest", "coriolis_matrix", "gravity_vector", "inverse_dynamics", "mass_matrix",
            "Data", "QuaternionWarning", "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li")
@@ -24,9 +35,7 @@ __all__ = [
 
 def __getattr__(name):
     if name == "engine" or name in _ENGINE:
-        import importlib
-
-        engine = importlib.import_module(".engine", __name__)
+        engine = _load_engine()
         for attr in _ENGINE:  # later look-ups are plain module attributes
             globals()[attr] = getattr(engine, attr)
         return engine if name == "engine" else globals()[name]

@@ -53,3 +53,63 @@ def test_no_module_imports_a_private_name_of_another():
 def test_the_calling_machinery_is_apart_from_the_public_front():
     lines = open(os.path.join(PACKAGE, "engine", "api.py"), encoding="utf-8").read().count("\n")
     assert lines <= 300, lines
+
+
+def _import_graph():
+    """Every import between the package's modules, lazy ones (inside functions) included."""
+    modules = {module: (path, is_package) for module, path, is_package in _modules()}
+    graph = {module: set() for module in modules}
+    for module, (path, is_package) in modules.items():
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            targets = []
+            if isinstance(node, ast.ImportFrom):
+                source = _resolve(module, is_package, node.level, node.module) if node.level else (node.module or "")
+                targets = [f"{source}.{alias.name}" for alias in node.names] + [source]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            for target in targets:
+                while target and target not in modules:  # a name imported from a module: the module
+                    target = target.rpartition(".")[0]
+                if target and target != module and not module.startswith(target + "."):
+                    graph[module].add(target)
+    return graph
+
+
+def test_the_model_imports_nothing_from_the_engine():
+    graph = _import_graph()
+    arrows = sorted(f"{m} -> {t}" for m, targets in graph.items() if m.startswith("coriolis_cli.model")
+                    for t in targets if t.startswith("coriolis_cli.engine"))
+    assert arrows == []
+
+
+def test_the_imports_draw_no_cycle():
+    """Packages importing their own modules (an ``__init__`` re-exporting them) are no cycle;
+    any other loop, lazy or not, is."""
+    graph = _import_graph()
+    cycles, state = [], {}
+
+    def visit(module, path):
+        state[module] = "open"
+        for target in sorted(graph[module]):
+            if target.startswith(module + "."):
+                continue
+            if state.get(target) == "open":
+                cycles.append(" -> ".join(path[path.index(target):] + [target]))
+            elif target not in state:
+                visit(target, path + [target])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+
+
+def test_a_call_with_something_that_is_not_a_robot_says_what_to_pass():
+    import numpy as np
+    import pytest
+
+    import coriolis_cli as cc
+
+    with pytest.raises(TypeError, match=r"coriolis_matrix\(\) takes a robot from coriolis_cli.load_robot"):
+        cc.coriolis_matrix("panda.urdf", np.zeros(7), np.zeros(7))

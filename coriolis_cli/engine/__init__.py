@@ -11,27 +11,37 @@ prepare_kernel_cache()
 # ruff: noqa: E402
 
 from .spatial import FACTORIZATIONS
+from ..model import services
+from . import base_velocity, loops
 from .api import (
     GAMMA_MAX_BYTES,
     Data,
     QuaternionWarning,
+    adaptation_gradient,
     check_gamma_size,
     check_memory,
     christoffel,
     christoffel_largest,
     coriolis_matrix,
+    create_data,
+    forward_dynamics,
     gamma_bytes,
     gravity_vector,
     inverse_dynamics,
     largest_entries,
     mass_matrix,
     positive_definite,
+    regressor,
     singular_mass_matrix,
+    slotine_li,
 )
-from .control import adaptation_gradient, forward_dynamics, regressor, slotine_li
+
+# what robots hand out but the engine computes (model.services)
+services.provide(create_data=create_data, loop_solver=loops.LoopSolver, base_transform=base_velocity.transform,
+                 base_rate_basis=base_velocity.rate_basis)
 
 __all__ = [
     "Data", "FACTORIZATIONS", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "check_memory", "christoffel", "christoffel_largest",
-    "coriolis_matrix", "gamma_bytes", "gravity_vector", "inverse_dynamics", "largest_entries", "mass_matrix", "positive_definite", "singular_mass_matrix",
-    "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li",
+    "coriolis_matrix", "create_data", "gamma_bytes", "gravity_vector", "inverse_dynamics", "largest_entries", "mass_matrix",
+    "positive_definite", "singular_mass_matrix", "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li",
 ]

@@ -1,4 +1,4 @@
-"""The calling machinery under the public functions (engine.api, engine.control, the robots in other
+"""The calling machinery under the public functions (engine.tree_calls, the robots in other
 coordinates and the loop solver): the compiled-entry wrapper, the checks of states and
 workspaces, the turn of a kernel's status code into an error, batches, and the gravity and
 factorization arguments. Pinocchio keeps the same apart from its algorithms (``check.hpp``).
@@ -24,6 +24,7 @@ from .data import Data
 from .forward_dynamics import PIVOT_SHARE
 from .joints import RECHECK, SINGULAR
 from .spatial import FACTORIZATIONS, STANDARD_GRAVITY
+from .workspaces import kernel_scratch
 
 NO_GRAVITY = np.zeros(3)
 NO_GRAVITY.setflags(write=False)
@@ -222,7 +223,7 @@ def run_batch(robot, batch_kernel, out, Q, inputs, *velocities):
     inputs = tuple(x.copy() if type(x) is ND and not x.flags.writeable else x for x in inputs)
     per_state = {id(v) for _, v in velocities}
     step = max(1, int(BATCH_CALL_WORK / (50.0 * max(out[0].size if K else 1, robot.nv ** 2))))
-    model = robot.kernel_scratch.model
+    model = kernel_scratch(robot).model
     for s in range(0, K, step):
         e = min(K, s + step)
         part = tuple(x[s:e] if id(x) in per_state else x for x in inputs)

@@ -21,7 +21,9 @@ import math
 import numpy as np
 
 from ..errors import StateError
-from . import api, base_velocity, calls
+from . import base_velocity, calls, tree_calls
+from .data import Data
+from .workspaces import ReducedData, shared_data
 
 
 def _stacked(robot, q, *velocities):
@@ -47,50 +49,9 @@ def _one(robot, x, width, what, names) -> np.ndarray:
     return arr
 
 
-class ReducedData:
-    """Workspace of a reduced robot: the full robot's workspace and the reduced outputs."""
-
-    def __init__(self, robot):
-        n = robot.nv
-        self.robot = robot
-        self.full = robot.full.create_data()
-        self.M, self.Mdot, self.C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-        self.tau, self.g, self.qdd = np.zeros(n), np.zeros(n), np.zeros(n)
-        self.Gamma = None
-        self._tmp = np.zeros((robot.full.nv, n))
-        self._sq = np.zeros((n, n))
-        self.coriolis_outputs = (self.M, self.Mdot, self.C)
-
-    def _contents(self):
-        return (self.full,) + tuple(getattr(self, name) for name in _REDUCED_OUTPUTS) + (self.Gamma,)
-
-    def __copy__(self):
-        """Another workspace for the same robot with the same contents (see Data.__copy__)."""
-        return _restored(self.robot, self.full.__copy__(), *self._contents()[1:])
-
-    def __deepcopy__(self, memo):
-        return self.__copy__()
-
-    def __reduce__(self):
-        return _restored, (self.robot,) + self._contents()
-
-
-_REDUCED_OUTPUTS = ("M", "Mdot", "C", "tau", "g", "qdd")
-
-
-def _restored(robot, full, *contents):
-    """A reduced robot's workspace holding ``contents`` (copies and unpickling)."""
-    data = ReducedData(robot)
-    data.full = full
-    for name, value in zip(_REDUCED_OUTPUTS, contents):
-        getattr(data, name)[...] = value
-    data.Gamma = None if contents[-1] is None else np.array(contents[-1])
-    return data
-
-
 def _data(robot, data):
     if data is None:  # the robot's shared workspace; outputs are copied for the caller
-        return robot.shared_data, True
+        return shared_data(robot), True
     if not isinstance(data, ReducedData) or data.robot is not robot:
         raise StateError("data must come from this robot's create_data()")
     return data, False
@@ -127,7 +88,7 @@ def _full_state(robot, qbar, vbar=None):
     """(q, A, Ȧ along q̄̇) of the tree; A and Ȧ support ``@`` and ``.T``."""
     cmap = robot.map
     if getattr(cmap, "block_base", False):  # q = q̄; A = blockdiag(X, 1)
-        X, Xdot = cmap.base_transform(qbar, None if vbar is None else vbar[0:6])
+        X, Xdot = base_velocity.transform(cmap, qbar, None if vbar is None else vbar[0:6])
         return qbar, _BaseBlock(X), None if vbar is None else _BaseBlock(Xdot, 0.0)
     q = cmap.full_configuration(qbar)
     A = cmap.jacobian(qbar)
@@ -161,7 +122,7 @@ def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
     d, fresh = _data(robot, data)
     qbar, vbar = Q[0], V[0]
     qf, A, Adot = _full_state(robot, qbar, vbar)
-    M, Mdot, C = api.coriolis_matrix(robot.full, qf, A @ vbar, factorization, data=d.full)
+    M, Mdot, C = tree_calls.coriolis_matrix(robot.full, qf, A @ vbar, factorization, data=d.full)
     if type(A) is _BaseBlock:  # the base's rows and columns only
         base_velocity.coriolis_kernel(A.X, Adot.X, M, Mdot, C, d.M, d.Mdot, d.C)
         return (d.M.copy(), d.Mdot.copy(), d.C.copy()) if fresh else d.coriolis_outputs
@@ -187,11 +148,11 @@ def christoffel(robot, q, force=False, data=None):
     d, fresh = _data(robot, data)
     qbar = Q[0]
     qf, A, _ = _full_state(robot, qbar)
-    G = api.christoffel(robot.full, qf, force=force, data=d.full)
+    G = tree_calls.christoffel(robot.full, qf, force=force, data=d.full)
     if type(A) is _BaseBlock:  # the base's slices of each index only
-        M = api.mass_matrix(robot.full, qf, data=d.full)
+        M = tree_calls.mass_matrix(robot.full, qf, data=d.full)
         Gbar = np.empty_like(G) if fresh or d.Gamma is None else d.Gamma
-        base_velocity.christoffel_kernel(A.X, robot.map.base_rate_basis(qbar), M, G, Gbar)
+        base_velocity.christoffel_kernel(A.X, base_velocity.rate_basis(robot.map, qbar), M, G, Gbar)
         if not fresh:
             d.Gamma = Gbar
         return Gbar
@@ -199,7 +160,7 @@ def christoffel(robot, q, force=False, data=None):
     Gbar = np.tensordot(A, np.tensordot(np.tensordot(G, A, axes=(2, 0)), A, axes=(1, 0)), axes=(0, 0)).transpose(0, 2, 1)
     D = robot.map.rate_basis(qbar)  # ∂²q/∂q̄_j∂q̄_k in coordinates; Ȧ(e_k) for generalized speeds
     if D is not None:
-        Gbar += np.tensordot(A.T @ api.mass_matrix(robot.full, qf, data=d.full), D, axes=(1, 0))
+        Gbar += np.tensordot(A.T @ tree_calls.mass_matrix(robot.full, qf, data=d.full), D, axes=(1, 0))
     if fresh:
         return Gbar
     if d.Gamma is None or d.Gamma.shape != Gbar.shape:
@@ -219,10 +180,10 @@ def christoffel_slices(robot, q):
     qf, A, _ = _full_state(robot, qbar)
     A = A @ np.eye(robot.nv) if type(A) is _BaseBlock else np.asarray(A)
     D = robot.map.rate_basis(qbar)
-    data = robot.full.create_data()
-    AtM = A.T @ api.mass_matrix(robot.full, qf) if D is not None else None
+    data = Data(robot.full)
+    AtM = A.T @ tree_calls.mass_matrix(robot.full, qf) if D is not None else None
     for k in range(robot.nv):
-        C = api.coriolis_matrix(robot.full, qf, np.ascontiguousarray(A[:, k]), data=data)[2]
+        C = tree_calls.coriolis_matrix(robot.full, qf, np.ascontiguousarray(A[:, k]), data=data)[2]
         S = A.T @ C @ A
         if D is not None:
             S = S + AtM @ D[:, :, k]
@@ -235,7 +196,7 @@ def mass_matrix(robot, q, data=None):
         return _stacked_outputs([mass_matrix(robot, Q[s]) for s in range(Q.shape[0])], (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
     qf, A, _ = _full_state(robot, Q[0])
-    M = api.mass_matrix(robot.full, qf, data=d.full)
+    M = tree_calls.mass_matrix(robot.full, qf, data=d.full)
     if type(A) is _BaseBlock:
         base_velocity.mass_matrix_kernel(A.X, M, d.M)
         return d.M.copy() if fresh else d.M
@@ -252,7 +213,7 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data=None):
     d, fresh = _data(robot, data)
     qf, A, Adot = _full_state(robot, Q[0], V[0])
     acc = A @ VD[0] if Adot is None else A @ VD[0] + Adot @ V[0]
-    tau = api.inverse_dynamics(robot.full, qf, A @ V[0], acc, gravity, data=d.full)
+    tau = tree_calls.inverse_dynamics(robot.full, qf, A @ V[0], acc, gravity, data=d.full)
     d.tau[...] = A.T @ tau
     return d.tau.copy() if fresh else d.tau
 
@@ -263,7 +224,7 @@ def gravity_vector(robot, q, gravity=True, data=None):
         return _stacked_outputs([gravity_vector(robot, Q[s], gravity) for s in range(Q.shape[0])], (robot.nv,))
     d, fresh = _data(robot, data)
     qf, A, _ = _full_state(robot, Q[0])
-    d.g[...] = A.T @ api.gravity_vector(robot.full, qf, gravity, data=d.full)
+    d.g[...] = A.T @ tree_calls.gravity_vector(robot.full, qf, gravity, data=d.full)
     return d.g.copy() if fresh else d.g
 
 
@@ -275,11 +236,9 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
     d, fresh = _data(robot, data)
     if getattr(robot.map, "block_base", False):
         # A square and invertible: the tree's forward dynamics at τ = A⁻ᵀ τ̄, then q̄̈ = A⁻¹ (q̈ − Ȧ q̄̇)
-        from . import control
-
         _, A, Adot = _full_state(robot, Q[0], V[0])
         Ainv = A.inverse()
-        qdd = control.forward_dynamics(robot.full, Q[0], A @ V[0], Ainv.T @ T[0], gravity, data=d.full)
+        qdd = tree_calls.forward_dynamics(robot.full, Q[0], A @ V[0], Ainv.T @ T[0], gravity, data=d.full)
         d.qdd[...] = Ainv @ (qdd - Adot @ V[0])
         return d.qdd.copy() if fresh else d.qdd
     M, _, C = coriolis_matrix(robot, Q[0], V[0], data=d)
@@ -308,24 +267,18 @@ def _reference_state(robot, q, qd, qd_r, qdd_r):
 
 
 def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization="christoffel", data=None):
-    from . import control
-
     d, fresh = _data(robot, data)
     qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
-    d.tau[...] = A.T @ control.slotine_li(robot.full, qf, v, v_r, a_r, theta, gravity, factorization, data=d.full)
+    d.tau[...] = A.T @ tree_calls.slotine_li(robot.full, qf, v, v_r, a_r, theta, gravity, factorization, data=d.full)
     return d.tau.copy() if fresh else d.tau
 
 
 def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="christoffel"):
-    from . import control
-
     qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
-    return A.T @ control.regressor(robot.full, qf, v, v_r, a_r, gravity, factorization)
+    return A.T @ tree_calls.regressor(robot.full, qf, v, v_r, a_r, gravity, factorization)
 
 
 def adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="christoffel"):
     """Ȳᵀ s̄ = Yᵀ A s̄: the tree's recursion at q̇ = A q̄̇ and q̇_r = A q̄̇_r."""
-    from . import control
-
     qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
-    return control.adaptation_gradient(robot.full, qf, v, v_r, a_r, gravity, factorization)
+    return tree_calls.adaptation_gradient(robot.full, qf, v, v_r, a_r, gravity, factorization)

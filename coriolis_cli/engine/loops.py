@@ -34,7 +34,8 @@ import numpy as np
 
 from ..errors import ModelError, StateError
 from ..model.loops import LoopMap
-from . import api, calls
+from . import calls, tree_calls
+from .data import Data
 from .closure import constraint_rate_kernel, continuation_kernel, dependent_jacobian_kernel, newton_kernel
 from .joints import failed
 
@@ -63,14 +64,14 @@ class LoopSolver:
     def __init__(self, structure: LoopMap):
         for name in self._SHARED:  # plain attributes: the solve reads them on every call
             setattr(self, name, getattr(structure, name))
-        data = self.robot.create_data()
+        data = Data(self.robot)
         self._model, self._kdata = data.model, data.kernel
         self._last = None  # (q̄ bytes, solution): repeated calls at one q̄ solve once
 
     @cached_property
     def size(self) -> float:
         """The robot's size in metres (at least 1): the scale of position residuals."""
-        _, p, _ = api.placements(self.robot, self.robot.neutral_configuration())
+        _, p, _ = tree_calls.placements(self.robot, self.robot.neutral_configuration())
         return max(1.0, float(np.max(np.linalg.norm(p, axis=1), initial=0.0)),
                    *(float(np.linalg.norm(c.oP)) + float(np.linalg.norm(c.oC)) for c in self.closures))
 

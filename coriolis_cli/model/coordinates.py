@@ -9,13 +9,13 @@ chains resolved, so A is constant and Ȧ = 0.
 
 from __future__ import annotations
 
-import threading
 from functools import cached_property
 
 import numpy as np
 
 from ..errors import ModelError
-from .tree import RobotModel, state_without_workspaces, thread_workspace
+from . import services
+from .tree import RobotModel, state_without_caches
 
 MIMIC_MODES = ("independent", "enforce")
 BASE_VELOCITIES = ("body", "mixed", "inertial")
@@ -208,24 +208,16 @@ class ReducedRobot:
         return self.map.reduce_configuration(self.full.integrate(q, v, t))
 
     def create_data(self):
-        from ..engine.coordinates import ReducedData
-
-        return ReducedData(self)
+        """A workspace for this robot (see RobotModel.create_data)."""
+        return services.engine("create_data")(self)
 
     def __getstate__(self):
-        return state_without_workspaces(self)
+        return state_without_caches(self)
 
     @cached_property
-    def _workspaces(self) -> threading.local:
-        return threading.local()
-
-    @property
-    def shared_data(self):
-        """One workspace per thread for calls without ``data=`` (see RobotModel.shared_data)."""
-        try:
-            return self._workspaces.data
-        except AttributeError:  # this thread's first call
-            return thread_workspace(self)
+    def caches(self) -> dict:
+        """See RobotModel.caches."""
+        return {}
 
 
 class BaseVelocityMap:
@@ -258,21 +250,17 @@ class BaseVelocityMap:
     def reduce_configuration(self, q):
         return np.asarray(q, dtype=float)
 
-    # the evaluation is compiled (engine.base_velocity); this class holds the structure
+    # the evaluation is compiled (engine.base_velocity, through model.services); this class holds the structure
     block_base = True  # A = blockdiag(X, 1): engine.coordinates takes the block path
 
     def base_transform(self, qbar, nu=None):
         """X and, given the base's velocity ν (6) in this representation, Ẋ (else None): A is
         blockdiag(X, 1) and Ȧ blockdiag(Ẋ, 0)."""
-        from ..engine import base_velocity
-
-        return base_velocity.transform(self, qbar, nu)
+        return services.engine("base_transform")(self, qbar, nu)
 
     def base_rate_basis(self, qbar):
         """Ẋ(e_k) for k < 6, shape (6, 6, 6)."""
-        from ..engine import base_velocity
-
-        return base_velocity.rate_basis(self, qbar)
+        return services.engine("base_rate_basis")(self, qbar)
 
     def jacobian(self, qbar):
         A = np.eye(self.nv)

@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ModelError
+from . import services
 from .coordinates import ReducedRobot
 from .geometry import rpy_to_matrix
 from .tree import RobotModel
@@ -125,12 +126,10 @@ class LoopMap:
         return (f"closed loops: {n} closure{'s' if n != 1 else ''} (independent: {', '.join(loop_ind) or 'none'}; "
                 f"solved: {', '.join(self.dependent_names)})")
 
-    # ---- evaluation: the engine's loop solve (engine.loops), made on first use -------------------
+    # ---- evaluation: the engine's loop solve (engine.loops, through model.services), made on first use
     @cached_property
     def solver(self):
-        from ..engine.loops import LoopSolver
-
-        return LoopSolver(self)
+        return services.engine("loop_solver")(self)
 
     def full_configuration(self, qbar) -> np.ndarray:
         return self.solver.full_configuration(qbar)

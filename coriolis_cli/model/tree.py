@@ -6,7 +6,6 @@ base the root link is the world; with ``floating_base=True`` it becomes body 0 b
 
 from __future__ import annotations
 
-import threading
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -15,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from . import joints
+from . import joints, services
 from .description import MASS_EPS, InertiaIssue, Limits, Mimic, RobotDescription, inertia_issues, inertia_scale, validate
 from .geometry import rpy_to_matrix
 from .joints import joint_type
@@ -90,22 +89,13 @@ class ModelArrays(NamedTuple):
     geom: np.ndarray
 
 
-WORKSPACE_CACHES = ("kernel_scratch", "_workspaces")
 STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
 
-def state_without_workspaces(robot) -> dict:
-    """A robot's state for pickling and copying: its engine workspaces are left out (made again
-    on first use), since a thread-local store cannot be pickled and a workspace holds the robot."""
-    return {k: v for k, v in robot.__dict__.items() if k not in WORKSPACE_CACHES}
-
-
-def thread_workspace(robot):
-    """``robot.create_data()`` made once per thread and kept in ``robot._workspaces``."""
-    local = robot._workspaces
-    if not hasattr(local, "data"):
-        local.data = robot.create_data()
-    return local.data
+def state_without_caches(robot) -> dict:
+    """A robot's state for pickling and copying: ``robot.caches`` is left out (made again on
+    first use), since a thread-local store cannot be pickled and a workspace holds the robot."""
+    return {k: v for k, v in robot.__dict__.items() if k != "caches"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -256,33 +246,18 @@ class RobotModel:
 
     def create_data(self):
         """A workspace for this robot (Pinocchio's Data): pass it as ``data=`` to the engine's
-        functions to reuse its buffers and output arrays on every call."""
-        from ..engine.data import Data
-
-        return Data(self)
+        functions to reuse its buffers and output arrays on every call. The engine makes it
+        (engine.workspaces.create_data)."""
+        return services.engine("create_data")(self)
 
     def __getstate__(self):
-        return state_without_workspaces(self)
+        return state_without_caches(self)
 
     @cached_property
-    def kernel_scratch(self):
-        """The workspace of calls without ``data=`` whose kernel writes the results into fresh
-        arrays (coriolis_matrix, christoffel, regressor): they use it only while the kernel runs,
-        which holds the GIL, so one per robot serves every thread."""
-        return self.create_data()
-
-    @cached_property
-    def _workspaces(self) -> threading.local:
-        return threading.local()
-
-    @property
-    def shared_data(self):
-        """The workspace of engine calls made without ``data=``, one per thread: those calls copy
-        their results out of it after the kernel returns, and another thread may run in between."""
-        try:
-            return self._workspaces.data
-        except AttributeError:  # this thread's first call
-            return thread_workspace(self)
+    def caches(self) -> dict:
+        """What other layers derive from this robot and keep with it (the engine's workspaces
+        for calls without ``data=``); not pickled, not copied."""
+        return {}
 
     # ---- configurations ----------------------------------------------------------------
     def neutral_configuration(self) -> np.ndarray:

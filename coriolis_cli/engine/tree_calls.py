@@ -1,0 +1,288 @@
+"""The public calls on a kinematic tree (model.tree.RobotModel): the fast path for float64 vectors
+and a workspace, the checks of engine.calls otherwise, batches in parallel. engine.api chooses
+these or engine.coordinates's (robots in other coordinates) by the robot's type, and carries the
+documentation; each function here is the tree's side of the one of the same name there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.parameters import N_PARAMETERS, check_parameters
+from ..model.tree import RobotModel
+from . import entry
+from .batch import christoffel_batch, coriolis_batch, forward_dynamics_batch, mass_matrix_batch, rnea_batch
+from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_vector, run_batch,
+                    settle, stacked_states, with_hint)
+from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
+from .joints import RECHECK
+from .spatial import CHRISTOFFEL, FACTORIZATIONS
+from .workspaces import kernel_scratch, shared_data
+
+_zeros = np.zeros
+DEFAULT_FACTORIZATION = "christoffel"  # the default argument itself (interned): tested with `is`
+
+
+_CORIOLIS = Compiled(entry.coriolis)
+_CORIOLIS_INTO = Compiled(entry.coriolis_into)
+_CHRISTOFFEL = Compiled(entry.christoffel)
+_MASS_MATRIX = Compiled(entry.mass_matrix)
+_INVERSE_DYNAMICS = Compiled(entry.inverse_dynamics)
+_GRAVITY = Compiled(entry.gravity_vector)
+_PLACEMENT = Compiled(entry.placement)
+
+
+# ---- Algorithm 1 ---------------------------------------------------------------------------
+def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = DEFAULT_FACTORIZATION, data: Data | None = None):
+    if factorization is DEFAULT_FACTORIZATION:  # the default argument itself: skip the look-up
+        kind = CHRISTOFFEL
+    else:
+        kind = FACTORIZATIONS.get(factorization) if type(factorization) is str else None
+        if kind is None:
+            kind = factorization_code(factorization)
+    if data is not None:
+        try:
+            same = data.robot is robot
+        except AttributeError:
+            same = False
+        if not (same and type(q) is ND and type(qd) is ND and q.dtype is F64 and qd.dtype is F64 and q.ndim == 1
+                and qd.ndim == 1):
+            check_data(robot, data)
+            q, qd = checked(robot, q, ("qd", qd))
+        status = _CORIOLIS.call(data.ints, data.floats, q, qd, kind)
+        if status:
+            settle(robot, status, _CORIOLIS, data, q, (("qd", qd),), (kind,))
+        return data.coriolis_outputs
+    n = robot.nv
+    if not (type(q) is ND and type(qd) is ND and q.dtype is F64 and qd.dtype is F64 and q.ndim == 1 and qd.ndim == 1):
+        Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))
+        if batch:
+            check_memory(24 * Q.shape[0] * n * n, f"M, Ṁ and C of {Q.shape[0]} states")
+            out = run_batch(robot, coriolis_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind), ("qd", QD))
+            return out[:, M_], out[:, MDOT_], out[:, C_]
+        q, qd = Q[0], QD[0]
+    shared = kernel_scratch(robot)
+    out = _zeros(shared.coriolis_shape)  # written by the kernel itself: fresh outputs without a copy
+    status = _CORIOLIS_INTO.call(shared.ints, shared.floats, q, qd, kind, out)
+    if status:
+        settle(robot, status, _CORIOLIS_INTO, shared, q, (("qd", qd),), (kind, out))
+    return out[0], out[1], out[2]  # M, Ṁ, C (M_, MDOT_, C_)
+
+
+# ---- Algorithm 2 ---------------------------------------------------------------------------
+def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = None):
+    if data is not None:
+        try:
+            ready = data.robot is robot and data.Gamma is not None
+        except AttributeError:
+            ready = False
+        if not ready:
+            check_data(robot, data)
+            with_hint(data.ensure_gamma, force)
+        if not (type(q) is ND and q.dtype is F64 and q.ndim == 1):
+            (q,) = checked(robot, q)
+        status = _CHRISTOFFEL.call(data.ints, data.floats, q, data.gamma_out)
+        if status:
+            settle(robot, status, _CHRISTOFFEL, data, q, (), (data.gamma_out,))
+        return data.Gamma
+    n = robot.nv
+    if not is_vector(q):
+        Q, batch = as_states(q, robot.nq, "q", robot.config_names)
+        if batch:
+            with_hint(check_gamma_bytes, n, Q.shape[0], force)
+            check_memory(gamma_bytes_for(n, Q.shape[0]), f"Γ of {Q.shape[0]} states")
+            # calloc: pages of structural zeros are never touched
+            return run_batch(robot, christoffel_batch, np.zeros((Q.shape[0], n, n, n)), Q, ())
+        q = Q[0]
+    with_hint(check_gamma_bytes, n, 1, force)
+    check_memory(gamma_bytes_for(n), "Γ")
+    G = np.zeros((n, n, n))
+    shared = kernel_scratch(robot)
+    status = _CHRISTOFFEL.call(shared.ints, shared.floats, q, G)
+    if status:
+        settle(robot, status, _CHRISTOFFEL, shared, q, (), (G,))
+    return G
+
+
+def _single(robot, kernel, data, q, result):
+    """One state through an entry that takes (ints, floats, q); ``result`` is what it fills."""
+    status = kernel.call(data.ints, data.floats, q)
+    if status:
+        settle(robot, status, kernel, data, q)
+    return result
+
+
+def christoffel_slices(robot: RobotModel, q):
+    data = Data(robot)
+    (q,) = checked(robot, q)
+    e = np.zeros(robot.nv)
+    for k in range(robot.nv):
+        e[:] = 0.0
+        e[k] = 1.0
+        yield k, coriolis_matrix(robot, q, e, data=data)[2]
+
+
+# ---- CRBA and RNEA -------------------------------------------------------------------------
+def mass_matrix(robot: RobotModel, q, data: Data | None = None):
+    if data is not None:
+        if getattr(data, "robot", None) is not robot:
+            check_data(robot, data)
+        if not is_vector(q):
+            (q,) = checked(robot, q)
+        return _single(robot, _MASS_MATRIX, data, q, data.M)
+    n = robot.nv
+    if not is_vector(q):
+        Q, batch = as_states(q, robot.nq, "q", robot.config_names)
+        if batch:
+            return run_batch(robot, mass_matrix_batch, np.zeros((Q.shape[0], n, n)), Q, ())
+        q = Q[0]
+    return mass_matrix(robot, q, shared_data(robot)).copy()
+
+
+def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | None = None):
+    g = robot.gravity_array if gravity is True else gravity_of(gravity)
+    if data is not None:
+        if getattr(data, "robot", None) is not robot:
+            check_data(robot, data)
+        if not (is_vector(q) and is_vector(qd) and is_vector(qdd)):
+            q, qd, qdd = checked(robot, q, ("qd", qd), ("qdd", qdd))
+        status = _INVERSE_DYNAMICS.call(data.ints, data.floats, q, qd, qdd, g)
+        if status:
+            settle(robot, status, _INVERSE_DYNAMICS, data, q, (("qd", qd), ("qdd", qdd)), (g,))
+        return data.tau
+    n = robot.nv
+    if not (is_vector(q) and is_vector(qd) and is_vector(qdd)):
+        Q, (QD, QDD), batch = stacked_states(robot, q, ("qd", qd), ("qdd", qdd))
+        if batch:
+            return run_batch(robot, rnea_batch, np.zeros((Q.shape[0], n)), Q, (QD, QDD, g), ("qd", QD), ("qdd", QDD))
+        q, qd, qdd = Q[0], QD[0], QDD[0]
+    return inverse_dynamics(robot, q, qd, qdd, gravity, shared_data(robot)).copy()
+
+
+def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None):
+    g = robot.gravity_array if gravity is True else gravity_of(gravity)
+    if data is not None:
+        if getattr(data, "robot", None) is not robot:
+            check_data(robot, data)
+        if not is_vector(q):
+            (q,) = checked(robot, q)
+        status = _GRAVITY.call(data.ints, data.floats, q, g)
+        if status:
+            settle(robot, status, _GRAVITY, data, q, (), (g,))
+        return data.g
+    if not is_vector(q):
+        Q, batch = as_states(q, robot.nq, "q", robot.config_names)
+        if batch:
+            Z = np.zeros((Q.shape[0], robot.nv))
+            return inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
+        q = Q[0]
+    return gravity_vector(robot, q, gravity, shared_data(robot)).copy()
+
+
+def placements(robot: RobotModel, q):
+    """Every body's placement and every DoF's motion subspace in the computation frame (world axes
+    at the first root joint; for a floating base, the base frame at this instant), fresh arrays:
+    R (N, 3, 3) and p (N, 3) with a point x of body i at p_i + R_i x, and S (nv, 6) = [ω; v_O] per
+    unit joint velocity. Loop closures (engine.loops) are built from these."""
+    if not is_vector(q):
+        (q,) = checked(robot, q)
+    data = shared_data(robot)
+    _single(robot, _PLACEMENT, data, q, None)
+    N, n = robot.n_bodies, robot.nv
+    X = data.kernel.blocks[2 * N : 3 * N]
+    return X[:, 0:3, 0:3].copy(), X[:, 3, 0:3].copy(), data.kernel.rows[0:n].copy()
+
+
+# ---- control: forward dynamics, Slotine–Li -------------------------------------------------
+_FORWARD = Compiled(entry.forward_dynamics)
+_SLOTINE_LI = Compiled(entry.slotine_li)
+_SLOTINE_LI_MODEL = Compiled(entry.slotine_li_model)
+_SLOTINE_LI_ESTIMATE = Compiled(entry.slotine_li_estimate)
+_REGRESSOR = Compiled(entry.regressor)
+_ADAPTATION = Compiled(entry.adaptation_gradient)
+
+
+def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | None = None):
+    g = robot.gravity_array if gravity is True else gravity_of(gravity)
+    if data is not None:
+        if getattr(data, "robot", None) is not robot:
+            check_data(robot, data)
+        if not (type(q) is ND and type(qd) is ND and type(tau) is ND and q.dtype is F64 and qd.dtype is F64
+                and tau.dtype is F64 and q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1):
+            q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
+        status = _FORWARD.call(data.ints, data.floats, q, qd, tau, g)
+        if status:
+            settle(robot, status, _FORWARD, data, q, (("qd", qd), ("tau", tau)), (g,))
+        return data.qdd
+    if not (is_vector(q) and is_vector(qd) and is_vector(tau)):
+        Q, (QD, TAU), batch = stacked_states(robot, q, ("qd", qd), ("tau", tau))
+        if batch:
+            return run_batch(robot, forward_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q, (QD, TAU, g), ("qd", QD),
+                          ("tau", TAU))
+        q, qd, tau = Q[0], QD[0], TAU[0]
+    return forward_dynamics(robot, q, qd, tau, gravity, shared_data(robot)).copy()
+
+
+def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization: str = DEFAULT_FACTORIZATION,
+               data: Data | None = None):
+    if (gravity is True and factorization is DEFAULT_FACTORIZATION and data is not None
+            and type(q) is ND and type(qd) is ND and type(qd_r) is ND and type(qdd_r) is ND and q.dtype is F64
+            and qd.dtype is F64 and qd_r.dtype is F64 and qdd_r.dtype is F64 and q.ndim == 1 and qd.ndim == 1
+            and qd_r.ndim == 1 and qdd_r.ndim == 1 and getattr(data, "robot", None) is robot and data.control_entry):
+        # the control-loop call (a workspace, float64 vectors, the model's parameters or an
+        # estimate): straight to the kernel; anything it reports is sorted out below
+        if theta is None:
+            if not _SLOTINE_LI_MODEL.call(data.ints, data.floats, q, qd, qd_r, qdd_r):
+                return data.tau
+        elif type(theta) is ND and theta.dtype is F64 and theta.ndim == 1:
+            if not _SLOTINE_LI_ESTIMATE.call(data.ints, data.floats, q, qd, qd_r, qdd_r, theta):
+                return data.tau
+    g = robot.gravity_array if gravity is True else gravity_of(gravity)
+    if theta is None:
+        th = entry.MODEL_THETA
+    else:  # length, stride and finiteness are checked in the kernel; length zero would mean the model's
+        th = theta if is_vector(theta) and theta.size else check_parameters(robot, theta)
+    kind = CHRISTOFFEL if factorization == "christoffel" else factorization_code(factorization)
+    fresh = data is None
+    if fresh:
+        data = shared_data(robot)
+    elif getattr(data, "robot", None) is not robot:
+        check_data(robot, data)
+    if not (is_vector(q) and is_vector(qd) and is_vector(qd_r) and is_vector(qdd_r)):  # the fast path's test, above
+        q, qd, qd_r, qdd_r = checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
+    status = _SLOTINE_LI.call(data.ints, data.floats, q, qd, qd_r, qdd_r, g, th, kind)
+    if status == RECHECK and theta is not None:  # θ of another length, a stride or not finite
+        th = check_parameters(robot, theta)  # its message, or a contiguous copy
+        status = _SLOTINE_LI.call(data.ints, data.floats, q, qd, qd_r, qdd_r, g, th, kind)
+    if status:
+        settle(robot, status, _SLOTINE_LI, data, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, th, kind))
+    return data.tau.copy() if fresh else data.tau
+
+
+def _states(robot, gravity, factorization, q, qd, qd_r, qdd_r):
+    g = robot.gravity_array if gravity is True else gravity_of(gravity)
+    kind = factorization_code(factorization)
+    if not (is_vector(q) and is_vector(qd) and is_vector(qd_r) and is_vector(qdd_r)):
+        q, qd, qd_r, qdd_r = checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
+    return g, kind, q, qd, qd_r, qdd_r
+
+
+def regressor(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization: str = DEFAULT_FACTORIZATION):
+    g, kind, q, qd, qd_r, qdd_r = _states(robot, gravity, factorization, q, qd, qd_r, qdd_r)
+    Y = np.zeros((robot.nv, N_PARAMETERS * robot.n_bodies))
+    Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
+    shared = kernel_scratch(robot)
+    status = _REGRESSOR.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
+    if status:
+        settle(robot, status, _REGRESSOR, shared, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Y, Yts))
+    return Y
+
+
+def adaptation_gradient(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization: str = DEFAULT_FACTORIZATION):
+    g, kind, q, qd, qd_r, qdd_r = _states(robot, gravity, factorization, q, qd, qd_r, qdd_r)
+    Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
+    shared = kernel_scratch(robot)
+    status = _ADAPTATION.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Yts)
+    if status:
+        settle(robot, status, _ADAPTATION, shared, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Yts))
+    return Yts
