@@ -51,6 +51,11 @@ class SingularMassMatrixError(InputError):
         self.joints = tuple(joints)
 
 
+class MissingToolError(CoriolisError):
+    """A tool a feature needs is not installed (CasADi for code generation, a C compiler to
+    build generated code); the message says how to get it (exit code 2)."""
+
+
 class CheckFailed(CoriolisError):
     """A verification check did not meet its tolerance (exit code 1)."""
 

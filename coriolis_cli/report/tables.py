@@ -360,3 +360,31 @@ def bundled_table(rec: list[dict]) -> Table:
     for r in rec:
         t.add_row(r["name"], str(r["nv"]), r["description"])
     return fit_columns(t)
+
+
+CODEGEN_OUTPUTS = {"coriolis": "M, Ṁ, C", "christoffel": "Γ", "inverse_dynamics": "τ (RNEA)",
+                   "slotine_li": "τ (Slotine–Li)"}
+
+
+def codegen_renderable(generated, comparison=None):
+    """What `coriolis codegen` wrote, and (with --check) how close the compiled code is to the engine."""
+    from rich.console import Group
+
+    table = fit_columns(Table(title=f"{generated.header_path}, {generated.source_path}", title_justify="left"))
+    table.add_column("function")
+    table.add_column("computes")
+    table.add_column("operations", justify="right")
+    if comparison is not None:
+        table.add_column("vs engine", justify="right")
+    for name in generated.functions:
+        row = [f"{generated.prefix}_{name}", CODEGEN_OUTPUTS[name], f"{generated.operations[name]:,}"]
+        if comparison is not None:
+            e = comparison.errors[name]
+            row.append(Text(f"{e:.1e}", style="green" if e <= comparison.tolerance else "red"))
+        table.add_row(*row)
+    lines = [f"nq = {generated.nq}, nv = {generated.nv}; {generated.source_bytes / 1024:,.0f} KiB of C written in "
+             f"{generated.seconds:.1f} s"]
+    if comparison is not None:
+        lines.append(f"compiled and compared with the engine at {comparison.trials} random states: largest relative "
+                     f"difference per function, tolerance {comparison.tolerance:.0e}")
+    return Group(table, *lines)

@@ -1,0 +1,28 @@
+"""The Slotine–Li torque τ = M q̈_r + C q̇_r + g by Wensing–Slotine Alg. 3, never forming C."""
+
+from __future__ import annotations
+
+from .kinematics import NUMERIC, Tree
+from .spatial import body_coriolis
+
+
+def slotine_li(tree: Tree, q, qd, qd_r, qdd_r, bk=NUMERIC):
+    """v_i from q̇, w_i from q̇_r, a_i from q̈_r with the Ṡ of the true motion; f_i = I_i a_i +
+    B(v_i, I_i) w_i (eq. 10's B, so that the C it stands for is Christoffel-consistent)."""
+    _, _, S, inertia = tree.placements(q, bk)
+    v, Sdot = tree.velocities(S, qd, bk)
+    a0 = bk.zeros(6)
+    a0[3:6] = -tree.gravity_in_computation_frame(q, bk)
+    w, a, f = [None] * tree.N, [None] * tree.N, [None] * tree.N
+    for i in range(tree.N):
+        cols, par = tree.columns(i), tree.parent[i]
+        w[i] = (w[par] if par >= 0 else bk.zeros(6)) + S[:, cols] @ qd_r[cols]
+        a[i] = (a[par] if par >= 0 else a0) + S[:, cols] @ qdd_r[cols] + Sdot[:, cols] @ qd_r[cols]
+        f[i] = inertia[i] @ a[i] + body_coriolis(v[i], inertia[i], bk) @ w[i]
+    tau = bk.zeros(tree.nv)
+    for i in reversed(range(tree.N)):
+        cols, par = tree.columns(i), tree.parent[i]
+        tau[cols] = S[:, cols].T @ f[i] + tree.armature[cols] * qdd_r[cols]
+        if par >= 0:
+            f[par] = f[par] + f[i]
+    return tau
