@@ -16,8 +16,8 @@ from .common import ExampleLast, cli, emit, load, robot_options
 @click.option("--what", default="M,Mdot,C,Gamma,tau,slotine", show_default=True,
               help="What to generate: M, Mdot, C (P_coriolis), Gamma (P_christoffel), tau (P_inverse_dynamics), "
                    "slotine (P_slotine_li).")
-@click.option("--check", is_flag=True, help="Compile the code with the system's C compiler and compare it with the "
-              "engine at 10 random states.")
+@click.option("--check", is_flag=True, help="Compile the code with the system's C compiler (-O0: a quick build, the "
+              "same numbers) and compare it with the engine at 10 random states.")
 @click.option("--force", is_flag=True, help="Replace existing P.h and P.c.")
 def codegen(robot, floating_base, directory, prefix, what, check, force):
     """Write C code of M, Ṁ, C, Γ, τ and the Slotine–Li torque for ROBOT: plain C99, libm only,

@@ -1,0 +1,158 @@
+"""coriolis codegen: the reference algorithms equal the engine, and the C code generated from them,
+compiled, equals the engine too (to 1e-12 relative, as `codegen --check` demands)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import coriolis_cli as cc
+from coriolis_cli import reference
+from coriolis_cli.model.bundled import DESCRIPTIONS
+
+from .conftest import ROOT, assert_one_line_error, robot_path
+
+HAS_CC = any(shutil.which(c) for c in (os.environ.get("CC") or "cc", "gcc", "clang"))
+needs_cc = pytest.mark.skipif(not HAS_CC, reason="no C compiler")
+BUNDLED_TREES = [n for n in DESCRIPTIONS if n not in ("fourbar", "knee_leg")]  # these two have closed loops
+
+
+def _relative(a, b):
+    return np.abs(np.asarray(a) - b).max(initial=0.0) / max(np.abs(b).max(initial=0.0), 1e-300)
+
+
+def _robots():
+    for name in BUNDLED_TREES:
+        yield name, False
+    yield "quadruped", True
+    yield "humanoid", True
+
+
+@pytest.mark.parametrize("name, floating", list(_robots()))
+def test_the_reference_algorithms_equal_the_engine(name, floating, rng):
+    robot = cc.load_robot(name, floating_base=floating)
+    tree = reference.Tree(robot)
+    for _ in range(2):
+        q = robot.random_configuration(rng)
+        qd, qd_r, qdd = (rng.uniform(-3, 3, robot.nv) for _ in range(3))
+        for ours, engine in zip(reference.coriolis_matrix(tree, q, qd), cc.coriolis_matrix(robot, q, qd)):
+            assert _relative(ours, engine) < 1e-13
+        assert _relative(reference.christoffel(tree, q), cc.christoffel(robot, q)) < 1e-13
+        assert _relative(reference.inverse_dynamics(tree, q, qd, qdd), cc.inverse_dynamics(robot, q, qd, qdd)) < 1e-13
+        assert _relative(reference.slotine_li(tree, q, qd, qd_r, qdd), cc.slotine_li(robot, q, qd, qd_r, qdd)) < 1e-13
+
+
+def test_algorithm_2_equals_the_columns_of_algorithm_1(rng):
+    """The reference's two routes to Γ: Algorithm 2 on 1-DoF joints, and Γ[:, :, k] = C(q, e_k)."""
+    robot = cc.load_robot("binary20")
+    tree = reference.Tree(robot)
+    q = robot.random_configuration(rng)
+    G = reference.christoffel(tree, q)
+    for k in range(robot.nv):
+        e = np.zeros(robot.nv)
+        e[k] = 1.0
+        assert _relative(G[:, :, k], reference.coriolis_matrix(tree, q, e)[2]) < 1e-13
+
+
+@needs_cc
+@pytest.mark.parametrize("name, floating", [(n, False) for n in BUNDLED_TREES] + [("quadruped", True)])
+def test_generated_coriolis_equals_the_engine_on_every_bundled_robot(name, floating, tmp_path):
+    from coriolis_cli.checks.codegen import compare_generated
+    from coriolis_cli.codegen import generate_code
+
+    robot = cc.load_robot(name, floating_base=floating)
+    generated = generate_code(robot, tmp_path, what="M,C")
+    comparison = compare_generated(robot, generated, trials=3)
+    assert comparison.errors["coriolis"] < 1e-12, comparison
+
+
+@needs_cc
+@pytest.mark.parametrize("name, options", [("panda", {}), ("humanoid", {"floating_base": True}),
+                                           ("gripper", {"mimic": "enforce"})])
+def test_all_four_generated_functions_equal_the_engine(name, options, tmp_path):
+    from coriolis_cli.checks.codegen import compare_generated
+    from coriolis_cli.codegen import generate_code
+
+    robot = cc.load_robot(name, **options)
+    generated = generate_code(robot, tmp_path, prefix="robot")
+    comparison = compare_generated(robot, generated, trials=3)
+    assert set(comparison.errors) == {"coriolis", "christoffel", "inverse_dynamics", "slotine_li"}
+    assert comparison.passed, comparison
+
+
+@needs_cc
+def test_the_generated_file_exports_its_four_functions_only(tmp_path):
+    from coriolis_cli.codegen import generate_code
+
+    generated = generate_code(cc.load_robot("planar_2link"), tmp_path, prefix="arm")
+    obj = tmp_path / "arm.o"
+    done = subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-c", generated.source_path, "-I",
+                           str(tmp_path), "-o", str(obj)], capture_output=True, text=True)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    symbols = subprocess.run(["nm", "-g", "--defined-only", str(obj)], capture_output=True, text=True).stdout
+    assert sorted(line.split()[-1] for line in symbols.splitlines()) == \
+        ["arm_christoffel", "arm_coriolis", "arm_inverse_dynamics", "arm_slotine_li"]
+    text = open(generated.source_path).read()
+    assert "malloc" not in text and not re.search(r"^(?!static)[a-z_ ]*\bstatic\b", text, re.M)
+
+
+@needs_cc
+def test_readme_c_example_compiles_runs_and_prints_the_engine_s_numbers(tmp_path, run_cli):
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    program = re.search(r"```c\n(.*?)```", readme, re.S).group(1)
+    assert len(program.strip().splitlines()) <= 14
+    (tmp_path / "main.c").write_text(program)
+    r = run_cli("codegen", "panda", "-o", str(tmp_path / "gen"), "--what", "M,C")
+    assert r.code == 0, r
+    exe = tmp_path / "main"
+    built = subprocess.run(["cc", "-O2", "-std=c99", "-I", str(tmp_path / "gen"), str(tmp_path / "main.c"),
+                            str(tmp_path / "gen" / "panda.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    printed = subprocess.run([str(exe)], capture_output=True, text=True).stdout
+    robot = cc.load_robot("panda")
+    M, _, C = cc.coriolis_matrix(robot, np.zeros(7), np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]))
+    assert printed.split() == ["M[0][0]", "=", f"{M[0, 0]:.6f},", "C[0][1]", "=", f"{C[0, 1]:.6f}"]
+    assert f"it prints `{printed.strip()}`" in " ".join(readme.split())
+
+
+# ---- what a user gets wrong ----------------------------------------------------------------------
+def test_codegen_refuses_what_it_cannot_write_in_one_line(run_cli, tmp_path):
+    assert_one_line_error(run_cli("codegen", robot_path("fourbar.yaml"), "-o", str(tmp_path / "g")), "closed loops")
+    assert_one_line_error(run_cli("codegen", "quadruped", "--floating-base", "--base-velocity", "mixed", "-o",
+                                  str(tmp_path / "g")), "--base-velocity body")
+    assert_one_line_error(run_cli("codegen", "panda", "-o", str(tmp_path / "g"), "--prefix", "my-robot"), "C identifier")
+    assert_one_line_error(run_cli("codegen", "panda", "-o", str(tmp_path / "g"), "--what", "M,Coriolis"), "--what")
+    (tmp_path / "file").write_text("x")
+    assert_one_line_error(run_cli("codegen", "panda", "-o", str(tmp_path / "file")), "file")
+    assert not (tmp_path / "g").exists()
+
+
+def test_codegen_keeps_existing_files_unless_forced(run_cli, tmp_path):
+    (tmp_path / "panda.h").write_text("mine")
+    assert_one_line_error(run_cli("codegen", "planar_2link", "-o", str(tmp_path), "--prefix", "panda"), "--force")
+    assert (tmp_path / "panda.h").read_text() == "mine" and not (tmp_path / "panda.c").exists()
+    assert run_cli("codegen", "planar_2link", "-o", str(tmp_path), "--prefix", "panda", "--force").code == 0
+    assert "panda_coriolis" in (tmp_path / "panda.h").read_text()
+
+
+def test_without_casadi_codegen_says_how_to_install_it(run_cli, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "casadi", None)
+    assert_one_line_error(run_cli("codegen", "panda", "-o", str(tmp_path / "g")), "pip install 'coriolis-cli[codegen]'")
+    assert not (tmp_path / "g").exists()
+
+
+def test_without_a_c_compiler_the_loader_says_so(tmp_path, monkeypatch):
+    from coriolis_cli.codegen import generate_code
+    from coriolis_cli.errors import MissingToolError
+
+    generated = generate_code(cc.load_robot("planar_2link"), tmp_path, what="M")
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(MissingToolError, match="no C compiler found"):
+        generated.compile()
