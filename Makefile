@@ -20,14 +20,15 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-# The runs behind BENCHMARKS.md (about 10 minutes); run them on a quiet machine.
+# The runs behind BENCHMARKS.md (about 20 minutes); run them on a quiet machine.
 bench: $(STAMP)
 	$(BIN)/coriolis bench --table1 --peers
-	$(BIN)/coriolis bench robots/panda.urdf --what C,Gamma,fd,slotine --peers --batch
+	$(BIN)/coriolis bench robots/panda.urdf --what C,Gamma,fd,slotine --peers --batch --codegen
 	$(BIN)/coriolis bench robots/quadruped.urdf robots/humanoid.urdf --floating-base --what C,Gamma,fd,slotine --peers --batch
 	$(BIN)/coriolis bench --dofs 5:40:5 --plot docs/bench-sweep.png --force
 	$(BIN)/coriolis bench --topology serial --dofs 25:300:25
 	$(BIN)/coriolis bench --topology binary --dofs 25:300:25
+	$(BIN)/coriolis bench --table2
 
 clean:
 	rm -rf $(VENV) build *.egg-info

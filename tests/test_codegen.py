@@ -156,3 +156,47 @@ def test_without_a_c_compiler_the_loader_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(MissingToolError, match="no C compiler found"):
         generated.compile()
+
+
+# ---- measured: bench --codegen and the paper's Table 2 ------------------------------------------
+@pytest.mark.parametrize("route", ["eq4", "alg2"])
+def test_both_symbolic_routes_of_table2_give_the_engine_s_gamma(route, rng):
+    from coriolis_cli.bench.table2 import _symbolic_gamma
+    from coriolis_cli.model import build_model
+    from coriolis_cli.model.topologies import generate
+
+    robot = build_model(generate("binary", 4))
+    function, seconds = _symbolic_gamma(robot, route)
+    assert seconds > 0
+    for _ in range(3):
+        q = robot.random_configuration(rng)
+        G = np.array(function(q)).reshape((robot.nv,) * 3)
+        assert _relative(G, cc.christoffel(robot, q)) < 1e-12
+
+
+@needs_cc
+def test_table2_rows_report_each_route_or_say_over_budget():
+    from coriolis_cli.bench.table2 import run_table2
+
+    (row,) = run_table2(budget=60, rows=(("binary", 3),))
+    for route in row.routes.values():
+        assert route.symbolic_s > 0 and route.operations > 0 and route.code_kib > 0 and route.compiled_us > 0, route
+    assert row.numeric_us > 0 and row.paper_s is None
+    (row,) = run_table2(budget=1e-3, rows=(("serial", 3),))
+    assert all(r.symbolic_s is None and "over budget" in r.note for r in row.routes.values())
+
+
+@needs_cc
+def test_bench_codegen_times_the_generated_code_beside_the_engine(run_cli):
+    r = run_cli("bench", "planar_2link", "--what", "C,Gamma", "--codegen", "--repeat", "3", "--format", "json")
+    assert r.code == 0, r
+    import json
+
+    (system,) = json.loads(r.out)["systems"]
+    generated = [t for t in system["timings"] if t["implementation"].startswith("generated C")]
+    assert {t["what"] for t in generated} == {"C", "Gamma"} and all(t["us"] > 0 for t in generated)
+
+
+def test_table2_and_codegen_refuse_what_they_do_not_time(run_cli):
+    assert_one_line_error(run_cli("bench", "panda", "--table2"), "--table2 runs its own systems")
+    assert_one_line_error(run_cli("bench", "--codegen"), "--codegen times the code generated for ROBOT")

@@ -29,6 +29,8 @@ OURS_DATA = "coriolis, data= (public API)"
 OURS_PLAIN = "coriolis, fresh outputs (public API)"
 OURS_LOOP = "coriolis (compiled loop)"
 OURS_ESTIMATE = "coriolis, data=, estimated parameters (public API)"
+GENERATED = "generated C, cc -O2 (compiled loop)"
+GENERATED_FUNCTIONS = {"C": ("coriolis", "M,Mdot,C"), "Gamma": ("christoffel", "Gamma"), "slotine": ("slotine_li", "slotine")}
 BATCH = 10_000
 
 
@@ -102,7 +104,7 @@ def median_call_time(fn, repeat: int = 15, round_seconds: float = ROUND_SECONDS)
 
 
 def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C", "Gamma"), peers: bool = False,
-                 repeat: int = 15, batch: bool = False, slow_baselines: bool = True) -> SystemBench:
+                 repeat: int = 15, batch: bool = False, slow_baselines: bool = True, codegen: bool = False) -> SystemBench:
     """Times through the public API (``data=`` and plain calls), and compiled loops as C++ is timed.
     A robot in other coordinates has no compiled loop of its own; its peers run on the tree."""
     n = robot.nv
@@ -134,6 +136,8 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
             out.timings.append(Timing("Gamma", OURS_LOOP, 1e6 * median_loop_time(
                 lambda R: christoffel_loop(R, data.model, data.kernel, Q), repeat), "as C++ is timed"))
     _control_timings(robot, out, what, q, qd, data, repeat)
+    if codegen:
+        _generated_timings(robot, out, what, q, repeat)
     if peers and reduced:  # what Pinocchio offers: the tree, mimic joints as DoF of their own
         Qf = np.stack([robot.map.full_configuration(x) for x in Q])
         QDf = np.stack([robot.map.jacobian(x) @ v for x, v in zip(Q, QD)])
@@ -160,6 +164,28 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
         out.timings.append(Timing("slotine", OURS_ESTIMATE, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat, data=data), repeat),
             "theta=θ̂, as an adaptive controller calls it"))
+
+
+def _generated_timings(robot, out, what, q, repeat):
+    """The code ``coriolis codegen`` writes for this robot, compiled with -O2 and timed in a C loop
+    (codegen.build's timing harness), as a controller would call it."""
+    import tempfile
+
+    from ..codegen import generate_code
+
+    chosen = [w for w in GENERATED_FUNCTIONS if w in what]
+    if not chosen:
+        return
+    with tempfile.TemporaryDirectory(prefix="coriolis-bench-") as directory:
+        generated = generate_code(robot, directory, prefix="bench", what=",".join(GENERATED_FUNCTIONS[w][1] for w in chosen))
+        compiled = generated.compile("-O2")
+        try:
+            for w in chosen:
+                name = GENERATED_FUNCTIONS[w][0]
+                seconds = median_loop_time(lambda R, name=name: compiled.seconds_per_call(name, q, R), repeat)
+                out.timings.append(Timing(w, GENERATED, 1e6 * seconds, f"{generated.operations[name]:,} operations"))
+        finally:
+            compiled.close()
 
 
 def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
@@ -257,14 +283,14 @@ def plan_jobs(robots, topologies, dofs, floating_base: bool, table1: bool) -> tu
 
 
 def run_jobs(mode: str, models, whats, floating_base: bool, peers: bool, repeat: int, batch: bool,
-             advance=None) -> BenchReport:
+             advance=None, codegen: bool = False) -> BenchReport:
     """Time each (job, model); ``advance(label)`` is called before each one (progress)."""
     systems = []
     for job, model in models:
         if advance is not None:
             advance(job.label)
         systems.append(bench_system(model, job.label, job.topology, tuple(whats), peers, repeat,
-                                    batch=batch, slow_baselines=mode != "sweep"))
+                                    batch=batch, slow_baselines=mode != "sweep", codegen=codegen))
     report = BenchReport(mode, floating_base, systems)
     if mode == "sweep":
         report.slopes = {t: {w: fit_slope([s.dof for s in ss], [s.get(w, OURS_LOOP) for s in ss])

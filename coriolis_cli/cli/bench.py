@@ -56,6 +56,25 @@ def _render(report, peers: bool):
     return Group(*(sweep_table(t, ss) for t, ss in report.sweeps().items()), slope_table(report.slopes))
 
 
+def _table2(conflict, budget, fmt, output, force):
+    from ..bench.table2 import TABLE2_ROWS, run_table2
+    from ..codegen.build import c_compiler
+    from ..codegen.trace import casadi
+    from ..report.bench import table2
+    from ..report.formats import to_json
+
+    if conflict:
+        raise StateError("--table2 runs its own systems: use it without ROBOT, --table1, --codegen and --plot")
+    casadi(), c_compiler()
+    compile_first("christoffel")
+    bar, task = progress(len(TABLE2_ROWS), "Table 2")
+    with bar:
+        done = iter(range(len(TABLE2_ROWS)))
+        rows = run_table2(budget, advance=lambda label: bar.update(task, description=f"Table 2: {label}", completed=next(done)))
+    emit(to_json({"mode": "table2", "budget_s": budget, "rows": [r.as_dict() for r in rows]}) if fmt == "json"
+         else table2(rows), output, force)
+
+
 @cli.command()
 @click.argument("robots", nargs=-1, metavar="[ROBOT ...]")
 @click.option("--topology", type=click.Choice(["serial", "binary", "biped", "quadruped", "all"]), default="all", show_default=True,
@@ -68,13 +87,20 @@ def _render(report, peers: bool):
 @click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds of about 0.1 s each; the median per call is reported (µs).")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
 @click.option("--batch", is_flag=True, help="Also time a batch of 10,000 states (per state, in parallel).")
+@click.option("--codegen", is_flag=True, help="Also time the C code 'coriolis codegen' writes for each ROBOT, built "
+              "with -O2, in a compiled C loop (needs CasADi and a C compiler).")
+@click.option("--table2", is_flag=True, help="The core paper's Table 2: Γ obtained symbolically by eq. (4) and by "
+              "Algorithm 2 (CasADi), binary trees of 5, 10, 15 and serial chains of 5-20 bodies, with the code each gives.")
+@click.option("--budget", type=click.FloatRange(1, 3600), default=120, show_default=True,
+              help="--table2: seconds per route and system; a route past it is reported over budget.")
 @click.option("--table1", is_flag=True, help="The core paper's Table 1 at 20 DoF beside the paper's numbers.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Write a log-log plot of time vs DoF (PNG).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table (rich, for people) or json (every number, for programs).")
 @click.option("-o", "--output", help="Write the report to this file.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, table1, plot, fmt, output, force):
+def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, codegen, table2, budget, table1, plot, fmt,
+          output, force):
     """Time M, Ṁ, C and Γ: on ROBOT files, over a DoF sweep of generated topologies, or as Table 1.
 
     Example: coriolis bench robots/panda.urdf --peers
@@ -86,9 +112,18 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
 
     whats = parse_list(what, OUTPUT_NAMES, "--what")
     check_outputs(force, output, plot)
+    if table2:
+        return _table2(robots or table1 or plot or codegen, budget, fmt, output, force)
     topologies = list(TOPOLOGY_ORDER) if topology == "all" else [topology]
     sweep = [] if robots or table1 else parse_dofs(dofs)
     mode, jobs = plan_jobs(robots, topologies, sweep, floating_base, table1)
+    if codegen:
+        from ..codegen.build import c_compiler
+        from ..codegen.trace import casadi
+
+        if mode != "robots":
+            raise StateError("--codegen times the code generated for ROBOT files: give one or more ROBOT")
+        casadi(), c_compiler()
     if plot and mode != "sweep":
         raise StateError("--plot draws a DoF sweep: use it without ROBOT and without --table1")
     models = [(job, load(job.source, floating_base)) for job in jobs]
@@ -106,7 +141,7 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, tab
         def advance(label):
             bar.update(task, description=f"timing {label}", completed=next(done))
 
-        report = run_jobs(mode, models, whats, floating_base, peers, repeat, batch, advance)
+        report = run_jobs(mode, models, whats, floating_base, peers, repeat, batch, advance, codegen)
     if plot:
         emit(sweep_plot(report.sweeps(), figure_format(plot)), plot, force)
     emit(to_json(report.as_dict()) if fmt == "json" else _render(report, peers), output, force)

@@ -54,7 +54,7 @@ class CompiledCode:
     """The generated functions, compiled and callable with NumPy arrays. Same outputs as the
     engine's coriolis_matrix, christoffel, inverse_dynamics and slotine_li (model's parameters)."""
 
-    def __init__(self, directory, prefix, functions, nq, nv, optimization="-O2"):
+    def __init__(self, directory, prefix, functions, nq, nv, optimization="-O2", timeout=None):
         self.prefix, self.functions, self.nq, self.nv = prefix, tuple(functions), nq, nv
         self._build = tempfile.mkdtemp(prefix=f"coriolis-{prefix}-")
         timing = os.path.join(self._build, f"{prefix}_timing.c")
@@ -63,7 +63,11 @@ class CompiledCode:
         library = os.path.join(self._build, f"lib{prefix}.so")
         command = [c_compiler(), optimization, "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-shared", "-fPIC",
                    "-I", str(directory), os.path.join(str(directory), f"{prefix}.c"), timing, "-o", library, "-lm"]
-        done = subprocess.run(command, capture_output=True, text=True)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            shutil.rmtree(self._build, ignore_errors=True)
+            raise TimeoutError(f"the C compiler took more than {timeout:g} s") from None
         if done.returncode:
             raise MissingToolError(f"the C compiler failed on {prefix}.c: {(done.stderr.strip().splitlines() or ['?'])[0]}")
         self._lib = ctypes.CDLL(library)
@@ -77,7 +81,8 @@ class CompiledCode:
             timer.restype = ctypes.c_double
 
     def close(self):
-        shutil.rmtree(self._build, ignore_errors=True)
+        if getattr(self, "_build", None):
+            shutil.rmtree(self._build, ignore_errors=True)
 
     def __del__(self):
         self.close()

@@ -103,3 +103,34 @@ def sweep_plot(sweeps: dict, fmt: str = "png") -> bytes:
     fig.savefig(buf, format=fmt)
     plt.close(fig)
     return buf.getvalue()
+
+
+def table2(rows) -> Table:
+    """The paper's Table 2 beside this machine's: seconds to obtain Γ symbolically by each route,
+    the code it gives, that code's run time, and Algorithm 2 on numbers."""
+    t = Table(title="Table 2: Γ symbolically (CasADi here, MATLAB in the paper), its C code, and Γ numerically",
+              title_justify="left",
+              caption="eq. (4): M traced symbolically, then ∂M/∂q by CasADi's Jacobians; Alg. 2: Algorithm 2 on symbols. "
+                      "s: seconds to obtain Γ; KiB: its C code; µs: that code built with -O1, in a C loop; "
+                      "numeric: Algorithm 2 on numbers (public API, data=)", caption_justify="left")
+    for c in ("system", "eq. 4 s", "paper", "Alg. 2 s", "paper", "eq. 4 KiB", "Alg. 2 KiB", "eq. 4 µs", "Alg. 2 µs",
+              "numeric µs"):
+        t.add_column(c, justify="left" if c == "system" else "right")
+    for r in rows:
+        e, a = r.routes["eq4"], r.routes["alg2"]
+
+        def seconds(route):
+            return Text(route.note or "?", style="yellow") if route.symbolic_s is None else f"{route.symbolic_s:.2f}"
+
+        def kib(route):
+            return "—" if route.code_kib is None else f"{route.code_kib:,.0f}"
+
+        def us(route):
+            if route.compiled_us is None:
+                return Text(route.note, style="yellow") if route.symbolic_s is not None and route.note else "—"
+            return _us(route.compiled_us)
+
+        paper = r.paper_s or (None, None)
+        t.add_row(f"{r.topology}:{r.bodies}", seconds(e), "—" if paper[0] is None else f"{paper[0]:g}", seconds(a),
+                  "—" if paper[1] is None else f"{paper[1]:g}", kib(e), kib(a), us(e), us(a), _us(r.numeric_us))
+    return fit_columns(t)
