@@ -161,12 +161,12 @@ def test_without_a_c_compiler_the_loader_says_so(tmp_path, monkeypatch):
 # ---- measured: bench --codegen and the paper's Table 2 ------------------------------------------
 @pytest.mark.parametrize("route", ["eq4", "alg2"])
 def test_both_symbolic_routes_of_table2_give_the_engine_s_gamma(route, rng):
-    from coriolis_cli.bench.table2 import _symbolic_gamma
+    from coriolis_cli.bench.table2 import symbolic_gamma
     from coriolis_cli.model import build_model
     from coriolis_cli.model.topologies import generate
 
     robot = build_model(generate("binary", 4))
-    function, seconds = _symbolic_gamma(robot, route)
+    function, seconds = symbolic_gamma(robot, route)
     assert seconds > 0
     for _ in range(3):
         q = robot.random_configuration(rng)
@@ -200,3 +200,17 @@ def test_bench_codegen_times_the_generated_code_beside_the_engine(run_cli):
 def test_table2_and_codegen_refuse_what_they_do_not_time(run_cli):
     assert_one_line_error(run_cli("bench", "panda", "--table2"), "--table2 runs its own systems")
     assert_one_line_error(run_cli("bench", "--codegen"), "--codegen times the code generated for ROBOT")
+
+
+@needs_cc
+@pytest.mark.parametrize("relative, floating", [("ur_description/urdf/ur5_robot.urdf", False),
+                                                ("solo_description/robots/solo12.urdf", True)])
+def test_generated_code_equals_the_engine_on_real_robots(relative, floating, tmp_path):
+    from coriolis_cli.checks.codegen import compare_generated
+    from coriolis_cli.codegen import generate_code
+
+    from .test_lock import example_robot
+
+    robot = cc.load_robot(example_robot(relative), floating_base=floating)
+    comparison = compare_generated(robot, generate_code(robot, tmp_path, prefix="real"), trials=3)
+    assert comparison.passed, comparison

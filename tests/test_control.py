@@ -204,7 +204,7 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
     world-frame kernel and Algorithm 1 give, with the model's parameters and with other ones."""
     from coriolis_cli.engine import spatial
     from coriolis_cli.engine import FACTORIZATIONS
-    from coriolis_cli.engine.slotine_li import slotine_li_kernel
+    from coriolis_cli.engine.slotine_li_world import slotine_li_kernel
 
     if spec == "prismatic":
         path = tmp_path / "slider.yaml"

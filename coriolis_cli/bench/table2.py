@@ -43,20 +43,20 @@ class Table2Row:
         return asdict(self)
 
 
-def _symbolic_gamma(robot, route):
+def symbolic_gamma(robot, route):
     """A CasADi function q ↦ Γ (row-major) by one route, and the seconds it took to obtain."""
     import casadi as ca
 
-    from ..codegen.trace import _flat, _symbols, symbolic_backend
+    from ..codegen.trace import flat, symbols, symbolic_backend
     from ..reference import Tree, christoffel, coriolis_matrix
 
     started = time.perf_counter()
     bk, tree, n = symbolic_backend(), Tree(robot), robot.nv
-    q_sym, q = _symbols("q", robot.nq)
+    q_sym, q = symbols("q", robot.nq)
     if route == "alg2":
-        G = _flat(christoffel(tree, q, bk))[0]
+        G = flat(christoffel(tree, q, bk))[0]
     else:  # eq. (4): M symbolically (q̇ = 0 folds the velocity terms away), then its partials
-        M = _flat(coriolis_matrix(tree, q, np.zeros(n), bk)[0])[0]
+        M = flat(coriolis_matrix(tree, q, np.zeros(n), bk)[0])[0]
         dM = ca.jacobian(M, q_sym)  # row i n + j, column k: ∂M_ij/∂q_k
         entries = [0.5 * (dM[i * n + j, k] + dM[i * n + k, j] - dM[j * n + k, i])
                    for i in range(n) for j in range(n) for k in range(n)]
@@ -74,7 +74,7 @@ def _route_in_child(topology, bodies, route, connection):
     from ..model.topologies import generate
 
     robot = build_model(generate(topology, bodies))
-    function, seconds = _symbolic_gamma(robot, route)
+    function, seconds = symbolic_gamma(robot, route)
     made = {"christoffel": function}
     generator = ca.CodeGenerator("t2_casadi", {"with_header": False, "with_export": False, "main": False})
     generator.add(function)

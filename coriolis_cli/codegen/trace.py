@@ -39,7 +39,7 @@ def symbolic_backend():
     return Backend(object, scalar(ca.sin, math.sin), scalar(ca.cos, math.cos), scalar(ca.sqrt, math.sqrt))
 
 
-def _symbols(name, n):
+def symbols(name, n):
     ca = casadi()
     sym = ca.SX.sym(name, n)
     out = np.empty(n, dtype=object)
@@ -48,7 +48,7 @@ def _symbols(name, n):
     return sym, out
 
 
-def _flat(*arrays):
+def flat(*arrays):
     """Row-major flattening of object arrays into one SX column per array."""
     ca = casadi()
     # dense: the C code writes every entry, as the header promises (a sparse output would be packed)
@@ -106,34 +106,34 @@ def trace(robot, functions=FUNCTIONS, cse=True) -> dict:
     bk = symbolic_backend()
     coords = Coordinates(robot)
     tree = coords.tree
-    q_sym, q_bar = _symbols("q", coords.nq)
+    q_sym, q_bar = symbols("q", coords.nq)
     q = coords.configuration(q_bar)
     options = {"cse": cse}
     made = {}
     for name in functions:
         if name == "coriolis":
-            qd_sym, qd = _symbols("qd", coords.nv)
+            qd_sym, qd = symbols("qd", coords.nv)
             M, Mdot, C = coriolis_matrix(tree, q, coords.velocity(qd), bk)
-            made[name] = ca.Function(name, [q_sym, qd_sym], _flat(*(coords.matrix(X) for X in (M, Mdot, C))),
+            made[name] = ca.Function(name, [q_sym, qd_sym], flat(*(coords.matrix(X) for X in (M, Mdot, C))),
                                      ["q", "qd"], ["M", "Mdot", "C"], options)
         elif name == "christoffel" and all(d == 1 for d in tree.dof):  # Algorithm 2
             G = coords.christoffel(christoffel(tree, q, bk))
-            made[name] = ca.Function(name, [q_sym], _flat(G), ["q"], ["Gamma"], options)
+            made[name] = ca.Function(name, [q_sym], flat(G), ["q"], ["Gamma"], options)
         elif name == "christoffel":  # generalized speeds: Γ[:, :, k] = C(q, e_k) = ∂C/∂q̇_k, C being linear in q̇
-            qd_sym, qd = _symbols("qd", coords.nv)
-            C = _flat(coords.matrix(coriolis_matrix(tree, q, coords.velocity(qd), bk)[2]))[0]
+            qd_sym, qd = symbols("qd", coords.nv)
+            C = flat(coords.matrix(coriolis_matrix(tree, q, coords.velocity(qd), bk)[2]))[0]
             G = ca.reshape(ca.jacobian(C, qd_sym).T, coords.nv ** 3, 1)  # row-major: ((i nv + j) nv + k)
             made[name] = ca.Function(name, [q_sym], [ca.densify(G)], ["q"], ["Gamma"], options)
         elif name == "inverse_dynamics":
-            qd_sym, qd = _symbols("qd", coords.nv)
-            qdd_sym, qdd = _symbols("qdd", coords.nv)
+            qd_sym, qd = symbols("qd", coords.nv)
+            qdd_sym, qdd = symbols("qdd", coords.nv)
             tau = inverse_dynamics(tree, q, coords.velocity(qd), coords.velocity(qdd), bk)
-            made[name] = ca.Function(name, [q_sym, qd_sym, qdd_sym], _flat(coords.force(tau)), ["q", "qd", "qdd"], ["tau"],
+            made[name] = ca.Function(name, [q_sym, qd_sym, qdd_sym], flat(coords.force(tau)), ["q", "qd", "qdd"], ["tau"],
                                      options)
         elif name == "slotine_li":
-            syms = [_symbols(s, coords.nv) for s in ("qd", "qd_r", "qdd_r")]
+            syms = [symbols(s, coords.nv) for s in ("qd", "qd_r", "qdd_r")]
             tau = slotine_li(tree, q, *(coords.velocity(x) for _, x in syms), bk)
-            made[name] = ca.Function(name, [q_sym] + [s for s, _ in syms], _flat(coords.force(tau)),
+            made[name] = ca.Function(name, [q_sym] + [s for s, _ in syms], flat(coords.force(tau)),
                                      ["q", "qd", "qd_r", "qdd_r"], ["tau"], options)
         else:
             raise ValueError(name)

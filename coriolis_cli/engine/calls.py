@@ -14,12 +14,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from numba import typeof
+from numba import get_num_threads, typeof
 
 from ..errors import SingularMassMatrixError, SizeError, StateError
 from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
-from .batch import chunks
 from .data import Data
 from .forward_dynamics import PIVOT_SHARE
 from .joints import RECHECK, SINGULAR
@@ -39,7 +38,7 @@ class QuaternionWarning(UserWarning):
 
 
 class Compiled:
-    """An engine.entry function called through its compiled entry point, past numba's per-call
+    """A kernel's ``*_entry`` function (e.g. coriolis.coriolis_entry) called through its compiled entry point, past numba's per-call
     type dispatch (35 ns per array argument). The first call goes through the
     dispatcher, which compiles or loads the kernel for these argument types; later calls must
     pass the same types, which the checks in this module guarantee."""
@@ -185,7 +184,7 @@ def singular_mass_matrix(robot, joints) -> SingularMassMatrixError:
 
 
 def settle(robot: RobotModel, status: int, kernel, data, q, velocities=(), extra=()) -> None:
-    """After ``kernel.call(data.ints, data.floats, q, *velocity values, *extra)`` (engine.entry) did
+    """After ``kernel.call(data.ints, data.floats, q, *velocity values, *extra)`` (a kernel's ``*_entry``) did
     not return OK: on RECHECK
     (a wrong length or stride) convert and check the state in full and call again; then report
     what remains. ``velocities``: (name, value) pairs. (No closure is passed: a lambda would make
@@ -210,6 +209,11 @@ def report_batch(robot, status: np.ndarray, Q, *velocities) -> None:
 
 # A batch runs in calls of about this many floating-point operations (≈ 0.1 s), returning to
 # Python between them, so that Ctrl-C and SIGTERM end even a batch of millions of states promptly.
+def chunks(K: int) -> int:
+    """Work items for a batch's prange: a few per thread so uneven states still balance."""
+    return max(1, min(K, 4 * get_num_threads()))
+
+
 BATCH_CALL_WORK = 2e8
 
 

@@ -10,8 +10,9 @@ with IC the composite of the deeper of a's body and the joint's body, and are se
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, prange
 
+from .data import KernelData, kernel_data, unpack
 from .joints import failed, load_configuration
 from .kinematics import forward_kinematics, views
 from .spatial import CHRISTOFFEL, add_child_composite, bar_crf_minus, body_factorization, matvec6
@@ -48,7 +49,8 @@ def christoffel_kernel(model, data, q):
     if failed(status):
         return status
     Gamma = data.Gamma
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    parts = views(data, N, n)
+    X, S, IC, F, T, G = parts.X, parts.S, parts.IC, parts.F, parts.T, parts.G
     forward_kinematics(model, qn, X, S, IC, T)
     _composite_inertias(ints, IC)  # lines 1-3 and 22: IC_k = Σ_{l ⪰ k} I_l
     Bt, D = T[2], T[3]
@@ -139,3 +141,19 @@ def christoffel_kernel(model, data, q):
                             Gamma[x, b, c] = g
         c0 = c1
     return status
+
+
+# ---- as Python and the batches call it (engine.data: a Data's two flat arrays, unpacked at no cost) ----
+@njit(cache=True)
+def christoffel_entry(ints, floats, q, Gamma):
+    model, d = unpack(ints, floats)
+    return christoffel_kernel(model, KernelData(d.blocks, d.rows, d.q, d.matrices, Gamma, d.vectors), q)
+
+
+@njit(cache=True, parallel=True)
+def christoffel_batch(model, Q, nc, Gamma, status):
+    K = Q.shape[0]
+    for t in prange(nc):
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = christoffel_kernel(model, KernelData(d.blocks, d.rows, d.q, d.matrices, Gamma[s], d.vectors), Q[s])

@@ -64,7 +64,8 @@ def constraint_kernel(model, data, q, ci, cg, support, r, K):
     status = placement_kernel(model, data, q)
     if failed(status):
         return status
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    parts = views(data, N, n)
+    X, S = parts.X, parts.S
     RP, RC = np.empty((3, 3)), np.empty((3, 3))
     pP, pC, aC, nk, t = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     row = 0
@@ -102,7 +103,8 @@ def constraint_rate_kernel(model, data, q, u, ci, cg, support, Kdot):
     status = placement_kernel(model, data, q)
     if failed(status):
         return status
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    parts = views(data, N, n)
+    X, S, Sd, v = parts.X, parts.S, parts.Sd, parts.v
     body_velocities(model, S, u, v, Sd)  # v_b, and Ṡ_j = v_body(j) × S_j
     RP, RC = np.empty((3, 3)), np.empty((3, 3))
     pP, pC, dP, dC = np.empty(3), np.empty(3), np.empty(3), np.empty(3)

@@ -8,11 +8,11 @@ joint form a chain, and every column of a body shares the body's IC and BC, whic
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, prange
 
-from .data import C_, M_, MDOT_
-from .joints import armature_at, failed, load_state
-from .kinematics import body_velocities, forward_kinematics, views
+from .data import C_, M_, MDOT_, kernel_data, unpack
+from .joints import armature_at, failed
+from .kinematics import forward_pass, views
 from .spatial import add_child_composite, body_factorization
 
 
@@ -26,15 +26,13 @@ def coriolis_kernel(model, data, q, qd, factorization, out):
     ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    qn = data.q
-    status = load_state(model, q, qn, qd, qd, qd, 1)
+    # lines 1-7: forward sweep. v_i, Ṡ_i = v_i × S_i, IC_i = I_i, then BC_i = B(v_i, I_i)
+    status = forward_pass(model, data, q, qd, qd, qd, 1)
     if failed(status):
         return status
     M, Mdot, C = out[M_], out[MDOT_], out[C_]
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
-    # lines 1-7: forward sweep. v_i, Ṡ_i = v_i × S_i, IC_i = I_i, BC_i = B(v_i, I_i)
-    forward_kinematics(model, qn, X, S, IC, T)
-    body_velocities(model, S, qd, v, Sd)
+    parts = views(data, N, n)
+    S, Sd, v, IC, BC, F, T = parts.S, parts.Sd, parts.v, parts.IC, parts.BC, parts.F, parts.T
     for i in range(N):
         body_factorization(v[i], IC[i], factorization, T, BC[i])
     F1, F2, F3 = F[0], F[1], F[2]
@@ -94,3 +92,27 @@ def coriolis_kernel(model, data, q, qd, factorization, out):
                 add_child_composite(IC, p, b)
                 add_child_composite(BC, p, b)
     return status
+
+
+# ---- as Python and the batches call it (engine.data: a Data's two flat arrays, unpacked at no cost) ----
+@njit(cache=True)
+def coriolis_entry(ints, floats, q, qd, factorization):
+    model, data = unpack(ints, floats)
+    return coriolis_kernel(model, data, q, qd, factorization, data.matrices)
+
+
+@njit(cache=True)
+def coriolis_into_entry(ints, floats, q, qd, factorization, out):
+    """M, Ṁ, C written into ``out`` (3, nv, nv), zeroed by the caller: fresh arrays without a copy."""
+    model, data = unpack(ints, floats)
+    return coriolis_kernel(model, data, q, qd, factorization, out)
+
+
+@njit(cache=True, parallel=True)
+def coriolis_batch(model, Q, QD, factorization, nc, matrices, status):
+    """matrices: (K, 3, nv, nv), M, Ṁ, C of each state; nc chunks, one workspace each."""
+    K = Q.shape[0]
+    for t in prange(nc):
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = coriolis_kernel(model, d, Q[s], QD[s], factorization, matrices[s])

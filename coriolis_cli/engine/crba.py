@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, prange
 
-from .data import M_
+from .data import M_, kernel_data, unpack
 from .joints import armature_at, failed
 from .kinematics import placement_kernel, views
 from .spatial import add_child_composite, dot6, matvec6
@@ -38,6 +38,24 @@ def mass_matrix_kernel(model, data, q):
     if failed(status):
         return status
     N = model.ints.shape[0]
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, model.cols.shape[0])
+    parts = views(data, N, model.cols.shape[0])
+    S, IC, F = parts.S, parts.IC, parts.F
     composite_mass_matrix(model, S, IC, F[0], data.matrices[M_])
     return status
+
+
+# ---- as Python and the batches call it (engine.data: a Data's two flat arrays, unpacked at no cost) ----
+@njit(cache=True)
+def mass_matrix_entry(ints, floats, q):
+    model, data = unpack(ints, floats)
+    return mass_matrix_kernel(model, data, q)
+
+
+@njit(cache=True, parallel=True)
+def mass_matrix_batch(model, Q, nc, M, status):
+    K = Q.shape[0]
+    for t in prange(nc):
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = mass_matrix_kernel(model, d, Q[s])
+            M[s] = d.matrices[M_]

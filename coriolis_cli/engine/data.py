@@ -44,7 +44,7 @@ TAU_, G_, ZERO_, QDD_ = 0, 1, 2, 3  # rows of KernelData.vectors
 N_MATRICES, N_VECTORS, ROWS_PER_BODY = 4, 4, 4
 
 # A Data also holds the model and the workspace as two flat arrays, for calls from Python (see
-# engine.entry): numba unboxes each array argument, about 45 ns apiece, and a call that passed the
+# each kernel's ``*_entry`` function): numba unboxes each array argument, about 45 ns apiece, and a call that passed the
 # model's three arrays and the workspace's six paid that nine times. ``ints`` = HEADER, then the
 # model's ints (N x 4) and cols (nv x 3); ``floats`` = the model's geom, then the workspace parts
 # in KernelData's order (Γ apart: it is allocated on demand).

@@ -13,10 +13,10 @@ and the two triangular solves walk the same chains (RBDA Table 6.4).
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, prange
 
 from .crba import composite_mass_matrix
-from .data import LTDL_, M_, ZERO_
+from .data import LTDL_, M_, QDD_, ZERO_, kernel_data, unpack
 from .joints import OK, SINGULAR, check_finite, failed
 from .kinematics import views
 from .rnea import rnea_kernel
@@ -88,7 +88,8 @@ def forward_dynamics_kernel(model, data, q, qd, tau, gravity, qdd):
         qdd[j] = tau[j] - qdd[j]
     # M by CRBA on the RNEA's placements and inertias, and its copy to factor (the lower
     # triangle along the λ-chains is all LTDL reads)
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    parts = views(data, N, n)
+    S, IC, F = parts.S, parts.IC, parts.F
     M, H = data.matrices[M_], data.matrices[LTDL_]
     composite_mass_matrix(model, S, IC, F[1], M)
     for j in range(n):
@@ -102,3 +103,19 @@ def forward_dynamics_kernel(model, data, q, qd, tau, gravity, qdd):
         return singular
     ltdl_solve(cols, H, qdd)
     return status
+
+
+# ---- as Python and the batches call it (engine.data: a Data's two flat arrays, unpacked at no cost) ----
+@njit(cache=True)
+def forward_dynamics_entry(ints, floats, q, qd, tau, gravity):
+    model, data = unpack(ints, floats)
+    return forward_dynamics_kernel(model, data, q, qd, tau, gravity, data.vectors[QDD_])
+
+
+@njit(cache=True, parallel=True)
+def forward_dynamics_batch(model, Q, QD, TAU, gravity, nc, qdd, status):
+    K = Q.shape[0]
+    for t in prange(nc):
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = forward_dynamics_kernel(model, d, Q[s], QD[s], TAU[s], gravity, qdd[s])

@@ -7,33 +7,58 @@ the free joint's motion subspace is the constant P = [[0, I3], [I3, 0]] and its 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
 from numba import njit
 
 from ..model.tree import G_COM, G_INERTIA, G_MASS, G_TRANS
-from .joints import failed, load_configuration, place_body
+from .data import unpack
+from .joints import failed, load_configuration, load_state, place_body
 from .spatial import crm_vec, spatial_inertia
+
+
+class Parts(NamedTuple):
+    """The workspace's parts under the names the listings use. Every part is a slice along the
+    first axis of a pre-shaped array (engine.data.KernelData): such views cost nothing, where
+    reshaping a flat buffer cost 20 ns each per call."""
+
+    X: np.ndarray  # (N, 6, 6): X[i, 0:3, 0:3] = R_i and X[i, 3, 0:3] = p_i, body i's placement
+    S: np.ndarray  # (nv, 6): motion subspace columns
+    Sd: np.ndarray  # (nv, 6): Ṡ = v × S
+    v: np.ndarray  # (N, 6): body velocities
+    IC: np.ndarray  # (N, 6, 6): (composite) spatial inertias
+    BC: np.ndarray  # (N, 6, 6): (composite) body-level Coriolis factors B(v_i, I_i)
+    a: np.ndarray  # (N, 6): body accelerations
+    f: np.ndarray  # (N, 6): body forces
+    F: np.ndarray  # (6, 6): six 6-vectors of scratch (F1, F2, F3, ...)
+    T: np.ndarray  # (4, 6, 6): 6 x 6 scratch
+    G: np.ndarray  # (6, 6, 6): 6 x 6 scratch for Algorithm 2
 
 
 @njit(cache=True)
 def views(data, N, n):
-    """Name the workspace's parts. Every part is a slice along the first axis of a pre-shaped
-    array: such views cost nothing, where reshaping a flat buffer cost 20 ns each per call.
-
-    X[i]: placement of body i, X[i, 0:3, 0:3] = R_i and X[i, 3, 0:3] = p_i (computation frame).
-    """
+    """The workspace's parts, named (see Parts); blocks = IC, BC, X, F, T, G and rows = S, Ṡ, v,
+    a, f (then the Slotine–Li reference velocities), the layout engine.data.workspace_shapes sizes."""
     B, V = data.blocks, data.rows
-    IC = B[0:N]
-    BC = B[N : 2 * N]
-    X = B[2 * N : 3 * N]
-    F = B[3 * N]
-    T = B[3 * N + 1 : 3 * N + 5]
-    G = B[3 * N + 5 : 3 * N + 11]
-    S = V[0:n]
-    Sd = V[n : 2 * n]
-    v = V[2 * n : 2 * n + N]
-    a = V[2 * n + N : 2 * n + 2 * N]
-    f = V[2 * n + 2 * N : 2 * n + 3 * N]
-    return X, S, Sd, v, IC, BC, a, f, F, T, G
+    return Parts(X=B[2 * N : 3 * N], S=V[0:n], Sd=V[n : 2 * n], v=V[2 * n : 2 * n + N], IC=B[0:N], BC=B[N : 2 * N],
+                 a=V[2 * n + N : 2 * n + 2 * N], f=V[2 * n + 2 * N : 2 * n + 3 * N], F=B[3 * N],
+                 T=B[3 * N + 1 : 3 * N + 5], G=B[3 * N + 5 : 3 * N + 11])
+
+
+@njit(cache=True)
+def forward_pass(model, data, q, qd, second, third, mode):
+    """The prologue Algorithm 1, RNEA and Slotine–Li share: q and the velocities loaded and
+    checked (engine.joints.load_state, ``mode`` says which), then in the computation frame the
+    placements X, motion subspaces S and inertias IC, the body velocities v and Ṡ = v × S.
+    Returns the status code; on a failure nothing else is done."""
+    status = load_state(model, q, data.q, qd, second, third, mode)
+    if failed(status):
+        return status
+    parts = views(data, model.ints.shape[0], model.cols.shape[0])
+    forward_kinematics(model, data.q, parts.X, parts.S, parts.IC, parts.T)
+    body_velocities(model, parts.S, qd, parts.v, parts.Sd)
+    return status
 
 
 @njit(cache=True)
@@ -104,6 +129,14 @@ def placement_kernel(model, data, q):
     status = load_configuration(model, q, data.q)
     if failed(status):
         return status
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
+    parts = views(data, N, n)
+    X, S, IC, T = parts.X, parts.S, parts.IC, parts.T
     forward_kinematics(model, data.q, X, S, IC, T)
     return status
+
+
+@njit(cache=True)
+def placement_entry(ints, floats, q):
+    """placement_kernel as Python calls it (engine.data's two flat arrays)."""
+    model, data = unpack(ints, floats)
+    return placement_kernel(model, data, q)

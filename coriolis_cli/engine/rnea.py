@@ -7,10 +7,11 @@ rotated into it with the base quaternion (joints.root_acceleration).
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, prange
 
-from .joints import add_armature, failed, load_state, root_acceleration
-from .kinematics import body_velocities, forward_kinematics, views
+from .data import G_, TAU_, ZERO_, kernel_data, unpack
+from .joints import add_armature, failed, root_acceleration
+from .kinematics import forward_pass, views
 from .spatial import crf_vec, dot6, matvec6
 
 
@@ -59,17 +60,38 @@ def rnea_kernel(model, data, q, qd, qdd, gravity, tau):
     ints, cols = model.ints, model.cols
     N = ints.shape[0]
     n = cols.shape[0]
-    qn = data.q
-    status = load_state(model, q, qn, qd, qdd, qdd, 2)
+    status = forward_pass(model, data, q, qd, qdd, qdd, 2)
     if failed(status):
         return status
-    X, S, Sd, v, IC, BC, a, f, F, T, G = views(data, N, n)
-    forward_kinematics(model, qn, X, S, IC, T)
-    body_velocities(model, S, qd, v, Sd)
+    parts = views(data, N, n)
+    S, Sd, v, IC, a, f, F = parts.S, parts.Sd, parts.v, parts.IC, parts.a, parts.f, parts.F
     a0 = F[0]
-    root_acceleration(model, qn, gravity, a0)  # a_0 = −g, in the computation frame
+    root_acceleration(model, data.q, gravity, a0)  # a_0 = −g, in the computation frame
     accelerations(model, S, Sd, qd, qdd, a0, a)
     inertial_forces(IC, v, a, f, F[1], F[2])
     joint_torques(model, S, f, tau)
     add_armature(model, qdd, tau)
     return status
+
+
+# ---- as Python and the batches call it (engine.data: a Data's two flat arrays, unpacked at no cost) ----
+@njit(cache=True)
+def inverse_dynamics_entry(ints, floats, q, qd, qdd, gravity):
+    model, data = unpack(ints, floats)
+    return rnea_kernel(model, data, q, qd, qdd, gravity, data.vectors[TAU_])
+
+
+@njit(cache=True)
+def gravity_vector_entry(ints, floats, q, gravity):
+    model, data = unpack(ints, floats)
+    zero = data.vectors[ZERO_]
+    return rnea_kernel(model, data, q, zero, zero, gravity, data.vectors[G_])
+
+
+@njit(cache=True, parallel=True)
+def rnea_batch(model, Q, QD, QDD, gravity, nc, tau, status):
+    K = Q.shape[0]
+    for t in prange(nc):
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = rnea_kernel(model, d, Q[s], QD[s], QDD[s], gravity, tau[s])

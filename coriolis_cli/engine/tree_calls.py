@@ -10,8 +10,14 @@ import numpy as np
 
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
-from . import entry
-from .batch import christoffel_batch, coriolis_batch, forward_dynamics_batch, mass_matrix_batch, rnea_batch
+from .christoffel import christoffel_batch, christoffel_entry
+from .coriolis import coriolis_batch, coriolis_entry, coriolis_into_entry
+from .crba import mass_matrix_batch, mass_matrix_entry
+from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
+from .kinematics import placement_entry
+from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
+from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_entry, slotine_li_entry, slotine_li_estimate_entry,
+                         slotine_li_model_entry)
 from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_vector, run_batch,
                     settle, stacked_states, with_hint)
 from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
@@ -23,13 +29,13 @@ _zeros = np.zeros
 DEFAULT_FACTORIZATION = "christoffel"  # the default argument itself (interned): tested with `is`
 
 
-_CORIOLIS = Compiled(entry.coriolis)
-_CORIOLIS_INTO = Compiled(entry.coriolis_into)
-_CHRISTOFFEL = Compiled(entry.christoffel)
-_MASS_MATRIX = Compiled(entry.mass_matrix)
-_INVERSE_DYNAMICS = Compiled(entry.inverse_dynamics)
-_GRAVITY = Compiled(entry.gravity_vector)
-_PLACEMENT = Compiled(entry.placement)
+_CORIOLIS = Compiled(coriolis_entry)
+_CORIOLIS_INTO = Compiled(coriolis_into_entry)
+_CHRISTOFFEL = Compiled(christoffel_entry)
+_MASS_MATRIX = Compiled(mass_matrix_entry)
+_INVERSE_DYNAMICS = Compiled(inverse_dynamics_entry)
+_GRAVITY = Compiled(gravity_vector_entry)
+_PLACEMENT = Compiled(placement_entry)
 
 
 # ---- Algorithm 1 ---------------------------------------------------------------------------
@@ -194,12 +200,12 @@ def placements(robot: RobotModel, q):
 
 
 # ---- control: forward dynamics, Slotine–Li -------------------------------------------------
-_FORWARD = Compiled(entry.forward_dynamics)
-_SLOTINE_LI = Compiled(entry.slotine_li)
-_SLOTINE_LI_MODEL = Compiled(entry.slotine_li_model)
-_SLOTINE_LI_ESTIMATE = Compiled(entry.slotine_li_estimate)
-_REGRESSOR = Compiled(entry.regressor)
-_ADAPTATION = Compiled(entry.adaptation_gradient)
+_FORWARD = Compiled(forward_dynamics_entry)
+_SLOTINE_LI = Compiled(slotine_li_entry)
+_SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)
+_SLOTINE_LI_ESTIMATE = Compiled(slotine_li_estimate_entry)
+_REGRESSOR = Compiled(regressor_entry)
+_ADAPTATION = Compiled(adaptation_gradient_entry)
 
 
 def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | None = None):
@@ -239,7 +245,7 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
                 return data.tau
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if theta is None:
-        th = entry.MODEL_THETA
+        th = MODEL_THETA
     else:  # length, stride and finiteness are checked in the kernel; length zero would mean the model's
         th = theta if is_vector(theta) and theta.size else check_parameters(robot, theta)
     kind = CHRISTOFFEL if factorization == "christoffel" else factorization_code(factorization)

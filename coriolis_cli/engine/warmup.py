@@ -12,15 +12,15 @@ import numpy as np
 
 # public function → the compiled entry whose cache file tells whether it is compiled already
 ENTRIES = {
-    "coriolis_matrix": "entry.coriolis_into",  # the call without data= writes into fresh arrays
-    "christoffel": "entry.christoffel",
-    "mass_matrix": "entry.mass_matrix",
-    "inverse_dynamics": "entry.inverse_dynamics",
-    "gravity_vector": "entry.gravity_vector",
-    "forward_dynamics": "entry.forward_dynamics",
-    "slotine_li": "entry.slotine_li",
-    "adaptation_gradient": "entry.adaptation_gradient",
-    "regressor": "entry.regressor",
+    "coriolis_matrix": "coriolis.coriolis_into_entry",  # the call without data= writes into fresh arrays
+    "christoffel": "christoffel.christoffel_entry",
+    "mass_matrix": "crba.mass_matrix_entry",
+    "inverse_dynamics": "rnea.inverse_dynamics_entry",
+    "gravity_vector": "rnea.gravity_vector_entry",
+    "forward_dynamics": "forward_dynamics.forward_dynamics_entry",
+    "slotine_li": "slotine_li.slotine_li_entry",
+    "adaptation_gradient": "slotine_li.adaptation_gradient_entry",
+    "regressor": "slotine_li.regressor_entry",
     # robots in other coordinates: the loop solve, and the tree's calls with a workspace
     "closed_loops": "closure.continuation_kernel",
     "other_coordinates": "base_velocity.coriolis_kernel",

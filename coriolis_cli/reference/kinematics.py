@@ -152,3 +152,14 @@ class Tree:
             v[i] = (v[par] if par >= 0 else bk.zeros(6)) + S[:, cols] @ qd[cols]
             Sdot[:, cols] = crm(v[i], bk) @ S[:, cols]
         return v, Sdot
+
+    def joint_torques(self, S, f, acceleration, bk):
+        """τ_i = S_iᵀ Σ_{j ⪰ i} f_j, the joints' armature times their acceleration added: the
+        backward sweep RNEA and Slotine–Li share (f is consumed)."""
+        tau = bk.zeros(self.nv)
+        for i in reversed(range(self.N)):
+            cols, par = self.columns(i), self.parent[i]
+            tau[cols] = S[:, cols].T @ f[i] + self.armature[cols] * acceleration[cols]
+            if par >= 0:
+                f[par] = f[par] + f[i]
+        return tau

@@ -19,10 +19,4 @@ def inverse_dynamics(tree: Tree, q, qd, qdd, bk=NUMERIC, gravity=True):
         cols, par = tree.columns(i), tree.parent[i]
         a[i] = (a[par] if par >= 0 else a0) + S[:, cols] @ qdd[cols] + Sdot[:, cols] @ qd[cols]
         f[i] = inertia[i] @ a[i] + crf(v[i], bk) @ (inertia[i] @ v[i])
-    tau = bk.zeros(tree.nv)
-    for i in reversed(range(tree.N)):
-        cols, par = tree.columns(i), tree.parent[i]
-        tau[cols] = S[:, cols].T @ f[i] + tree.armature[cols] * qdd[cols]
-        if par >= 0:
-            f[par] = f[par] + f[i]
-    return tau
+    return tree.joint_torques(S, f, qdd, bk)

@@ -115,7 +115,7 @@ def table2(rows) -> Table:
                       "numeric: Algorithm 2 on numbers (public API, data=)", caption_justify="left")
     for c in ("system", "eq. 4 s", "paper", "Alg. 2 s", "paper", "eq. 4 KiB", "Alg. 2 KiB", "eq. 4 µs", "Alg. 2 µs",
               "numeric µs"):
-        t.add_column(c, justify="left" if c == "system" else "right")
+        t.add_column(c, justify="left" if c == "system" else "right", no_wrap=c == "system")
     for r in rows:
         e, a = r.routes["eq4"], r.routes["alg2"]
 

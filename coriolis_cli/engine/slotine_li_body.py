@@ -1,0 +1,214 @@
+"""The Slotine–Li recursion of slotine_li_world.py in local (body) coordinates: each body's inertia
+is constant in its own frame, so neither placements in the computation frame nor rotated
+inertias are formed. It applies to robots of 1-DoF joints under at most a free root (engine.data's
+HEADER flag), where it is the faster of the two; engine.slotine_li chooses.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..model.joints import FREE, REVOLUTE
+from ..model.tree import G_AXIS, G_COM, G_INERTIA, G_MASS, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2, G_TRANS
+from .joints import add_armature, failed, load_state, root_acceleration
+from .slotine_li_world import N_PARAMETERS, UNIT_PARAMETERS, complete_inertia
+from .spatial import body_factorization
+
+
+@njit(cache=True)
+def _local_parameter_inertia(theta, o, out):
+    """The spatial inertia of theta[o : o + 10] about the body origin, in body axes."""
+    m, h0, h1, h2 = theta[o], theta[o + 1], theta[o + 2], theta[o + 3]
+    out[0, 0], out[0, 1], out[1, 1], out[0, 2], out[1, 2], out[2, 2] = (
+        theta[o + 4], theta[o + 5], theta[o + 6], theta[o + 7], theta[o + 8], theta[o + 9])
+    out[1, 0], out[2, 0], out[2, 1] = out[0, 1], out[0, 2], out[1, 2]
+    complete_inertia(m, h0, h1, h2, out)
+
+
+@njit(cache=True)
+def _local_inertia(geom, use_theta, theta, i, out):
+    """Body i's spatial inertia about its own origin in its own axes (no rotation to make): from
+    the model (mass, COM, inertia about the COM) or from theta."""
+    if use_theta:
+        _local_parameter_inertia(theta, N_PARAMETERS * i, out)
+        return
+    m = geom[i, G_MASS]
+    c0, c1, c2 = geom[i, G_COM], geom[i, G_COM + 1], geom[i, G_COM + 2]
+    h0, h1, h2 = m * c0, m * c1, m * c2
+    cc = c0 * c0 + c1 * c1 + c2 * c2
+    c = (c0, c1, c2)
+    for r in range(3):
+        for s in range(3):
+            out[r, s] = geom[i, G_INERTIA + 3 * r + s] - m * c[r] * c[s]
+        out[r, r] += m * cc
+    complete_inertia(m, h0, h1, h2, out)
+
+
+@njit(cache=True)
+def _child_rows(Xb, i, src, j, dst):
+    """dst[i] = iX_p src[j] for a parent's motion vector [ω; v_O]: ω' = Lᵀω, v' = Lᵀ(v + ω × r),
+    with L (child axes in the parent's) and r (the child origin in the parent) in Xb[i]. Rows are
+    indexed in place: a view per row would cost reference counting."""
+    w0, w1, w2 = src[j, 0], src[j, 1], src[j, 2]
+    r0, r1, r2 = Xb[i, 3, 0], Xb[i, 3, 1], Xb[i, 3, 2]
+    u0 = src[j, 3] + w1 * r2 - w2 * r1
+    u1 = src[j, 4] + w2 * r0 - w0 * r2
+    u2 = src[j, 5] + w0 * r1 - w1 * r0
+    for k in range(3):
+        dst[i, k] = Xb[i, 0, k] * w0 + Xb[i, 1, k] * w1 + Xb[i, 2, k] * w2
+        dst[i, 3 + k] = Xb[i, 0, k] * u0 + Xb[i, 1, k] * u1 + Xb[i, 2, k] * u2
+
+@njit(cache=True, inline="always")
+def _local_motion(model, data, q, qd, qd_r, qdd_r, gravity):
+    """Alg. 3, lines 2-6 in body coordinates: each body's placement in its parent (Xb), and v
+    (true velocity), w (reference velocity) and a (reference acceleration, gravity included) in
+    its own frame. Returns the status code."""
+    ints, geom = model.ints, model.geom
+    N = ints.shape[0]
+    n = model.cols.shape[0]
+    qn = data.q
+    status = load_state(model, q, qn, qd, qd_r, qdd_r, 3)
+    if failed(status):
+        return status
+    B, V = data.blocks, data.rows
+    Xb = B[2 * N : 3 * N]
+    v, a, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
+    F = B[3 * N]
+    root_acceleration(model, qn, gravity, F[0])
+    for i in range(N):
+        jt, qs, vs, p = ints[i, 1], ints[i, 2], ints[i, 3], ints[i, 0]
+        s0 = s1 = s2 = s3 = s4 = s5 = 0.0  # S q̇_r
+        if jt == FREE:  # the root's frame is the base's: ν = [v; ω] is [ω; v] reordered
+            for k in range(3):
+                v[i, k], v[i, 3 + k] = qd[vs + 3 + k], qd[vs + k]
+                w[i, k], w[i, 3 + k] = qd_r[vs + 3 + k], qd_r[vs + k]
+                a[i, k] = F[0, k] + qdd_r[vs + 3 + k]
+                a[i, 3 + k] = F[0, 3 + k] + qdd_r[vs + k]
+            s0, s1, s2, s3, s4, s5 = qd_r[vs + 3], qd_r[vs + 4], qd_r[vs + 5], qd_r[vs], qd_r[vs + 1], qd_r[vs + 2]
+        else:
+            x = qn[qs]
+            if jt == REVOLUTE:  # L = E + sin q E â + (1 − cos q) E â², r = the joint origin
+                sn, cs = math.sin(x), 1.0 - math.cos(x)
+                for r in range(3):
+                    for c in range(3):
+                        k = 3 * r + c
+                        Xb[i, r, c] = geom[i, G_ROT + k] + sn * geom[i, G_ROT_HAT + k] + cs * geom[i, G_ROT_HAT2 + k]
+                    Xb[i, 3, r] = geom[i, G_TRANS + r]
+            else:  # prismatic: L = E, r = the joint origin moved along E a
+                for r in range(3):
+                    for c in range(3):
+                        Xb[i, r, c] = geom[i, G_ROT + 3 * r + c]
+                    Xb[i, 3, r] = geom[i, G_TRANS + r] + geom[i, G_PARENT_AXIS + r] * x
+            if p >= 0:
+                _child_rows(Xb, i, v, p, v)
+                _child_rows(Xb, i, w, p, w)
+                _child_rows(Xb, i, a, p, a)
+            else:
+                for k in range(6):
+                    v[i, k] = 0.0
+                    w[i, k] = 0.0
+                _child_rows(Xb, i, F, 0, a)  # a_0 = −g in the computation frame
+            a0_, a1_, a2_ = geom[i, G_AXIS], geom[i, G_AXIS + 1], geom[i, G_AXIS + 2]
+            o = 0 if jt == REVOLUTE else 3  # S = [a; 0] or [0; a]
+            v[i, o] += a0_ * qd[vs]
+            v[i, o + 1] += a1_ * qd[vs]
+            v[i, o + 2] += a2_ * qd[vs]
+            w[i, o] += a0_ * qd_r[vs]
+            w[i, o + 1] += a1_ * qd_r[vs]
+            w[i, o + 2] += a2_ * qd_r[vs]
+            a[i, o] += a0_ * qdd_r[vs]
+            a[i, o + 1] += a1_ * qdd_r[vs]
+            a[i, o + 2] += a2_ * qdd_r[vs]
+            if o == 0:
+                s0, s1, s2 = a0_ * qd_r[vs], a1_ * qd_r[vs], a2_ * qd_r[vs]
+            else:
+                s3, s4, s5 = a0_ * qd_r[vs], a1_ * qd_r[vs], a2_ * qd_r[vs]
+        # a += Ṡ q̇_r = v × S q̇_r (motion cross product, angular first)
+        w0, w1, w2, l0, l1, l2 = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
+        a[i, 0] += w1 * s2 - w2 * s1
+        a[i, 1] += w2 * s0 - w0 * s2
+        a[i, 2] += w0 * s1 - w1 * s0
+        a[i, 3] += w1 * s5 - w2 * s4 + l1 * s2 - l2 * s1
+        a[i, 4] += w2 * s3 - w0 * s5 + l2 * s0 - l0 * s2
+        a[i, 5] += w0 * s4 - w1 * s3 + l0 * s1 - l1 * s0
+    return status
+
+
+@njit(cache=True)
+def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta, factorization, tau):
+    """Alg. 3 in body coordinates, as Pinocchio's RNEA runs: each body's inertia is constant in its
+    own frame, and S_i of a revolute ([a; 0]) or prismatic ([0; a]) joint and of a free root (the
+    unit columns) too, so Ṡ_i q̇_r,i = v_i × S_i q̇_r,i. For robots of those joints only (the callers
+    check); the world-frame slotine_li_kernel serves the others, and the tests hold the two equal.
+    Returns a status code."""
+    status = _local_motion(model, data, q, qd, qd_r, qdd_r, gravity)
+    if failed(status):
+        return status
+    ints, geom = model.ints, model.geom
+    N = ints.shape[0]
+    n = model.cols.shape[0]
+    B, V = data.blocks, data.rows
+    IC, BC, Xb = B[0:N], B[N : 2 * N], B[2 * N : 3 * N]
+    work = B[3 * N + 2 : 3 * N + 4]
+    v, a, f, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 2 * N : 2 * n + 3 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
+    for i in range(N):
+        _local_inertia(geom, use_theta, theta, i, IC[i])
+        body_factorization(v[i], IC[i], factorization, work, BC[i])
+        for r in range(6):  # f = I a + B(v, I) w
+            acc = 0.0
+            for c in range(6):
+                acc += IC[i, r, c] * a[i, c] + BC[i, r, c] * w[i, c]
+            f[i, r] = acc
+    for i in range(N - 1, -1, -1):  # τ_i = S_iᵀ f_i, f_p += pX_i* f_i
+        jt, vs, p = ints[i, 1], ints[i, 3], ints[i, 0]
+        if jt == FREE:
+            for k in range(3):
+                tau[vs + k] = f[i, 3 + k]
+                tau[vs + 3 + k] = f[i, k]
+        else:
+            o = 0 if jt == REVOLUTE else 3
+            tau[vs] = geom[i, G_AXIS] * f[i, o] + geom[i, G_AXIS + 1] * f[i, o + 1] + geom[i, G_AXIS + 2] * f[i, o + 2]
+        if p >= 0:  # f = L f', n = L n' + r × f
+            r0, r1, r2 = Xb[i, 3, 0], Xb[i, 3, 1], Xb[i, 3, 2]
+            g0 = Xb[i, 0, 0] * f[i, 3] + Xb[i, 0, 1] * f[i, 4] + Xb[i, 0, 2] * f[i, 5]
+            g1 = Xb[i, 1, 0] * f[i, 3] + Xb[i, 1, 1] * f[i, 4] + Xb[i, 1, 2] * f[i, 5]
+            g2 = Xb[i, 2, 0] * f[i, 3] + Xb[i, 2, 1] * f[i, 4] + Xb[i, 2, 2] * f[i, 5]
+            for k in range(3):
+                f[p, k] += Xb[i, k, 0] * f[i, 0] + Xb[i, k, 1] * f[i, 1] + Xb[i, k, 2] * f[i, 2]
+            f[p, 0] += r1 * g2 - r2 * g1
+            f[p, 1] += r2 * g0 - r0 * g2
+            f[p, 2] += r0 * g1 - r1 * g0
+            f[p, 3] += g0
+            f[p, 4] += g1
+            f[p, 5] += g2
+    add_armature(model, qdd_r, tau)
+    return status
+
+
+@njit(cache=True)
+def adaptation_gradient_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Yts):
+    """Alg. 3, line 9 in body coordinates: Yts[10 j + k] = 𝒴_j[:, k] · (v_j − w_j), with 𝒴_j e_k
+    = I_k a_j + B(v_j, I_k) w_j for the k-th unit parameter's inertia I_k, constant in body j's
+    frame. Same robots as slotine_li_local_kernel. Returns a status code."""
+    status = _local_motion(model, data, q, qd, qd_r, qdd_r, gravity)
+    if failed(status):
+        return status
+    N = model.ints.shape[0]
+    n = model.cols.shape[0]
+    B, V = data.blocks, data.rows
+    Ik, Bk, work = B[0], B[N], B[3 * N + 2 : 3 * N + 4]
+    v, a, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
+    for j in range(N):
+        for k in range(N_PARAMETERS):
+            _local_parameter_inertia(UNIT_PARAMETERS[k], 0, Ik)
+            body_factorization(v[j], Ik, factorization, work, Bk)
+            s = 0.0
+            for r in range(6):
+                fr = 0.0
+                for c in range(6):
+                    fr += Ik[r, c] * a[j, c] + Bk[r, c] * w[j, c]
+                s += fr * (v[j, r] - w[j, r])
+            Yts[N_PARAMETERS * j + k] = s
+    return status
