@@ -24,19 +24,23 @@ from .tree_calls import DEFAULT_FACTORIZATION
 from .workspaces import create_data
 
 
-class _NotARobot:
-    """The table's answer for anything that is not a robot: every call says what to pass."""
-
-    def __getattr__(self, name):
-        def refuse(robot, *args, **kwargs):
-            raise TypeError(f"{name}() takes a robot from coriolis_cli.load_robot (a RobotModel or a ReducedRobot), "
-                            f"got {type(robot).__name__}")
-
-        return refuse
+IMPLEMENTATIONS = {RobotModel: tree_calls, ReducedRobot: coordinates}  # the one choice, by the robot's type
 
 
-IMPLEMENTATIONS = {RobotModel: tree_calls, ReducedRobot: coordinates}
-NOT_A_ROBOT = _NotARobot()
+def _by_type(name: str) -> dict:
+    """{robot class: its implementation of ``name``}: one dict look-up per call, no attribute."""
+    return {cls: getattr(module, name) for cls, module in IMPLEMENTATIONS.items()}
+
+
+def not_a_robot(name: str, robot) -> TypeError:
+    return TypeError(f"{name}() takes a robot from coriolis_cli.load_robot (a RobotModel or a ReducedRobot), "
+                     f"got {type(robot).__name__}")
+
+
+_CORIOLIS_MATRIX, _CHRISTOFFEL, _CHRISTOFFEL_SLICES, _MASS_MATRIX, _INVERSE_DYNAMICS, _GRAVITY_VECTOR, _FORWARD_DYNAMICS, \
+    _SLOTINE_LI, _REGRESSOR, _ADAPTATION_GRADIENT = (_by_type(name) for name in (
+        "coriolis_matrix", "christoffel", "christoffel_slices", "mass_matrix", "inverse_dynamics", "gravity_vector",
+        "forward_dynamics", "slotine_li", "regressor", "adaptation_gradient"))
 
 
 def coriolis_matrix(robot, q, qd, factorization: str = DEFAULT_FACTORIZATION, data: Data | None = None):
@@ -45,7 +49,11 @@ def coriolis_matrix(robot, q, qd, factorization: str = DEFAULT_FACTORIZATION, da
 
     With ``data=robot.create_data()`` the results are ``data.M, data.Mdot, data.C`` themselves,
     overwritten on every call."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).coriolis_matrix(robot, q, qd, factorization, data)
+    try:
+        implementation = _CORIOLIS_MATRIX[robot.__class__]
+    except KeyError:
+        raise not_a_robot("coriolis_matrix", robot) from None
+    return implementation(robot, q, qd, factorization, data)
 
 
 def christoffel(robot, q, force: bool = False, data: Data | None = None):
@@ -54,12 +62,20 @@ def christoffel(robot, q, force: bool = False, data: Data | None = None):
 
     Γ holds nv³ doubles: above 256 MiB it is refused unless ``force=True``. With ``data=`` the
     result is ``data.Gamma``, allocated on the first such call."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).christoffel(robot, q, force, data)
+    try:
+        implementation = _CHRISTOFFEL[robot.__class__]
+    except KeyError:
+        raise not_a_robot("christoffel", robot) from None
+    return implementation(robot, q, force, data)
 
 
 def christoffel_slices(robot, q):
     """Γ one slice at a time, ``(k, Γ[:, :, k] = C(q, e_k))``, in O(nv²) memory whatever the robot."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).christoffel_slices(robot, q)
+    try:
+        implementation = _CHRISTOFFEL_SLICES[robot.__class__]
+    except KeyError:
+        raise not_a_robot("christoffel_slices", robot) from None
+    return implementation(robot, q)
 
 
 def christoffel_largest(robot, q, top: int, tiny: float = 0.0):
@@ -70,26 +86,42 @@ def christoffel_largest(robot, q, top: int, tiny: float = 0.0):
 
 def mass_matrix(robot, q, data: Data | None = None):
     """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``)."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).mass_matrix(robot, q, data)
+    try:
+        implementation = _MASS_MATRIX[robot.__class__]
+    except KeyError:
+        raise not_a_robot("mass_matrix", robot) from None
+    return implementation(robot, q, data)
 
 
 def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
     """RNEA: τ = M q̈ + C q̇ + g. ``gravity``: True (the robot's: 9.81 m/s² along −z unless its
     file says otherwise, as MJCF can), False, or a 3-vector.
     With ``data=`` the result is ``data.tau``."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).inverse_dynamics(robot, q, qd, qdd, gravity, data)
+    try:
+        implementation = _INVERSE_DYNAMICS[robot.__class__]
+    except KeyError:
+        raise not_a_robot("inverse_dynamics", robot) from None
+    return implementation(robot, q, qd, qdd, gravity, data)
 
 
 def gravity_vector(robot, q, gravity=True, data: Data | None = None):
     """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``)."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).gravity_vector(robot, q, gravity, data)
+    try:
+        implementation = _GRAVITY_VECTOR[robot.__class__]
+    except KeyError:
+        raise not_a_robot("gravity_vector", robot) from None
+    return implementation(robot, q, gravity, data)
 
 
 def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):
     """q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)): CRBA, then M = LᵀDL factored along the tree with its
     branch-induced sparsity (engine.forward_dynamics). With ``data=`` the result is ``data.qdd``
     (and ``data.M`` holds M(q)). Batches: q, qd, tau of shape (K, ·)."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).forward_dynamics(robot, q, qd, tau, gravity, data)
+    try:
+        implementation = _FORWARD_DYNAMICS[robot.__class__]
+    except KeyError:
+        raise not_a_robot("forward_dynamics", robot) from None
+    return implementation(robot, q, qd, tau, gravity, data)
 
 
 def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization: str = DEFAULT_FACTORIZATION,
@@ -99,22 +131,32 @@ def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorizatio
     parameters, e.g. an adaptive controller's estimate. ``factorization``: ``christoffel`` (the
     Christoffel-consistent C) or ``featherstone`` (admissible only). With ``data=`` the result
     is ``data.tau``."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).slotine_li(robot, q, qd, qd_r, qdd_r, theta, gravity,
-                                                                       factorization, data)
+    try:
+        implementation = _SLOTINE_LI[robot.__class__]
+    except KeyError:
+        raise not_a_robot("slotine_li", robot) from None
+    return implementation(robot, q, qd, qd_r, qdd_r, theta, gravity, factorization, data)
 
 
 def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = DEFAULT_FACTORIZATION):
     """Y (nv x 10 N) with Y θ = slotine_li(robot, q, qd, qd_r, qdd_r, θ) for every θ (Wensing–Slotine
     Alg. 4), less the joints' armature, which is no inertial parameter: Y θ + diag(a) q̈_r. At
     qd_r = qd it is Pinocchio's computeJointTorqueRegressor(q, qd, qdd_r)."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).regressor(robot, q, qd, qd_r, qdd_r, gravity, factorization)
+    try:
+        implementation = _REGRESSOR[robot.__class__]
+    except KeyError:
+        raise not_a_robot("regressor", robot) from None
+    return implementation(robot, q, qd, qd_r, qdd_r, gravity, factorization)
 
 
 def adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = DEFAULT_FACTORIZATION):
     """Yᵀ s with s = q̇ − q̇_r, by the recursion of Alg. 3, line 9 ([Yᵀs]_j = 𝒴_jᵀ (v_j − w_j)),
     without the nv x 10N product: the Slotine–Li update is θ̂̇ = −P Yᵀ s."""
-    return IMPLEMENTATIONS.get(robot.__class__, NOT_A_ROBOT).adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity,
-                                                                                factorization)
+    try:
+        implementation = _ADAPTATION_GRADIENT[robot.__class__]
+    except KeyError:
+        raise not_a_robot("adaptation_gradient", robot) from None
+    return implementation(robot, q, qd, qd_r, qdd_r, gravity, factorization)
 
 
 def gamma_bytes(robot, K: int = 1) -> int:
