@@ -30,7 +30,7 @@ OURS_PLAIN = "coriolis, fresh outputs (public API)"
 OURS_LOOP = "coriolis (compiled loop)"
 OURS_ESTIMATE = "coriolis, data=, estimated parameters (public API)"
 GENERATED = "generated C, cc -O2 (compiled loop)"
-GENERATED_FUNCTIONS = {"C": ("coriolis", "M,Mdot,C"), "Gamma": ("christoffel", "Gamma"), "slotine": ("slotine_li", "slotine")}
+GENERATED_OUTPUTS = ("C", "Gamma", "slotine")  # bench's names that are codegen's --what names too
 BATCH = 10_000
 
 
@@ -172,16 +172,17 @@ def _generated_timings(robot, out, what, q, repeat):
     import tempfile
 
     from ..codegen import generate_code
+    from ..codegen.trace import WHAT
 
-    chosen = [w for w in GENERATED_FUNCTIONS if w in what]
+    chosen = [w for w in GENERATED_OUTPUTS if w in what]
     if not chosen:
         return
     with tempfile.TemporaryDirectory(prefix="coriolis-bench-") as directory:
-        generated = generate_code(robot, directory, prefix="bench", what=",".join(GENERATED_FUNCTIONS[w][1] for w in chosen))
+        generated = generate_code(robot, directory, prefix="bench", what=",".join(chosen))
         compiled = generated.compile("-O2")
         try:
             for w in chosen:
-                name = GENERATED_FUNCTIONS[w][0]
+                name = WHAT[w]
                 seconds = median_loop_time(lambda R, name=name: compiled.seconds_per_call(name, q, R), repeat)
                 out.timings.append(Timing(w, GENERATED, 1e6 * seconds, f"{generated.operations[name]:,} operations"))
         finally:

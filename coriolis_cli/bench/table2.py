@@ -67,19 +67,14 @@ def symbolic_gamma(robot, route):
 
 def _route_in_child(topology, bodies, route, connection):
     """Child process: the symbolic route, then its C code written (text sent back)."""
-    import casadi as ca
-
-    from ..codegen.c_source import header, source, stack_bytes
+    from ..codegen import c_files
     from ..model import build_model
     from ..model.topologies import generate
 
     robot = build_model(generate(topology, bodies))
     function, seconds = symbolic_gamma(robot, route)
-    made = {"christoffel": function}
-    generator = ca.CodeGenerator("t2_casadi", {"with_header": False, "with_export": False, "main": False})
-    generator.add(function)
-    connection.send((seconds, int(function.n_instructions()), header("t2", robot, ("christoffel",), stack_bytes(made)),
-                     source("t2", made, generator.dump())))
+    h_text, c_text = c_files("t2", robot, {"christoffel": function})
+    connection.send((seconds, int(function.n_instructions()), h_text, c_text))
     connection.close()
 
 

@@ -51,16 +51,12 @@ def functions_for(what) -> tuple[str, ...]:
     return tuple(f for f in FUNCTIONS if f in wanted)
 
 
-def render(robot, prefix: str | None = None, what=None):
-    """(header text, source text, functions, CasADi functions) without writing anything."""
-    prefix = check_prefix(prefix) if prefix is not None else default_prefix(robot.name)
-    functions = functions_for(what)
-    made = trace(robot, functions)
-    ca = casadi()
-    generator = ca.CodeGenerator(f"{prefix}_casadi", {"with_header": False, "with_export": False, "main": False})
+def c_files(prefix: str, robot, made: dict) -> tuple[str, str]:
+    """The texts of P.h and P.c for the CasADi functions ``made`` (codegen.trace), in its order."""
+    generator = casadi().CodeGenerator(f"{prefix}_casadi", {"with_header": False, "with_export": False, "main": False})
     for f in made.values():
         generator.add(f)
-    return prefix, header(prefix, robot, functions, stack_bytes(made)), source(prefix, made, generator.dump()), made
+    return header(prefix, robot, tuple(made), stack_bytes(made)), source(prefix, made, generator.dump())
 
 
 def generate_code(robot, directory, prefix: str | None = None, what=None, force: bool = False) -> GeneratedCode:
@@ -78,7 +74,8 @@ def generate_code(robot, directory, prefix: str | None = None, what=None, force:
     if os.path.isdir(directory):  # else made below, once the code is ready
         for path in (h_path, c_path):
             check_writable(path, force)
-    prefix_name, h_text, c_text, made = render(robot, prefix_name, what)
+    made = trace(robot, functions_for(what))
+    h_text, c_text = c_files(prefix_name, robot, made)
     os.makedirs(directory, exist_ok=True)
     write_atomic(h_path, h_text, force)
     write_atomic(c_path, c_text, force)
@@ -87,4 +84,4 @@ def generate_code(robot, directory, prefix: str | None = None, what=None, force:
                          {name: int(f.n_instructions()) for name, f in made.items()})
 
 
-__all__ = ["GeneratedCode", "functions_for", "generate_code", "render"]
+__all__ = ["GeneratedCode", "c_files", "functions_for", "generate_code"]

@@ -14,7 +14,7 @@ from .christoffel import christoffel_batch, christoffel_entry
 from .coriolis import coriolis_batch, coriolis_entry, coriolis_into_entry
 from .crba import mass_matrix_batch, mass_matrix_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
-from .kinematics import placement_entry
+from .kinematics import placement_entry, views
 from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
 from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_entry, slotine_li_entry, slotine_li_estimate_entry,
                          slotine_li_model_entry)
@@ -36,6 +36,12 @@ _MASS_MATRIX = Compiled(mass_matrix_entry)
 _INVERSE_DYNAMICS = Compiled(inverse_dynamics_entry)
 _GRAVITY = Compiled(gravity_vector_entry)
 _PLACEMENT = Compiled(placement_entry)
+_FORWARD = Compiled(forward_dynamics_entry)
+_SLOTINE_LI = Compiled(slotine_li_entry)
+_SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)
+_SLOTINE_LI_ESTIMATE = Compiled(slotine_li_estimate_entry)
+_REGRESSOR = Compiled(regressor_entry)
+_ADAPTATION = Compiled(adaptation_gradient_entry)
 
 
 # ---- Algorithm 1 ---------------------------------------------------------------------------
@@ -194,20 +200,11 @@ def placements(robot: RobotModel, q):
         (q,) = checked(robot, q)
     data = shared_data(robot)
     _single(robot, _PLACEMENT, data, q, None)
-    N, n = robot.n_bodies, robot.nv
-    X = data.kernel.blocks[2 * N : 3 * N]
-    return X[:, 0:3, 0:3].copy(), X[:, 3, 0:3].copy(), data.kernel.rows[0:n].copy()
+    parts = views.py_func(data.kernel, robot.n_bodies, robot.nv)  # the kernels' names for the workspace, uncompiled
+    return parts.X[:, 0:3, 0:3].copy(), parts.X[:, 3, 0:3].copy(), parts.S.copy()
 
 
 # ---- control: forward dynamics, Slotine–Li -------------------------------------------------
-_FORWARD = Compiled(forward_dynamics_entry)
-_SLOTINE_LI = Compiled(slotine_li_entry)
-_SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)
-_SLOTINE_LI_ESTIMATE = Compiled(slotine_li_estimate_entry)
-_REGRESSOR = Compiled(regressor_entry)
-_ADAPTATION = Compiled(adaptation_gradient_entry)
-
-
 def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | None = None):
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if data is not None:

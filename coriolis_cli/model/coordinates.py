@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ModelError
 from . import services
-from .tree import RobotModel, state_without_caches
+from .tree import EngineCaches, RobotModel
 
 MIMIC_MODES = ("independent", "enforce")
 BASE_VELOCITIES = ("body", "mixed", "inertial")
@@ -139,7 +139,7 @@ def _of_full(attribute: str) -> property:
     return property(lambda self: getattr(self.full, attribute), doc=f"The full model's {attribute}.")
 
 
-class ReducedRobot:
+class ReducedRobot(EngineCaches):
     """A robot in other coordinates. Sizes, names and configurations are the reduced ones; the
     tree, its description and physical checks are the full model's. The full model's packed
     arrays are not exposed: the engine must go through the change of coordinates."""
@@ -206,18 +206,6 @@ class ReducedRobot:
         q = self.map.full_configuration(np.asarray(qbar, dtype=float))
         v = self.map.jacobian(qbar) @ np.asarray(vbar, dtype=float)
         return self.map.reduce_configuration(self.full.integrate(q, v, t))
-
-    def create_data(self):
-        """A workspace for this robot (see RobotModel.create_data)."""
-        return services.engine("create_data")(self)
-
-    def __getstate__(self):
-        return state_without_caches(self)
-
-    @cached_property
-    def caches(self) -> dict:
-        """See RobotModel.caches."""
-        return {}
 
 
 class BaseVelocityMap:

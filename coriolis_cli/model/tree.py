@@ -92,14 +92,30 @@ class ModelArrays(NamedTuple):
 STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
 
-def state_without_caches(robot) -> dict:
-    """A robot's state for pickling and copying: ``robot.caches`` is left out (made again on
-    first use), since a thread-local store cannot be pickled and a workspace holds the robot."""
-    return {k: v for k, v in robot.__dict__.items() if k != "caches"}
+class EngineCaches:
+    """What every robot (a tree, or a robot in other coordinates) hands out that the engine makes:
+    its workspaces, through model.services, and the store the engine keeps them in."""
+
+    def create_data(self):
+        """A workspace for this robot (Pinocchio's Data): pass it as ``data=`` to the engine's
+        functions to reuse its buffers and output arrays on every call. The engine makes it
+        (engine.workspaces.create_data)."""
+        return services.engine("create_data")(self)
+
+    @cached_property
+    def caches(self) -> dict:
+        """What other layers derive from this robot and keep with it (the engine's workspaces
+        for calls without ``data=``); not pickled, not copied."""
+        return {}
+
+    def __getstate__(self):
+        """The state for pickling and copying without ``caches`` (made again on first use): a
+        thread-local store cannot be pickled, and a workspace holds the robot."""
+        return {k: v for k, v in self.__dict__.items() if k != "caches"}
 
 
 @dataclass(frozen=True, eq=False)
-class RobotModel:
+class RobotModel(EngineCaches):
     name: str
     bodies: tuple[Body, ...]
     floating_base: bool
@@ -243,21 +259,6 @@ class RobotModel:
     def col_body(self) -> np.ndarray:
         """Body of each velocity column."""
         return self.arrays.cols[:, 0]
-
-    def create_data(self):
-        """A workspace for this robot (Pinocchio's Data): pass it as ``data=`` to the engine's
-        functions to reuse its buffers and output arrays on every call. The engine makes it
-        (engine.workspaces.create_data)."""
-        return services.engine("create_data")(self)
-
-    def __getstate__(self):
-        return state_without_caches(self)
-
-    @cached_property
-    def caches(self) -> dict:
-        """What other layers derive from this robot and keep with it (the engine's workspaces
-        for calls without ``data=``); not pickled, not copied."""
-        return {}
 
     # ---- configurations ----------------------------------------------------------------
     def neutral_configuration(self) -> np.ndarray:
