@@ -153,7 +153,12 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     coordinates = robot.velocities_are_coordinates  # else generalized speeds (free, planar, spherical)
     mj_peer, mj_why = _mujoco_peer(robot, reduced)
     pin_ok = use_pinocchio and pinocchio_peer.available()
-    peer = pinocchio_peer.PinocchioPeer(tree) if pin_ok else None
+    peer, pin_why = None, "pin (Pinocchio) is not installed" if use_pinocchio else "skipped"
+    if pin_ok:
+        try:
+            peer = pinocchio_peer.PinocchioPeer(tree)
+        except pinocchio_peer.PeerUnavailable as e:
+            pin_why = str(e)
     min_eig_ratio = np.inf
     sym_M = 0.0
     definite = True
@@ -219,7 +224,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                                   note, warning=bool(robot.massless_joints) and definite))
     out.checks.append(acc["h"].result("h") if params is not None else _na("h", "not a planar 2R arm"))
     out.checks.append(acc["i"].result("i") if serial else _na("i", "the Safeea recursion covers fixed-base serial revolute chains"))
-    out.checks.append(acc["j"].result("j") if peer is not None else _na("j", "pin (Pinocchio) is not installed" if use_pinocchio else "skipped"))
+    out.checks.append(acc["j"].result("j") if peer is not None else _na("j", pin_why))
     name, tol = CHECKS["k"]
     issues = robot.inertia_issues
     worst = max((i.shortfall for i in issues), default=0.0)
@@ -229,7 +234,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                                   if issues else "",
                                   warning=bool(issues)))
     out.checks.append(acc["l"].result("l") if peer is not None and coordinates else
-                      _na("l", "pin (Pinocchio) is not installed" if peer is None else
+                      _na("l", pin_why if peer is None else
                           "generalized speeds: ∂τ/∂ν ≠ 2C (Remark 3 holds in coordinates)"))
     out.checks.append(acc["m"].result("m") if mj_peer is not None else _na("m", mj_why))
     return out

@@ -140,7 +140,8 @@ def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorizatio
 
 def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = DEFAULT_FACTORIZATION):
     """Y (nv x 10 N) with Y θ = slotine_li(robot, q, qd, qd_r, qdd_r, θ) for every θ (Wensing–Slotine
-    Alg. 4), less the joints' armature, which is no inertial parameter: Y θ + diag(a) q̈_r. At
+    Alg. 4), less the joints' armature, which is no inertial parameter (engine.armature): Y θ + diag(a) q̈_r
+    on joints other than free ones. At
     qd_r = qd it is Pinocchio's computeJointTorqueRegressor(q, qd, qdd_r)."""
     try:
         implementation = _REGRESSOR[robot.__class__]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from numba import njit, prange
 
+from .armature import add_armature_christoffel
 from .data import KernelData, kernel_data, unpack
 from .joints import failed, load_configuration
 from .kinematics import forward_kinematics, views
@@ -140,6 +141,7 @@ def christoffel_kernel(model, data, q):
                                 g += S[x, r] * U[c - c0, r]
                             Gamma[x, b, c] = g
         c0 = c1
+    add_armature_christoffel(model, qn, Gamma, T[0])
     return status
 
 

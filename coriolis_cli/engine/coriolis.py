@@ -11,7 +11,8 @@ from __future__ import annotations
 from numba import njit, prange
 
 from .data import C_, M_, MDOT_, kernel_data, unpack
-from .joints import armature_at, failed
+from .armature import add_armature_coriolis, add_armature_mass
+from .joints import failed
 from .kinematics import forward_pass, views
 from .spatial import add_child_composite, body_factorization
 
@@ -59,7 +60,7 @@ def coriolis_kernel(model, data, q, qd, factorization, out):
             m_jj += S[j, r] * F2[r]  # line 13
             md_jj += Sd[j, r] * F2[r] + S[j, r] * (F1[r] + F3[r])  # line 14
         C[j, j] = c_jj
-        M[j, j] = m_jj + armature_at(model, j)  # a constant diagonal: Ṁ, C and Γ do not see it
+        M[j, j] = m_jj
         Mdot[j, j] = md_jj
         i = cols[j, 1]
         while i >= 0:  # lines 16-23, no transforms in the world frame
@@ -91,6 +92,8 @@ def coriolis_kernel(model, data, q, qd, factorization, out):
             if p >= 0:
                 add_child_composite(IC, p, b)
                 add_child_composite(BC, p, b)
+    add_armature_mass(model, data.q, M, T[0])
+    add_armature_coriolis(model, data.q, qd, Mdot, C, T[0])
     return status
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from numba import njit, prange
 
 from .data import M_, kernel_data, unpack
-from .joints import armature_at, failed
+from .armature import add_armature_mass
+from .joints import failed
 from .kinematics import placement_kernel, views
 from .spatial import add_child_composite, dot6, matvec6
 
@@ -13,12 +14,13 @@ from .spatial import add_child_composite, dot6, matvec6
 @njit(cache=True)
 def composite_mass_matrix(model, S, IC, F2, M):
     """M_ij = S_iᵀ IC_j S_j for related DoF, IC accumulated from the leaves (IC is overwritten
-    with the composites); F2 is 6-vector scratch."""
+    with the composites); F2 is 6-vector scratch. The rigid bodies' M: the callers add the
+    armature (engine.armature)."""
     ints, cols = model.ints, model.cols
     for j in range(cols.shape[0] - 1, -1, -1):
         b = cols[j, 0]
         matvec6(IC[b], S[j], F2)  # IC_b S_j, IC_b already holds the whole subtree
-        M[j, j] = dot6(S[j], F2) + armature_at(model, j)
+        M[j, j] = dot6(S[j], F2)
         i = cols[j, 1]
         while i >= 0:
             mij = dot6(S[i], F2)
@@ -41,6 +43,7 @@ def mass_matrix_kernel(model, data, q):
     parts = views(data, N, model.cols.shape[0])
     S, IC, F = parts.S, parts.IC, parts.F
     composite_mass_matrix(model, S, IC, F[0], data.matrices[M_])
+    add_armature_mass(model, data.q, data.matrices[M_], parts.T[0])
     return status
 
 

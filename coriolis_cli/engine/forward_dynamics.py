@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from numba import njit, prange
 
+from .armature import add_armature_mass
 from .crba import composite_mass_matrix
 from .data import LTDL_, M_, QDD_, ZERO_, kernel_data, unpack
 from .joints import OK, SINGULAR, check_finite, failed
@@ -92,6 +93,7 @@ def forward_dynamics_kernel(model, data, q, qd, tau, gravity, qdd):
     S, IC, F = parts.S, parts.IC, parts.F
     M, H = data.matrices[M_], data.matrices[LTDL_]
     composite_mass_matrix(model, S, IC, F[1], M)
+    add_armature_mass(model, data.q, M, parts.T[0])
     for j in range(n):
         H[j, j] = M[j, j]
         i = cols[j, 1]

@@ -293,17 +293,3 @@ def root_acceleration(model, q, gravity, out):
     out[3] = -gx
     out[4] = -gy
     out[5] = -gz
-
-
-@njit(cache=True)
-def armature_at(model, j):
-    """The armature of DoF j (rotor inertia reflected on the joint: it adds to M_jj)."""
-    b = model.cols[j, 0]
-    return model.geom[b, G_ARMATURE + j - model.ints[b, 3]]
-
-
-@njit(cache=True)
-def add_armature(model, x, tau):
-    """τ_j += a_j x_j: the armature's torque at acceleration x (M's diagonal addition)."""
-    for j in range(tau.shape[0]):
-        tau[j] += armature_at(model, j) * x[j]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from numba import njit, prange
 
 from .data import G_, TAU_, ZERO_, kernel_data, unpack
-from .joints import add_armature, failed, root_acceleration
+from .armature import add_armature_force
+from .joints import failed, root_acceleration
 from .kinematics import forward_pass, views
 from .spatial import crf_vec, dot6, matvec6
 
@@ -70,7 +71,7 @@ def rnea_kernel(model, data, q, qd, qdd, gravity, tau):
     accelerations(model, S, Sd, qd, qdd, a0, a)
     inertial_forces(IC, v, a, f, F[1], F[2])
     joint_torques(model, S, f, tau)
-    add_armature(model, qdd, tau)
+    add_armature_force(model, data.q, qd, qdd, qd, tau, parts.T[0])
     return status
 
 

@@ -12,7 +12,8 @@ from numba import njit
 
 from ..model.joints import FREE, REVOLUTE
 from ..model.tree import G_AXIS, G_COM, G_INERTIA, G_MASS, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2, G_TRANS
-from .joints import add_armature, failed, load_state, root_acceleration
+from .armature import add_armature_force
+from .joints import failed, load_state, root_acceleration
 from .slotine_li_world import N_PARAMETERS, UNIT_PARAMETERS, complete_inertia
 from .spatial import body_factorization
 
@@ -183,7 +184,7 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
             f[p, 3] += g0
             f[p, 4] += g1
             f[p, 5] += g2
-    add_armature(model, qdd_r, tau)
+    add_armature_force(model, data.q, qd, qdd_r, qd_r, tau, data.blocks[3 * N + 1])
     return status
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .joints import add_armature, failed, root_acceleration
+from .armature import add_armature_force
+from .joints import failed, root_acceleration
 from .kinematics import forward_pass, propagate, views
 from .rnea import accelerations, joint_torques
 from .spatial import body_factorization, dot6, matvec6
@@ -116,7 +117,7 @@ def slotine_li_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta
         for r in range(6):
             f[i, r] += Bw[r]
     joint_torques(model, S, f, tau)  # lines 11-13
-    add_armature(model, qdd_r, tau)  # known, not a parameter: the regressor leaves it out
+    add_armature_force(model, data.q, qd, qdd_r, qd_r, tau, T[0])  # known, not a parameter: the regressor leaves it out
     return status
 
 

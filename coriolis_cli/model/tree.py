@@ -23,7 +23,7 @@ from .joints import joint_type
 # COM 3, inertia about the COM 9; then, so that a revolute joint's rotation in its parent frame is
 # E Rot(a, q) = E + sin q (E â) + (1 − cos q) (E â²) without building Rot, E â (9), E â² (9) and
 # the axis in the parent frame E a (3); last, the armature of each of the joint's DoF (6: rotor
-# inertia reflected on the joint, added to M's diagonal, MuJoCo's dof_armature).
+# inertia reflected on the joint, MuJoCo's dof_armature: see engine/armature.py).
 G_ROT, G_TRANS, G_AXIS, G_MASS, G_COM, G_INERTIA, G_ROT_HAT, G_ROT_HAT2, G_PARENT_AXIS, G_ARMATURE, GEOM_WIDTH = (
     0, 9, 12, 15, 16, 19, 28, 37, 46, 49, 55)
 
@@ -49,7 +49,7 @@ class Joint:
     translation: np.ndarray
     limits: Limits | None = None
     mimic: Mimic | None = None
-    armature: tuple[float, ...] = ()  # per DoF, added to M's diagonal (empty: none)
+    armature: tuple[float, ...] = ()  # per DoF, MuJoCo's dof_armature (empty: none; engine/armature.py)
 
     @property
     def nq(self) -> int:

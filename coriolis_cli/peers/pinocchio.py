@@ -78,6 +78,10 @@ def _build_directly(pin, robot: RobotModel):
     return model
 
 
+class PeerUnavailable(RuntimeError):
+    """Pinocchio cannot model this robot as we do; the message says why."""
+
+
 class PinocchioPeer:
     """Pinocchio's model and data for one of our robots, with the index maps between the two."""
 
@@ -87,6 +91,7 @@ class PinocchioPeer:
         self.pin = pin
         self.robot = robot
         self.model = None
+        self._point_masses = []  # (Pinocchio joint, inertia) standing for free joints' armature
         if not any(b.joint.type == "spherical" for b in robot.bodies):  # URDF has no spherical joint
             # through Pinocchio's own URDF parser: fixed joints merged by it, not by us
             # the spanning tree: a robot with closed loops is compared in its tree coordinates
@@ -127,8 +132,38 @@ class PinocchioPeer:
             if any(armature):  # rotor inertia on M's diagonal, which URDF cannot carry
                 values = np.array(self.model.armature)
                 values[j.idx_v : j.idx_v + j.nv] = armature
+                if robot.bodies[b].joint.type in ("free", "floating") and any(armature[:3]):
+                    values[j.idx_v : j.idx_v + 3] = 0.0
+                    self._free_armature_as_mass(pin, jid, b, armature[:3])
                 self.model.armature = values
         self.perm = perm
+        self._bare = None
+        if self._point_masses:  # gravity does not pull on armature: g of the model without them
+            self._bare = self.model.copy()
+            for jid, inertia in self._point_masses:
+                self._bare.inertias[jid] = self._bare.inertias[jid] - inertia
+            self._bare_data = self._bare.createData()
+
+    def _free_armature_as_mass(self, pin, jid: int, b: int, linear) -> None:
+        """MuJoCo's armature on a free joint's linear DoF acts on ṗ in world axes
+        (engine/armature.py); Pinocchio's acts on ᴮv. Equal on the three, on a joint whose parent
+        is fixed, it is the kinetic energy of a point mass at the body origin, which is how the
+        peer carries it (less its weight: see rnea)."""
+        if not (linear[0] == linear[1] == linear[2]) or self.robot.bodies[b].parent >= 0:
+            raise PeerUnavailable(f"joint '{self.robot.bodies[b].joint.name}': Pinocchio has no counterpart of "
+                                  "MuJoCo's armature on a free joint's linear DoF unless the three are equal "
+                                  "and the joint hangs from the world")
+        inertia = pin.Inertia(float(linear[0]), np.zeros(3), np.zeros((3, 3)))
+        self.model.inertias[jid] = self.model.inertias[jid] + inertia
+        self._point_masses = self._point_masses + [(jid, inertia)]
+
+    def _weight_of_armature(self, q_pin) -> np.ndarray:
+        """The generalized gravity of the point masses standing for free joints' armature."""
+        if self._bare is None:
+            return np.zeros(self.model.nv)
+        pin = self.pin
+        return pin.computeGeneralizedGravity(self.model, self.data, q_pin) - \
+            pin.computeGeneralizedGravity(self._bare, self._bare_data, q_pin)
 
     def q(self, q: np.ndarray) -> np.ndarray:
         out = np.zeros(self.model.nq)
@@ -168,16 +203,21 @@ class PinocchioPeer:
         return self.to_ours_matrix(np.array(self.data.dtau_dv))
 
     def _gravity(self, on: bool) -> None:
-        self.model.gravity.linear = np.array(self.robot.gravity, dtype=float) if on else np.zeros(3)
+        for model in (self.model, self._bare) if self._bare is not None else (self.model,):
+            model.gravity.linear = np.array(self.robot.gravity, dtype=float) if on else np.zeros(3)
 
     def rnea(self, q, v, a, gravity=True):
         self._gravity(gravity)
-        tau = self.pin.rnea(self.model, self.data, self.q(q), self.v(v), self.v(a))
+        qp = self.q(q)
+        weight = self._weight_of_armature(qp)
+        tau = self.pin.rnea(self.model, self.data, qp, self.v(v), self.v(a)) - weight
         return self.to_ours_vector(tau.copy())
 
     def aba(self, q, v, tau, gravity=True):
         self._gravity(gravity)
-        return self.to_ours_vector(self.pin.aba(self.model, self.data, self.q(q), self.v(v), self.v(tau)).copy())
+        qp = self.q(q)
+        weight = self._weight_of_armature(qp)
+        return self.to_ours_vector(self.pin.aba(self.model, self.data, qp, self.v(v), self.v(tau) + weight).copy())
 
     def _parameter_columns(self) -> np.ndarray:
         """cols[k]: Pinocchio's parameter column for our parameter k (10 per body, our body order)."""

@@ -4,7 +4,7 @@ composites are plain sums and the inner loop is dot products."""
 from __future__ import annotations
 
 from .kinematics import NUMERIC, Tree
-from .spatial import body_coriolis
+from .spatial import body_coriolis, skew
 
 
 def coriolis_matrix(tree: Tree, q, qd, bk=NUMERIC):
@@ -37,4 +37,9 @@ def coriolis_matrix(tree: Tree, q, qd, bk=NUMERIC):
             BC[par] = BC[par] + BC[j]
     for k in range(n):
         M[k, k] = M[k, k] + tree.armature[k]
+    for lin, ang, Ma in tree.free_armature(q, bk):  # engine/armature.py: C_a = M_a [ω]×
+        Ca = Ma @ skew(qd[ang], bk)
+        M[lin, lin] = M[lin, lin] + Ma
+        C[lin, lin] = C[lin, lin] + Ca
+        Mdot[lin, lin] = Mdot[lin, lin] + Ca + Ca.T
     return M, Mdot, C

@@ -72,7 +72,26 @@ class Tree:
         self.N, self.nq, self.nv = robot.n_bodies, robot.nq, robot.nv
         self.armature = np.concatenate([geom[i, G_ARMATURE : G_ARMATURE + d] for i, d in enumerate(self.dof)]) \
             if self.N else np.zeros(0)
+        # a free joint's linear armature is Rᵀ A R, not diagonal (engine/armature.py): apart
+        self.free_linear_armature = {i: np.array(geom[i, G_ARMATURE : G_ARMATURE + 3]) for i in range(self.N)
+                                     if self.code[i] in (FREE, FLOATING) and np.any(geom[i, G_ARMATURE : G_ARMATURE + 3])}
+        for i in self.free_linear_armature:
+            self.armature[self.v_start[i] : self.v_start[i] + 3] = 0.0
         self.gravity = np.asarray(robot.gravity_array, dtype=float)
+
+    def free_armature(self, q, bk):
+        """(linear columns, angular columns, M_a = Rᵀ A R) of each free joint whose linear DoF
+        have armature (engine/armature.py: MuJoCo's armature on the world-frame ṗ)."""
+        out = []
+        for i, a in self.free_linear_armature.items():
+            s, qs = self.v_start[i], self.q_start[i]
+            if a[0] == a[1] == a[2]:
+                Ma = bk.array([[float(a[0]) if r == c else 0.0 for c in range(3)] for r in range(3)])
+            else:
+                R = quaternion_matrix(*[q[qs + k] for k in range(3, 7)], bk)
+                Ma = R.T @ bk.array([[float(a[r]) * R[r, c] for c in range(3)] for r in range(3)])
+            out.append((slice(s, s + 3), slice(s + 3, s + 6), Ma))
+        return out
 
     def columns(self, i) -> slice:
         return slice(self.v_start[i], self.v_start[i] + self.dof[i])
@@ -153,13 +172,18 @@ class Tree:
             Sdot[:, cols] = crm(v[i], bk) @ S[:, cols]
         return v, Sdot
 
-    def joint_torques(self, S, f, acceleration, bk):
-        """τ_i = S_iᵀ Σ_{j ⪰ i} f_j, the joints' armature times their acceleration added: the
-        backward sweep RNEA and Slotine–Li share (f is consumed)."""
+    def joint_torques(self, S, f, acceleration, bk, q=None, qd=None, w=None):
+        """τ_i = S_iᵀ Σ_{j ⪰ i} f_j, the joints' armature force added (M_a x + C_a(q, q̇) w at
+        acceleration x, C multiplying w): the backward sweep RNEA and Slotine–Li share (f is
+        consumed)."""
         tau = bk.zeros(self.nv)
         for i in reversed(range(self.N)):
             cols, par = self.columns(i), self.parent[i]
             tau[cols] = S[:, cols].T @ f[i] + self.armature[cols] * acceleration[cols]
             if par >= 0:
                 f[par] = f[par] + f[i]
+        for lin, ang, Ma in self.free_armature(q, bk):
+            om, u = qd[ang], w[lin]
+            turn = bk.array([om[1] * u[2] - om[2] * u[1], om[2] * u[0] - om[0] * u[2], om[0] * u[1] - om[1] * u[0]])
+            tau[lin] = tau[lin] + Ma @ (acceleration[lin] + turn)
         return tau

@@ -19,4 +19,4 @@ def inverse_dynamics(tree: Tree, q, qd, qdd, bk=NUMERIC, gravity=True):
         cols, par = tree.columns(i), tree.parent[i]
         a[i] = (a[par] if par >= 0 else a0) + S[:, cols] @ qdd[cols] + Sdot[:, cols] @ qd[cols]
         f[i] = inertia[i] @ a[i] + crf(v[i], bk) @ (inertia[i] @ v[i])
-    return tree.joint_torques(S, f, qdd, bk)
+    return tree.joint_torques(S, f, qdd, bk, q, qd, qd)

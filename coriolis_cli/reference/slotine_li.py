@@ -19,4 +19,4 @@ def slotine_li(tree: Tree, q, qd, qd_r, qdd_r, bk=NUMERIC):
         w[i] = (w[par] if par >= 0 else bk.zeros(6)) + S[:, cols] @ qd_r[cols]
         a[i] = (a[par] if par >= 0 else a0) + S[:, cols] @ qdd_r[cols] + Sdot[:, cols] @ qd_r[cols]
         f[i] = inertia[i] @ a[i] + body_coriolis(v[i], inertia[i], bk) @ w[i]
-    return tree.joint_torques(S, f, qdd_r, bk)
+    return tree.joint_torques(S, f, qdd_r, bk, q, qd, qd_r)
