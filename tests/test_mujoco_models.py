@@ -127,3 +127,100 @@ def test_unequal_armature_on_free_and_ball_joints_equals_mujoco(tmp_path):
     from coriolis_cli.peers import finite_differences as fd
 
     assert np.abs(fd.mdot_fd(robot, cc.mass_matrix, q, v) - cc.coriolis_matrix(robot, q, v)[1]).max() <= 1e-7
+
+
+# ---- 2. the oracle runs on every MJCF robot, or fails saying why -----------------------------------
+UNNAMED_FREE = """<mujoco model="unnamed_free">
+  <worldbody>
+    <body name="trunk" pos="0 0 1"><freejoint/><geom type="box" size="0.1 0.2 0.3" mass="2"/>
+      <body name="leg" pos="0.1 0 0"><joint name="hip" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02" mass="0.3"/></body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_check_m_runs_on_an_unnamed_free_joint_and_on_locked_joints(tmp_path, run_cli):
+    """go2, anymal_c, h1, cassie, ...: an unnamed <freejoint/> is matched to MuJoCo's joint by
+    index (check m said n/a and 'all checks passed' before); a locked joint is held in qpos."""
+    path = _write(tmp_path, UNNAMED_FREE)
+    for extra in ((), ("--lock", "hip=0.7")):
+        r, checks = _checks(run_cli, path, *extra)
+        assert r.code == 0 and checks["m"]["passed"] is True and checks["m"]["max_rel"] < 1e-14, (extra, r)
+
+
+def test_check_m_that_cannot_run_fails_with_its_reason(tmp_path, run_cli, monkeypatch):
+    path = _write(tmp_path, UNNAMED_FREE)
+    robot = _load(path)
+
+    def refuse(*args, **kwargs):
+        raise cc.ModelError("MuJoCo cannot compile it (Error: a stand-in refusal)")
+
+    from coriolis_cli.checks import verify
+
+    monkeypatch.setattr(mjcf, "MujocoPeer", refuse)
+    result = verify.verify_robot(robot, trials=2, ref_trials=1)
+    m = next(c for c in result.checks if c.key == "m")
+    assert m.passed is False and "stand-in refusal" in m.note
+
+
+# ---- 3. rotations kept as MuJoCo gives them -------------------------------------------------------
+def test_frames_near_ninety_degrees_pitch_keep_every_digit(tmp_path):
+    """Quaternions at RPY's singularity (the LEAP hand: 2.9e-11 before; a chain of such frames
+    agreed with MuJoCo only to 2e-8 through RPY)."""
+    import math
+
+    def quat(pitch):
+        cz, sz, cy, sy, cx, sx = math.cos(-0.6), math.sin(-0.6), math.cos(pitch / 2), math.sin(pitch / 2), math.cos(0.35), math.sin(0.35)
+        w, x, y, z = cy * cx, cy * sx, sy * cx, -sy * sx  # Ry(pitch) Rx(0.7)
+        return (cz * w - sz * z, cz * x - sz * y, cz * y + sz * x, cz * z + sz * w)  # Rz(-1.2) first
+
+    bodies = "".join(
+        f'<body name="l{k}" pos="0.05 0.01 0.02" quat="{" ".join(map(repr, quat(p)))}"><joint name="j{k}" axis="0.3 1 0.2"/>'
+        f'<inertial pos="0.03 0.01 0" quat="{" ".join(map(repr, quat(p)))}" mass="0.1" diaginertia="1e-4 2e-4 2.5e-4"/>'
+        for k, p in enumerate((math.pi / 2 - 1e-7, -math.pi / 2 + 3e-9, math.pi / 2, -math.pi / 2 - 2e-8)))
+    path = _write(tmp_path, f'<mujoco model="pitch90"><worldbody>{bodies}{"</body>" * 4}</worldbody></mujoco>')
+    robot = _load(path)
+    peer = mjcf.MujocoPeer(robot)
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        q, v = robot.random_configuration(rng), rng.normal(size=robot.nv)
+        T, Mj, bias, rate = peer.mass_and_bias(q, v)
+        assert np.abs(T.T @ cc.mass_matrix(robot, q) @ T - Mj).max() <= 1e-14 * np.abs(Mj).max()
+        assert np.abs(T.T @ cc.inverse_dynamics(robot, q, v, rate) - bias).max() <= 1e-14 * np.abs(bias).max()
+
+
+# ---- 5. models without their meshes ---------------------------------------------------------------
+NO_MESHES = """<mujoco model="no_meshes">
+  <compiler meshdir="assets"/>
+  <asset><mesh name="base" file="base_0.obj"/><mesh name="link" file="link_0.obj"/>
+    <texture name="t" type="2d" file="wood.png"/><material name="wood" texture="t"/></asset>
+  <worldbody>
+    <body name="base" pos="0 0 0.5">
+      <inertial pos="0 0 0.1" mass="3" diaginertia="0.1 0.2 0.3"/>
+      <joint name="yaw" axis="0 0 1"/>
+      <geom type="mesh" mesh="base" material="wood"/>
+      <body name="link" pos="0.2 0 0">
+        <inertial pos="0.1 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>
+        <joint name="pitch" axis="0 1 0"/>
+        <geom type="mesh" mesh="link"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_missing_meshes_load_when_every_body_has_its_inertial(tmp_path, run_cli):
+    from .conftest import assert_one_line_error
+
+    path = _write(tmp_path, NO_MESHES)
+    r, checks = _checks(run_cli, path)
+    assert r.code == 0 and checks["m"]["passed"] is True, r
+    said = [line for line in r.err.splitlines() if "missing" in line]
+    assert len(said) == 1 and "base_0.obj, link_0.obj, wood.png" in said[0], r.err
+    robot = _load(path)
+    assert robot.nv == 2 and abs(robot.bodies[0].mass - 3.0) < 1e-15
+    heavy = _write(tmp_path, NO_MESHES.replace('<inertial pos="0.1 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>', ""), "heavy.xml")
+    assert_one_line_error(run_cli("info", heavy), "body 'link' takes its inertia from mesh 'link'", "give the body an <inertial>")

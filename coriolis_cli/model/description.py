@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from .geometry import inertia_from_6, rpy_to_matrix
+from .geometry import frame_rotation, inertia_from_6
 from .limits import max_bodies
 from .numbers import check_magnitude
 
@@ -34,10 +34,13 @@ class Inertial:
     rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
     # ixx, ixy, ixz, iyy, iyz, izz in the COM frame
     inertia: tuple[float, float, float, float, float, float] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    # the COM frame's rotation exactly (9 numbers, row by row) where the format gives a matrix or
+    # quaternion (MJCF); rpy then only shows it. None: from rpy (URDF, YAML)
+    rotation: tuple[float, ...] | None = None
 
     def com_and_inertia(self) -> tuple[np.ndarray, np.ndarray]:
         """COM position and rotational inertia about the COM, both in the link frame."""
-        R = rpy_to_matrix(self.rpy)
+        R = frame_rotation(self.rpy, self.rotation)
         Ic = R @ inertia_from_6(*self.inertia) @ R.T
         return np.array(self.xyz, dtype=float), 0.5 * (Ic + Ic.T)
 
@@ -91,6 +94,10 @@ class JointSpec:
     mimic: Mimic | None = None
     extra: tuple[str, ...] = field(default=(), compare=False)  # <dynamics>, <calibration>, ... as XML text
     armature: tuple[float, ...] = ()  # per DoF: rotor inertia reflected on the joint (MJCF's armature)
+    rotation: tuple[float, ...] | None = None  # the origin's rotation exactly, as Inertial.rotation
+
+    def origin_rotation(self) -> np.ndarray:
+        return frame_rotation(self.rpy, self.rotation)
 
 
 LOOP_TYPES = ("revolute", "spherical")
@@ -129,6 +136,9 @@ class RobotDescription:
     extra: tuple[str, ...] = field(default=(), compare=False)
     gravity: tuple[float, float, float] | None = None  # m/s² in the world frame; None: (0, 0, −9.81)
     origin_format: str = field(default="", compare=False)  # "mjcf" for a model MuJoCo compiled
+    # joints made fixed by --lock, (name, value; None for a multi-DoF joint's identity), so that
+    # the model the file describes can still be compared with ours (MuJoCo's check m)
+    locked: tuple[tuple[str, float | None], ...] = field(default=(), compare=False)
 
     def link(self, name: str) -> LinkSpec:
         for link in self.links:

@@ -18,6 +18,19 @@ def rpy_to_matrix(rpy) -> np.ndarray:
     )
 
 
+def frame_rotation(rpy, rotation=None) -> np.ndarray:
+    """A frame's rotation: ``rotation`` (9 numbers, row by row) when a format gives it exactly
+    (MJCF's quaternions), else from URDF's ``rpy``. RPY is ill-conditioned near ±90° pitch, so a
+    rotation read as a matrix or quaternion is never passed through it."""
+    if rotation is not None:
+        return np.array(rotation, dtype=float).reshape(3, 3)
+    return rpy_to_matrix(rpy)
+
+
+def rotation_tuple(R) -> tuple[float, ...]:
+    return tuple(float(x) for x in np.asarray(R, dtype=float).ravel())
+
+
 def matrix_to_rpy(R: np.ndarray) -> np.ndarray:
     """Inverse of :func:`rpy_to_matrix` (pitch in [-pi/2, pi/2])."""
     sp, cp = -R[2, 0], np.hypot(R[0, 0], R[1, 0])

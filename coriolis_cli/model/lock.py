@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import ModelError, ModelWarning
 from .description import MOVABLE_TYPES, RobotDescription
-from .geometry import axis_angle, matrix_to_rpy, rpy_to_matrix
+from .geometry import axis_angle, matrix_to_rpy, rotation_tuple
 from .joints import finite_limits
 
 
@@ -109,6 +109,7 @@ def lock_joints(desc: RobotDescription, lock, mimic: str = "independent") -> Rob
         raise ModelError(f"joint '{name}' lies on a closed loop, which locking cannot cut; lock joints off the loops")
     outside = []
     joints = []
+    locked = []
     for j in desc.joints:
         if j.name not in values:
             # a mimic of a locked joint is locked above; one whose leader is locked cannot remain
@@ -121,7 +122,8 @@ def lock_joints(desc: RobotDescription, lock, mimic: str = "independent") -> Rob
             lim = finite_limits(j.limits) if j.type != "continuous" else None
             if lim is not None and not (lim[0] - 1e-12 <= value <= lim[1] + 1e-12):
                 outside.append(f"'{j.name}' at {value:g} (limits {lim[0]:g} to {lim[1]:g})")
-        R, p = rpy_to_matrix(j.rpy), np.asarray(j.xyz, dtype=float)
+        locked.append((j.name, float(value) if j.type in MOVABLE_TYPES else None))
+        R, p = j.origin_rotation(), np.asarray(j.xyz, dtype=float)
         axis = np.asarray(j.axis, float)
         axis = axis / np.linalg.norm(axis) if np.any(axis) else axis
         if j.type in ("revolute", "continuous"):
@@ -129,12 +131,13 @@ def lock_joints(desc: RobotDescription, lock, mimic: str = "independent") -> Rob
         elif j.type == "prismatic":
             p = p + R @ axis * value
         joints.append(replace(j, type="fixed", xyz=tuple(float(x) for x in p),
-                              rpy=tuple(float(x) for x in matrix_to_rpy(R)), limits=None, mimic=None))
+                              rpy=tuple(float(x) for x in matrix_to_rpy(R)), rotation=rotation_tuple(R), limits=None,
+                              mimic=None))
     if outside:
         warnings.warn(ModelWarning(f"{len(outside)} joint{'s' if len(outside) > 1 else ''} locked outside "
                                    f"{'their' if len(outside) > 1 else 'its'} limits: " + ", ".join(outside)
                                    + " (radians or metres)"), stacklevel=3)
-    return replace(desc, joints=tuple(joints))
+    return replace(desc, joints=tuple(joints), locked=desc.locked + tuple(locked))
 
 
 def _loop_joints(desc: RobotDescription) -> set[str]:

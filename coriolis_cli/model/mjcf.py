@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import ModelError, ModelWarning
 from .description import Inertial, JointSpec, Limits, LinkSpec, Mimic, RobotDescription
-from .geometry import matrix_to_rpy, quat_to_matrix
+from .geometry import matrix_to_rpy, quat_to_matrix, rotation_tuple
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3  # mjtJoint
 EQ_JOINT = 2  # mjtEq
@@ -66,6 +66,8 @@ class MujocoLayout:
     joints: list = field(default_factory=list)
     nq: int = 0
     nv: int = 0
+    held: list = field(default_factory=list)  # locked joints: (qpos index, values), held in qpos
+    dofs: np.ndarray | None = None  # MuJoCo's DoF that are ours (the locked ones are not)
 
 
 def compile_model(path: str, text: str | None = None):
@@ -75,13 +77,96 @@ def compile_model(path: str, text: str | None = None):
     previous = mujoco.get_mju_user_warning()
     mujoco.set_mju_user_warning(said.append)
     try:
-        return mujoco.MjModel.from_xml_path(path) if text is None else mujoco.MjModel.from_xml_string(text)
-    except Exception as e:  # noqa: BLE001 - MuJoCo's compiler errors are the file's
-        raise ModelError(f"{path}: MuJoCo cannot compile it ({' '.join(str(e).split())})") from None
+        try:
+            return mujoco.MjModel.from_xml_path(path) if text is None else mujoco.MjModel.from_xml_string(text)
+        except Exception as e:  # noqa: BLE001 - MuJoCo's compiler errors are the file's
+            message = " ".join(str(e).split())
+            if "opening file" not in message:
+                raise ModelError(f"{path}: MuJoCo cannot compile it ({message})") from None
+        return _compile_without_missing_assets(mujoco, path, text)
     finally:
         mujoco.set_mju_user_warning(previous)
         for message in dict.fromkeys(said):  # once each, as ours
             warnings.warn(ModelWarning(f"{path}: MuJoCo: {' '.join(message.split())}"), stacklevel=3)
+
+
+def body_names(m) -> list[str]:
+    """Our name of each MuJoCo body: its own, else ``body<id>``."""
+    import mujoco
+
+    return ["world"] + [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}" for b in range(1, m.nbody)]
+
+
+def joint_names(m) -> list[str]:
+    """Our name of each MuJoCo joint: its own, else ``<body>_joint<k>`` (an unnamed
+    ``<freejoint/>``, as most Menagerie robots have), so that the two models can be matched."""
+    import mujoco
+
+    bodies = body_names(m)
+    out = []
+    for j in range(m.njnt):
+        b = int(m.jnt_bodyid[j])
+        out.append(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or f"{bodies[b]}_joint{j - int(m.body_jntadr[b])}")
+    return out
+
+
+def _compile_without_missing_assets(mujoco, path: str, text: str | None):
+    """The model without the meshes, textures and height fields whose files are missing (a model
+    copied without its assets, or piped): the dynamics never reads them where a body's inertia is
+    given. Refused, naming body and file, where a missing mesh carries inertia (a body without
+    <inertial> whose inertia MuJoCo derives from its geoms)."""
+    import os
+
+    try:
+        spec = mujoco.MjSpec.from_file(path) if text is None else mujoco.MjSpec.from_string(text)
+    except Exception as e:  # noqa: BLE001 - the parser's errors are the file's
+        raise ModelError(f"{path}: MuJoCo cannot read it ({' '.join(str(e).split())})") from None
+    base = os.path.dirname(os.path.abspath(path)) if text is None else os.getcwd()
+
+    def missing(file: str, folder: str) -> bool:
+        if not file:
+            return False  # inline data (vertices, a builtin texture)
+        if spec.strippath:
+            file = os.path.basename(file)
+        return not os.path.exists(os.path.join(base, folder or "", file))
+
+    lost_meshes = {m.name: m.file for m in spec.meshes if missing(m.file, spec.meshdir)}
+    lost_textures = {t.name: t.file for t in spec.textures if missing(t.file, spec.texturedir)}
+    lost_hfields = {h.name: h.file for h in spec.hfields if missing(h.file, spec.meshdir)}
+    if not (lost_meshes or lost_textures or lost_hfields):
+        raise ModelError(f"{path}: MuJoCo cannot open a file it needs; check the paths of its includes and assets")
+    rule = spec.compiler.inertiafromgeom
+    low, high = (int(x) for x in spec.compiler.inertiagrouprange)
+    for geom in list(spec.geoms):
+        if geom.meshname not in lost_meshes and geom.hfieldname not in lost_hfields:
+            continue
+        body = geom.parent
+        weighs = (rule == mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_TRUE
+                  or (rule == mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_AUTO and not body.explicitinertial))
+        if weighs and low <= geom.group <= high and not geom.mass == 0:
+            file = lost_meshes.get(geom.meshname) or lost_hfields.get(geom.hfieldname)
+            raise ModelError(f"{path}: body '{body.name}' takes its inertia from mesh '{geom.meshname or geom.hfieldname}', "
+                             f"whose file '{file}' is missing; put the file where the model expects it, or give the "
+                             "body an <inertial>")
+        spec.delete(geom)
+    for material in spec.materials:
+        material.textures = ["" if t in lost_textures else t for t in material.textures]
+    for collection, lost in ((spec.meshes, lost_meshes), (spec.textures, lost_textures), (spec.hfields, lost_hfields)):
+        for asset in list(collection):
+            if asset.name in lost:
+                spec.delete(asset)
+    for skin in list(spec.skins):  # skins are visual only and may name a lost texture
+        spec.delete(skin)
+    try:
+        m = spec.compile()
+    except Exception as e:  # noqa: BLE001 - MuJoCo's compiler errors are the file's
+        raise ModelError(f"{path}: MuJoCo cannot compile it ({' '.join(str(e).split())})") from None
+    files = sorted(set(lost_meshes.values()) | set(lost_textures.values()) | set(lost_hfields.values()))
+    shown = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+    warnings.warn(ModelWarning(f"{path}: {len(files)} asset file{'s' if len(files) > 1 else ''} missing ({shown}): loaded "
+                               "without them, as every body whose geoms they shape has its <inertial> (the dynamics "
+                               "reads no geometry)"), stacklevel=4)
+    return m
 
 
 def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
@@ -90,34 +175,30 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
     mujoco = _mujoco()
     m = compile_model(path, text)
 
-    def name(kind, i, fallback):
-        return mujoco.mj_id2name(m, kind, i) or fallback
-
-    body_names = ["world"] + [name(mujoco.mjtObj.mjOBJ_BODY, b, f"body{b}") for b in range(1, m.nbody)]
-    joint_names = [name(mujoco.mjtObj.mjOBJ_JOINT, j, "") for j in range(m.njnt)]
+    bodies, names = body_names(m), joint_names(m)
     couplings = {}  # follower joint id → Mimic: <equality><joint joint1 joint2 polycoef>
     for e in range(m.neq):
         j1, j2 = int(m.eq_obj1id[e]), int(m.eq_obj2id[e])
-        if int(m.eq_type[e]) == EQ_JOINT and m.eq_active0[e] and j2 >= 0 and joint_names[j1] and joint_names[j2] \
+        if int(m.eq_type[e]) == EQ_JOINT and m.eq_active0[e] and j2 >= 0 \
                 and int(m.jnt_type[j1]) in (HINGE, SLIDE) and int(m.jnt_type[j2]) in (HINGE, SLIDE):
-            couplings[j1] = Mimic(joint_names[j2], polynomial=tuple(float(c) for c in m.eq_data[e][:5]))
+            couplings[j1] = Mimic(names[j2], polynomial=tuple(float(c) for c in m.eq_data[e][:5]))
     links, joints = [LinkSpec("world")], []
     offset = {0: np.zeros(3)}  # where each body's frame sits in its last link's frame (−anchor)
     for b in range(1, m.nbody):
         parent = int(m.body_parentid[b])
-        parent_link = body_names[parent]
+        parent_link = bodies[parent]
         R = _wxyz_to_matrix(m.body_quat[b])
         p = np.asarray(m.body_pos[b], float) + offset[parent]
         jids = range(int(m.body_jntadr[b]), int(m.body_jntadr[b]) + int(m.body_jntnum[b]))
         anchor = np.zeros(3)
         if len(jids) == 0:
-            joints.append(JointSpec(f"{body_names[b]}_weld", "fixed", parent_link, body_names[b],
-                                    tuple(map(float, p)), tuple(map(float, matrix_to_rpy(R)))))
+            joints.append(JointSpec(f"{bodies[b]}_weld", "fixed", parent_link, bodies[b],
+                                    tuple(map(float, p)), tuple(map(float, matrix_to_rpy(R))), rotation=rotation_tuple(R)))
         previous = parent_link
         for k, j in enumerate(jids):
             kind = int(m.jnt_type[j])
-            jname = name(mujoco.mjtObj.mjOBJ_JOINT, j, f"{body_names[b]}_joint{k}")
-            child = body_names[b] if k == len(jids) - 1 else f"{body_names[b]}__{jname}"
+            jname = names[j]
+            child = bodies[b] if k == len(jids) - 1 else f"{bodies[b]}__{jname}"
             a = np.zeros(3) if kind in (FREE, SLIDE) else np.asarray(m.jnt_pos[j], float)
             if kind == FREE:
                 if parent != 0 or k != 0:
@@ -137,8 +218,9 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
             joints.append(JointSpec(jname, TYPES[kind], previous, child, tuple(map(float, origin)),
                                     tuple(map(float, matrix_to_rpy(rot))),
                                     tuple(float(x) for x in m.jnt_axis[j]) if kind in (HINGE, SLIDE) else (0.0, 0.0, 1.0),
-                                    limits, mimic=couplings.get(j), armature=armature if any(armature) else ()))
-            if child != body_names[b]:
+                                    limits, mimic=couplings.get(j), armature=armature if any(armature) else (),
+                                    rotation=rotation_tuple(rot)))
+            if child != bodies[b]:
                 links.append(LinkSpec(child))
             previous, anchor = child, a
         offset[b] = -anchor
@@ -147,8 +229,8 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
         if m.body_mass[b] > 0 or np.any(m.body_inertia[b]):
             Ixx, Iyy, Izz = (float(x) for x in m.body_inertia[b])
             inertial = Inertial(float(m.body_mass[b]), tuple(map(float, np.asarray(m.body_ipos[b]) - anchor)),
-                                tuple(map(float, matrix_to_rpy(Ri))), (Ixx, 0.0, 0.0, Iyy, 0.0, Izz))
-        links.append(LinkSpec(body_names[b], inertial))
+                                tuple(map(float, matrix_to_rpy(Ri))), (Ixx, 0.0, 0.0, Iyy, 0.0, Izz), rotation_tuple(Ri))
+        links.append(LinkSpec(bodies[b], inertial))
     _say_what_is_left_out(m, path, len(couplings))
     return RobotDescription(_model_name(m, path), tuple(links), tuple(joints), source=path,
                             gravity=tuple(float(x) for x in m.opt.gravity), origin_format="mjcf",
@@ -185,17 +267,27 @@ def _say_what_is_left_out(m, path: str, couplings: int = 0) -> None:
 
 # ---- our state in MuJoCo's coordinates -----------------------------------------------------------
 def layout(robot, m) -> MujocoLayout:
-    """Where each of the robot's joints sits in MuJoCo's qpos and qvel (matched by name)."""
-    import mujoco
-
+    """Where each of the robot's joints sits in MuJoCo's qpos and qvel (matched by our names of
+    MuJoCo's joints, see joint_names)."""
     out = MujocoLayout(nq=robot.nq, nv=robot.nv)
+    index = {name: j for j, name in enumerate(joint_names(m))}
     for i, b in enumerate(robot.bodies):
-        j = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, b.joint.name)
+        j = index.get(b.joint.name, -1)
         if j < 0:
             raise ModelError(f"joint '{b.joint.name}' is not in the MuJoCo model")
         kind = int(m.jnt_type[j])
         qa, da = int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j])
         out.joints.append((kind, int(robot.q_start[i]), int(robot.v_start[i]), qa, da, float(m.qpos0[qa])))
+    ours = np.zeros(m.nv, dtype=bool)
+    for kind, _, _, _, da, _ in out.joints:
+        ours[da : da + {FREE: 6, BALL: 3}.get(kind, 1)] = True
+    out.dofs = np.flatnonzero(ours)
+    for name, value in robot.description.locked:
+        j = index.get(name, -1)
+        if j >= 0:  # hinge and slide at their value (from qpos0, as q); ball and free at the identity
+            qa, kind = int(m.jnt_qposadr[j]), int(m.jnt_type[j])
+            held = {FREE: (0, 0, 0, 1, 0, 0, 0), BALL: (1, 0, 0, 0)}.get(kind, (float(m.qpos0[qa]) + (value or 0.0),))
+            out.held.append((qa, held))
     return out
 
 
@@ -203,6 +295,8 @@ def to_mujoco(lay: MujocoLayout, q, v, m_nq: int, m_nv: int):
     """(qpos, qvel, T, a) for our (q, ν): MuJoCo's state, the map ν = T qvel, and Ṫ qvel (the
     free joints' −ω × ᴮv), so that MuJoCo's M is Tᵀ M T and its bias Tᵀ τ(q, ν, Ṫ qvel)."""
     qpos, qvel = np.zeros(m_nq), np.zeros(m_nv)
+    for qa, held in lay.held:
+        qpos[qa : qa + len(held)] = held
     T = np.zeros((len(v), m_nv))
     acc = np.zeros(len(v))
     for kind, qs, vs, qa, da, q0 in lay.joints:
@@ -235,23 +329,27 @@ class MujocoPeer:
     def __init__(self, robot):
         mujoco = _mujoco()
         desc = robot.description
-        if desc.origin_format == "mjcf":
-            text = desc.extra[0] if desc.source == "<stdin>" and desc.extra else None
-            self.m = compile_model(desc.source, text)
-        else:  # MuJoCo compiles URDF too: our description, without geometry (meshes are not at hand)
-            self.m = compile_model(desc.source or desc.name, urdf_for_mujoco(desc))
+        with warnings.catch_warnings():  # said once already, when the robot was loaded
+            warnings.simplefilter("ignore", ModelWarning)
+            if desc.origin_format == "mjcf":
+                text = desc.extra[0] if desc.source == "<stdin>" and desc.extra else None
+                self.m = compile_model(desc.source, text)
+            else:  # MuJoCo compiles URDF too: our description, without geometry (meshes are not at hand)
+                self.m = compile_model(desc.source or desc.name, urdf_for_mujoco(desc))
         self.mujoco = mujoco
         self.d = mujoco.MjData(self.m)
         self.layout = layout(robot, self.m)
 
     def mass_and_bias(self, q, v):
-        """(T, M_mj, bias_mj, Ṫ qvel) at our (q, ν)."""
+        """(T, M_mj, bias_mj, Ṫ qvel) at our (q, ν), on MuJoCo's DoF that are ours (a locked
+        joint is held at its value and its rows left out)."""
         qpos, qvel, T, acc = to_mujoco(self.layout, q, v, self.m.nq, self.m.nv)
         self.d.qpos[:], self.d.qvel[:] = qpos, qvel
         self.mujoco.mj_forward(self.m, self.d)
         M = np.zeros((self.m.nv, self.m.nv))
         self.mujoco.mj_fullM(self.m, self.d, M)
-        return T, M, self.d.qfrc_bias.copy(), acc
+        k = self.layout.dofs
+        return T[:, k], M[np.ix_(k, k)], self.d.qfrc_bias[k].copy(), acc
 
 
 def urdf_for_mujoco(desc) -> str:

@@ -16,7 +16,6 @@ import numpy as np
 from ..errors import ModelError, ModelWarning
 from . import joints, services
 from .description import MASS_EPS, InertiaIssue, Limits, Mimic, RobotDescription, inertia_issues, inertia_scale, validate
-from .geometry import rpy_to_matrix
 from .joints import joint_type
 
 # Column offsets of ModelArrays.geom: joint rotation E (9), joint translation 3, axis a (3), mass 1,
@@ -394,7 +393,7 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
                 b, R, p = new_body(name, b, joint), np.eye(3), np.zeros(3)
         frames[name] = (b, frozen_array(R), frozen_array(p))
         for cj in reversed(children.get(name, [])):
-            stack.append((cj.child, cj, b, R @ rpy_to_matrix(cj.rpy), R @ np.array(cj.xyz, dtype=float) + p))
+            stack.append((cj.child, cj, b, R @ cj.origin_rotation(), R @ np.array(cj.xyz, dtype=float) + p))
 
     model = RobotModel(
         name=desc.name,
