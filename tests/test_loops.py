@@ -238,7 +238,7 @@ def test_approaching_a_dead_point(tmp_path, run_cli):
 
 @pytest.mark.parametrize("edit,message", [
     (("independent: [crank_joint]", "independent: [crank_joint, coupler_joint, rocker_joint]"), "nothing is left"),
-    (("guess: {coupler_joint: 1.0, rocker_joint: 1.9}", "guess: {crank_joint: 1.0}"), "not a joint solved for"),
+    (("guess: {coupler_joint: 1.0, rocker_joint: 1.9}", "guess: {upright: 1.0}"), "not a joint of the loops"),
     (("parent: coupler, child: rocker", "parent: coupler, child: nowhere"), "link 'nowhere', which does not exist"),
     (("type: revolute, parent: coupler", "type: prismatic, parent: coupler"), "type 'prismatic' is not supported"),
     (("axis: [0, 0, 1]}\nindependent", "axis: [0, 0, 1], color: red}\nindependent"), "unknown key 'color'"),

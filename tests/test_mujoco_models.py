@@ -224,3 +224,79 @@ def test_missing_meshes_load_when_every_body_has_its_inertial(tmp_path, run_cli)
     assert robot.nv == 2 and abs(robot.bodies[0].mass - 3.0) < 1e-15
     heavy = _write(tmp_path, NO_MESHES.replace('<inertial pos="0.1 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>', ""), "heavy.xml")
     assert_one_line_error(run_cli("info", heavy), "body 'link' takes its inertia from mesh 'link'", "give the body an <inertial>")
+
+
+# ---- 4. MJCF loops as loops ------------------------------------------------------------------------
+def _data(name):
+    import os
+
+    return os.path.join(os.path.dirname(__file__), "data", "mjcf", name)
+
+
+def test_four_bar_closed_by_connect_equals_the_yaml_four_bar():
+    """The crank (actuated) is the independent coordinate; M̄, C̄ and ḡ equal the bundled YAML
+    four-bar's around the whole turn, and the solved joints keep MuJoCo's own constraint closed."""
+    from .conftest import robot_path
+
+    mj = _load(_data("fourbar_connect.xml"))
+    yaml = cc.load_robot(robot_path("fourbar.yaml"))
+    assert mj.nv == 1 and "independent: crank_joint, the actuated joints" in mj.map.describe()
+    for angle in np.linspace(-np.pi, np.pi, 9):  # 3.0 once failed the continuation's last step (fixed)
+        q, v = np.array([angle]), np.array([1.7])
+        Ma, _, Ca = cc.coriolis_matrix(mj, q, v)
+        Mb, _, Cb = cc.coriolis_matrix(yaml, q, v)
+        assert np.abs(Ma - Mb).max() <= 1e-14 and np.abs(Ca - Cb).max() <= 1e-14
+        assert np.abs(cc.gravity_vector(mj, q) - cc.gravity_vector(yaml, q)).max() <= 1e-13
+    _closed_in_mujoco(mj, _data("fourbar_connect.xml"))
+
+
+def _closed_in_mujoco(robot, path, trials=4):
+    """MuJoCo's equality rows at our solved configurations: residual at round-off, and A in the
+    null space of their Jacobian (the loops closed as MuJoCo means them)."""
+    m = mjcf.compile_model(path)
+    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    d = mujoco.MjData(m)
+    lay = mjcf.layout(robot.full, m)
+    rng = np.random.default_rng(5)
+    for _ in range(trials):
+        qbar = robot.random_configuration(rng)
+        q, A = robot.map.full_configuration(qbar), robot.map.jacobian(qbar)
+        qpos, _, T, _ = mjcf.to_mujoco(lay, q, np.zeros(robot.full.nv), m.nq, m.nv)
+        d.qpos[:] = qpos
+        mujoco.mj_forward(m, d)
+        rows = d.efc_type[: d.nefc] == int(mujoco.mjtConstraint.mjCNSTR_EQUALITY)
+        J = np.asarray(d.efc_J).reshape(d.nefc, m.nv)[rows]
+        assert np.abs(d.efc_pos[: d.nefc][rows]).max() <= 1e-12
+        assert np.abs(J @ np.linalg.pinv(T) @ A).max() <= 1e-12 * max(1.0, np.abs(J).max() * np.abs(A).max())
+
+
+def test_weld_closes_a_loop_with_redundant_rows(tmp_path, run_cli):
+    """A planar 4R chain welded to the world: six rows, rank three, one DoF; chosen from the
+    constraint Jacobian without actuators, the actuated joint with one, --independent over both."""
+    path = _data("weld_4r.xml")
+    robot = _load(path)
+    assert robot.nv == 1 and "chosen from the constraint Jacobian" in robot.map.describe()
+    _closed_in_mujoco(robot, path)
+    r, checks = _checks(run_cli, path)
+    assert r.code == 0 and all(c["passed"] is not False for c in checks.values()), r
+    assert checks["m"]["passed"] is True and checks["j"]["passed"] is True and checks["c"]["passed"] is True
+    actuated = _write(tmp_path, open(path).read().replace("</equality>", '</equality><actuator><motor joint="j4"/></actuator>'))
+    assert "independent: j4, the actuated joints" in _load(actuated).map.describe()
+    assert "independent: j3;" in _load(actuated, independent=("j3",)).map.describe()
+    r = run_cli("info", actuated, "--independent", "j1")
+    assert r.code == 0 and "independent: j1;" in r.out, r
+
+
+def test_loops_open_keeps_the_tree_and_names_each_closure(tmp_path, run_cli):
+    from .conftest import assert_one_line_error
+
+    path = _data("fourbar_connect.xml")
+    with pytest.warns(cc.ModelWarning, match=r"1 loop closure opened \('pin'\)"):
+        tree = cc.load_robot(path, loops="open")
+    assert tree.nv == 3 and not getattr(tree, "is_reduced", False)
+    from .conftest import robot_path
+
+    assert_one_line_error(run_cli("info", robot_path("fourbar.yaml"), "--loops", "open", "--independent", "crank_joint"),
+                          "--independent names the coordinates of closed loops", "drop one")
+    assert_one_line_error(run_cli("info", robot_path("panda.urdf"), "--independent", "joint1"),
+                          "this robot has none")

@@ -110,6 +110,24 @@ dof_order_option, dof_order = _remembered_choice(
     "joint name, Pinocchio's order (vectors and matrices equal Pinocchio's entry by entry).")
 
 
+loops_option, loops_mode = _remembered_choice(
+    "loops", ["closed", "open"], "closed",
+    "closed: closed loops (MJCF <connect>/<weld>, YAML loops:) are solved for, results in independent "
+    "coordinates; open: their closures are dropped (one warning names them), the spanning tree remains.")
+
+
+def _remember_independent(ctx, param, value):
+    names = tuple(n.strip() for item in value or () for n in item.split(",") if n.strip())
+    ctx.find_root().meta["coriolis.independent"] = names
+
+
+independent_option = click.option(
+    "--independent", multiple=True, metavar="NAMES", expose_value=False, callback=_remember_independent,
+    help="The closed loops' independent coordinates, comma-separated joint names (default: as the file lists "
+         "them; for MJCF, the actuated joints when they number the loops' DoF, else chosen from the constraint "
+         "Jacobian; info shows the choice).")
+
+
 def _remember_lock(ctx, param, value):
     ctx.find_root().meta["coriolis.lock"] = parse_lock(value)
 
@@ -183,7 +201,7 @@ def robot_options(f):
 def fixed_robot_options(f):
     """The robot options of a command that needs a fixed base (no --floating-base)."""
     return strict_option(mimic_option(base_velocity_option(lock_option(dof_order_option(
-        xacro_arg_option(package_path_option(f)))))))
+        loops_option(independent_option(xacro_arg_option(package_path_option(f)))))))))
 
 
 def load(robot: str, floating_base: bool = False):
@@ -195,7 +213,8 @@ def load(robot: str, floating_base: bool = False):
 def load_options() -> dict:
     """The robot options given on the command line, as load_robot's keyword arguments."""
     return dict(strict=strict(), mimic=mimic(), base_velocity=base_velocity(), lock=locked(), dof_order=dof_order(),
-                xacro_args=_meta("coriolis.xacro_args", {}), package_paths=_meta("coriolis.package_paths", ()))
+                xacro_args=_meta("coriolis.xacro_args", {}), package_paths=_meta("coriolis.package_paths", ()),
+                loops=loops_mode(), independent=_meta("coriolis.independent", ()))
 
 
 def compile_first(*functions: str) -> None:

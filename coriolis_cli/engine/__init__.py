@@ -37,7 +37,7 @@ from .api import (
 )
 
 # what robots hand out but the engine computes (model.services)
-services.provide(create_data=create_data, loop_solver=loops.LoopSolver, base_transform=base_velocity.transform,
+services.provide(create_data=create_data, loop_solver=loops.LoopSolver, loop_constraints=loops.constraints, base_transform=base_velocity.transform,
                  base_rate_basis=base_velocity.rate_basis)
 
 __all__ = [

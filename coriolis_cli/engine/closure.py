@@ -1,17 +1,20 @@
 """Loop-closure constraints φ(q), their Jacobian K = ∂φ/∂q and its rate K̇ (engine.loops).
 
 Closure c joins a frame fixed in body P (rotation RP, origin oP in P's frame) to one fixed in
-body C. Rows per closure: the frames' origins coincide (3 rows: p_P - p_C), and for a revolute
+body C. Rows per closure: the frames' origins coincide (3 rows: p_P - p_C), for a revolute
 closure the axis a (in the frame) stays aligned: n_k · a_C = 0 for the two normals n_k = R_P n_k⁰
-(2 rows). With ω_j, v_j the angular and origin-linear parts of S_j (computation frame):
+(2 rows), and a weld (MuJoCo's <weld>) also keeps the frames from turning about it: n_1 · n_2,C = 0
+(1 row). Each orientation row is u_P · w_C, a direction of each frame. With ω_j, v_j the angular
+and origin-linear parts of S_j (computation frame):
 
     ∂(p_P - p_C)/∂q_j = s_Pj (v_j + ω_j × p_P) - s_Cj (v_j + ω_j × p_C),
-    ∂(n_k · a_C)/∂q_j = (s_Pj - s_Cj) ω_j · (n_k × a_C),
+    ∂(u_P · w_C)/∂q_j = (s_Pj - s_Cj) ω_j · (u_P × w_C),
 
 where s_Xj = 1 when joint j moves body X. Their rates follow from Ṡ_j = v_body(j) × S_j,
 ṗ_X = v_X + ω_X × p_X, ṅ_k = ω_P × n_k and ȧ_C = ω_C × a_C (exact, no finite differences).
 
-Packed closures: ``ci`` (C x 3) = body P, body C (N for the world), revolute flag; ``cg`` (C x 33)
+Packed closures: ``ci`` (C x 3) = body P, body C (N for the world), orientation rows (0
+spherical, 2 revolute, 3 weld); ``cg`` (C x 33)
 = RP (9), oP, RC (9), oC, axis, n1, n2; ``support`` ((N + 1) x nv) = s_Xj, row N all zero.
 """
 
@@ -24,6 +27,13 @@ from .joints import failed
 from .kinematics import body_velocities, placement_kernel, views
 
 _RP, _OP, _RC, _OC, _AXIS, _N1, _N2 = 0, 9, 12, 21, 24, 27, 30  # model.loops.CLOSURE_GEOM_WIDTH = 33 in all
+
+
+@njit(cache=True)
+def _directions(RP, RC, cg, c, k, u, w):
+    """Orientation row k's directions: u in frame P, w in frame C (n_k, a for k < 2; n_1, n_2)."""
+    _rotate(RP, cg, c, _N1 if k != 1 else _N2, u)
+    _rotate(RC, cg, c, _AXIS if k < 2 else _N2, w)
 
 
 @njit(cache=True)
@@ -81,17 +91,13 @@ def constraint_kernel(model, data, q, ci, cg, support, r, K):
             K[row, j] = (sP - sC) * S[j, 3] + sP * (w1 * pP[2] - w2 * pP[1]) - sC * (w1 * pC[2] - w2 * pC[1])
             K[row + 1, j] = (sP - sC) * S[j, 4] + sP * (w2 * pP[0] - w0 * pP[2]) - sC * (w2 * pC[0] - w0 * pC[2])
             K[row + 2, j] = (sP - sC) * S[j, 5] + sP * (w0 * pP[1] - w1 * pP[0]) - sC * (w0 * pC[1] - w1 * pC[0])
-        if ci[c, 2]:
-            _rotate(RC, cg, c, _AXIS, aC)
-            for k in range(2):
-                _rotate(RP, cg, c, _N1 + 3 * k, nk)
-                r[row + 3 + k] = nk[0] * aC[0] + nk[1] * aC[1] + nk[2] * aC[2]
-                _cross(nk, aC, t)
-                for j in range(n):
-                    K[row + 3 + k, j] = (support[bP, j] - support[bC, j]) * (S[j, 0] * t[0] + S[j, 1] * t[1] + S[j, 2] * t[2])
-            row += 5
-        else:
-            row += 3
+        for k in range(ci[c, 2]):
+            _directions(RP, RC, cg, c, k, nk, aC)
+            r[row + 3 + k] = nk[0] * aC[0] + nk[1] * aC[1] + nk[2] * aC[2]
+            _cross(nk, aC, t)
+            for j in range(n):
+                K[row + 3 + k, j] = (support[bP, j] - support[bC, j]) * (S[j, 0] * t[0] + S[j, 1] * t[1] + S[j, 2] * t[2])
+        row += 3 + ci[c, 2]
     return status
 
 
@@ -133,24 +139,20 @@ def constraint_rate_kernel(model, data, q, u, ci, cg, support, Kdot):
                                 - sC * (e2 * pC[0] - e0 * pC[2] + w2 * dC[0] - w0 * dC[2]))
             Kdot[row + 2, j] = ((sP - sC) * Sd[j, 5] + sP * (e0 * pP[1] - e1 * pP[0] + w0 * dP[1] - w1 * dP[0])
                                 - sC * (e0 * pC[1] - e1 * pC[0] + w0 * dC[1] - w1 * dC[0]))
-        if ci[c, 2]:
-            _rotate(RC, cg, c, _AXIS, aC)
+        for k in range(ci[c, 2]):
+            _directions(RP, RC, cg, c, k, nk, aC)
             _cross(wC, aC, aCd)
-            for k in range(2):
-                _rotate(RP, cg, c, _N1 + 3 * k, nk)
-                _cross(wP, nk, nkd)
-                _cross(nk, aC, t)  # d/dt (n × a_C) = ṅ × a_C + n × ȧ_C
-                _cross(nkd, aC, td)
-                _cross(nk, aCd, dP)
-                for m in range(3):
-                    td[m] += dP[m]
-                for j in range(n):
-                    Kdot[row + 3 + k, j] = (support[bP, j] - support[bC, j]) * (
-                        S[j, 0] * td[0] + S[j, 1] * td[1] + S[j, 2] * td[2]
-                        + Sd[j, 0] * t[0] + Sd[j, 1] * t[1] + Sd[j, 2] * t[2])
-            row += 5
-        else:
-            row += 3
+            _cross(wP, nk, nkd)
+            _cross(nk, aC, t)  # d/dt (n × a_C) = ṅ × a_C + n × ȧ_C
+            _cross(nkd, aC, td)
+            _cross(nk, aCd, dP)
+            for m in range(3):
+                td[m] += dP[m]
+            for j in range(n):
+                Kdot[row + 3 + k, j] = (support[bP, j] - support[bC, j]) * (
+                    S[j, 0] * td[0] + S[j, 1] * td[1] + S[j, 2] * td[2]
+                    + Sd[j, 0] * t[0] + Sd[j, 1] * t[1] + Sd[j, 2] * t[2])
+        row += 3 + ci[c, 2]
     return status
 
 
@@ -268,6 +270,11 @@ def continuation_kernel(model, data, ci, cg, support, q, dep_q, dep_v, ind_q, in
     dx = np.empty(ni)
     while s < 1.0:
         h = min(ds, 1.0 - s)
+        # the last step ends exactly at the target: steps of 1/6 add up to 0.9999999999999999, and a
+        # step of 1e-16 after them would have to explain the loose corrector's whole remainder
+        last = 1.0 - s - h <= 1e-9
+        if last:
+            h = 1.0 - s
         rhs = np.zeros(r.shape[0])
         for i in range(ni):
             dx[i] = x0[i] + (s + h) * (target[i] - x0[i]) - q[ind_q[i]]
@@ -280,7 +287,6 @@ def continuation_kernel(model, data, ci, cg, support, q, dep_q, dep_v, ind_q, in
         for k in range(dep_q.shape[0]):
             trial[dep_q[k]] -= predicted[k]
         before = trial[dep_q]  # fancy indexing copies
-        last = s + h >= 1.0
         goal = tol * 1e-5 if last else tol * 1e3
         newton_kernel(model, data, ci, cg, support, trial, dep_q, dep_v, r2, K2, goal, 60 if last else 12)
         jump = 0.0
@@ -290,7 +296,7 @@ def continuation_kernel(model, data, ci, cg, support, q, dep_q, dep_v, ind_q, in
             q[:] = trial
             r[:] = r2
             K[:, :] = K2
-            s += h
+            s = 1.0 if last else s + h
             ds = min(2.0 * h, largest)
         else:
             ds = 0.5 * h

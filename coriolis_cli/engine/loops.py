@@ -36,7 +36,7 @@ from ..errors import ModelError, StateError
 from ..model.loops import LoopMap
 from . import calls, tree_calls
 from .data import Data
-from .closure import constraint_rate_kernel, continuation_kernel, dependent_jacobian_kernel, newton_kernel
+from .closure import constraint_kernel, constraint_rate_kernel, continuation_kernel, dependent_jacobian_kernel, newton_kernel
 from .joints import failed
 
 CLOSURE_TOL = 1e-10  # residual accepted as closed, relative to the robot's size (at least 1 m)
@@ -48,6 +48,18 @@ _CONSTRAINT_RATE = calls.Compiled(constraint_rate_kernel)
 _NEWTON = calls.Compiled(newton_kernel)
 _CONTINUATION = calls.Compiled(continuation_kernel)
 _DEPENDENT_JACOBIAN = calls.Compiled(dependent_jacobian_kernel)
+_CONSTRAINT = calls.Compiled(constraint_kernel)
+
+
+def constraints(robot, packed, n_rows: int, q):
+    """φ(q) and K = ∂φ/∂q of packed closures (model.loops) on the robot's tree: what the choice
+    of a loop's independent coordinates reads."""
+    data = Data(robot)
+    r, K = np.zeros(n_rows), np.zeros((n_rows, robot.nv))
+    status = _CONSTRAINT.call(data.model, data.kernel, np.ascontiguousarray(q, dtype=float), *packed, r, K)
+    if failed(status):
+        calls.report_status(robot, status, q)
+    return r, K
 
 
 # A sliding independent coordinate this many times the linkage's size away from the assembly is
@@ -59,7 +71,7 @@ class LoopSolver:
     """The loop solve of one LoopMap: q(q̄), A(q̄), Ȧ, ∂²q/∂q̄², random closed configurations."""
 
     _SHARED = ("robot", "closures", "dep_q", "dep_v", "ind_q", "ind_v", "loop_ind_q", "loop_ind_v", "loop_ind_pos",
-               "nq", "nv", "n_rows", "guess", "packed", "dependent_names")
+               "nq", "nv", "n_rows", "guess", "reference_independent", "packed", "dependent_names")
 
     def __init__(self, structure: LoopMap):
         for name in self._SHARED:  # plain attributes: the solve reads them on every call
@@ -101,6 +113,7 @@ class LoopSolver:
         independent coordinates' neutral values. Every evaluation starts from here."""
         q = self.robot.neutral_configuration()
         q[self.dep_q] = self.guess
+        q[self.loop_ind_q] = self.reference_independent
         tol = CLOSURE_TOL * self.size
         q, r, K = self._newton(q, 1e-5 * tol)
         if not np.linalg.norm(r) <= tol:

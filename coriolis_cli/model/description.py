@@ -100,7 +100,8 @@ class JointSpec:
         return frame_rotation(self.rpy, self.rotation)
 
 
-LOOP_TYPES = ("revolute", "spherical")
+LOOP_TYPES = ("revolute", "spherical", "fixed")
+ORIENTATION_ROWS = {"spherical": 0, "revolute": 2, "fixed": 3}  # rows beyond the 3 of position
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ class LoopClosure:
     """A joint that closes a kinematic loop of the tree (YAML ``loops:``). ``xyz/rpy`` place the
     joint frame in the parent link, ``child_xyz/child_rpy`` the same frame in the child link. A
     revolute closure keeps the two frames' origins together and their ``axis`` aligned; a
-    spherical one keeps the origins together only."""
+    spherical one keeps the origins together only (MuJoCo's <connect>); a fixed one keeps the
+    two frames together entirely (MuJoCo's <weld>)."""
 
     name: str
     type: str
@@ -119,6 +121,9 @@ class LoopClosure:
     child_xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
     child_rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
     axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    # the frames' rotations exactly (9 numbers, row by row) where the format gives them (MJCF)
+    rotation: tuple[float, ...] | None = None
+    child_rotation: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,9 @@ class RobotDescription:
     # joints made fixed by --lock, (name, value; None for a multi-DoF joint's identity), so that
     # the model the file describes can still be compared with ours (MuJoCo's check m)
     locked: tuple[tuple[str, float | None], ...] = field(default=(), compare=False)
+    # MJCF's actuated joints (<actuator> targets): a loop's preferred independent coordinates,
+    # which are chosen when ``independent`` is empty (model.loops)
+    actuated: tuple[str, ...] = field(default=(), compare=False)
 
     def link(self, name: str) -> LinkSpec:
         for link in self.links:

@@ -8,7 +8,10 @@ import json
 import os
 import stat
 
-from ..errors import ModelError
+import warnings
+from dataclasses import replace
+
+from ..errors import ModelError, ModelWarning
 from .description import RobotDescription, description_from_dict, description_to_dict
 from .limits import read_bounded
 from .topologies import TOPOLOGIES, generate, is_spec, parse_spec
@@ -185,7 +188,7 @@ def load_description(path_or_spec: str, xacro_args: dict | None = None, package_
 
 def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent",
                base_velocity: str = "body", lock=None, dof_order: str = "file", xacro_args: dict | None = None,
-               package_paths=()):
+               package_paths=(), loops: str = "closed", independent=()):
     """Load a robot from a .urdf/.yaml file or a spec such as ``quadruped:20``.
 
     ``floating_base=True`` puts a free joint (Pinocchio's free-flyer convention) between the
@@ -205,6 +208,9 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     default, stable when joints are renamed) or ``pinocchio`` (children by name, Pinocchio's order,
     so that vectors and matrices equal Pinocchio's without a permutation). ``xacro_args``
     ({name: value}) and ``package_paths`` (folders for $(find pkg)) serve .xacro files.
+    ``loops``: ``closed`` (the default) solves closed loops (YAML ``loops:``, MJCF ``<connect>`` and
+    ``<weld>`` between bodies); ``open`` drops their closures with a warning naming each, leaving
+    the spanning tree. ``independent`` (joint names) overrides the loops' independent coordinates.
     """
     from .coordinates import BASE_VELOCITIES, MIMIC_MODES, enforce_mimic, with_base_velocity
 
@@ -216,6 +222,22 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     if floating_base and desc.origin_format == "mjcf":
         raise ModelError("an MJCF model says itself which bodies float (a <freejoint> to the world); floating_base "
                          "does not apply to it", hint="drop --floating-base")
+    if loops not in ("closed", "open"):
+        raise ModelError(f"loops must be 'closed' or 'open', got '{loops}'")
+    if independent and loops == "open":
+        raise ModelError("--independent names the coordinates of closed loops, which --loops open opens; drop one")
+    if desc.loops and loops == "open":
+        names = ", ".join(f"'{c.name}'" for c in desc.loops)
+        warnings.warn(ModelWarning(f"{desc.source or desc.name}: {len(desc.loops)} loop closure"
+                                   f"{'s' if len(desc.loops) > 1 else ''} opened ({names}): computed on the spanning "
+                                   "tree, as if the linkage were cut there"), stacklevel=2)
+        desc = replace(desc, loops=(), independent=(), guess=())
+    if independent:
+        if isinstance(independent, str):
+            independent = tuple(n.strip() for n in independent.split(",") if n.strip())
+        if not desc.loops:
+            raise ModelError("--independent names the coordinates of closed loops, and this robot has none")
+        desc = replace(desc, independent=tuple(independent))
     if lock:
         from .lock import lock_joints
 

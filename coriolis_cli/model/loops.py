@@ -16,10 +16,13 @@ import numpy as np
 from ..errors import ModelError
 from . import services
 from .coordinates import ReducedRobot
-from .geometry import rpy_to_matrix
+from .description import ORIENTATION_ROWS
+from .geometry import frame_rotation
 from .tree import RobotModel
 
 _ONE_DOF = ("revolute", "continuous", "prismatic")
+RANK_TOL = 1e-9  # singular values of the loops' constraint Jacobian below this share of the largest: redundant rows
+CHOICE_RATIO = 1e-6  # the solved joints' Jacobian must keep σ_min/σ_max above this (engine.loops.SINGULAR_RATIO)
 CLOSURE_GEOM_WIDTH = 33  # per closure: RP (9), oP, RC (9), oC, axis, n1, n2 (engine.closure)
 
 
@@ -29,10 +32,12 @@ class _Closure:
 
     def __init__(self, robot: RobotModel, spec, world_offset: np.ndarray):
         self.name, self.revolute = spec.name, spec.type == "revolute"
+        self.orientation_rows = ORIENTATION_ROWS[spec.type]
         sides = []
-        for link, xyz, rpy in ((spec.parent, spec.xyz, spec.rpy), (spec.child, spec.child_xyz, spec.child_rpy)):
+        for link, xyz, rpy, rotation in ((spec.parent, spec.xyz, spec.rpy, spec.rotation),
+                                         (spec.child, spec.child_xyz, spec.child_rpy, spec.child_rotation)):
             body, R_link, p_link = robot.link_frames[link]
-            R = R_link @ rpy_to_matrix(rpy)
+            R = R_link @ frame_rotation(rpy, rotation)
             o = R_link @ np.asarray(xyz, float) + p_link
             if body < 0:  # welded to the world: placed once, in the computation frame
                 o = o - world_offset
@@ -42,7 +47,7 @@ class _Closure:
         e1 = np.cross(a, np.array([1.0, 0.0, 0.0] if abs(a[0]) < 0.9 else [0.0, 1.0, 0.0]))
         e1 /= np.linalg.norm(e1)
         self.axis, self.normals = a, np.stack([e1, np.cross(a, e1)])
-        self.rows = 5 if self.revolute else 3  # 3 position rows, then n_k · a_C for k = 1, 2
+        self.rows = 3 + self.orientation_rows  # 3 position rows, then n_k · a_C for k = 1, 2 (and n_1 · n_2,C)
 
 
 class LoopMap:
@@ -71,12 +76,19 @@ class LoopMap:
         for name in desc.independent:
             if name not in by_name:
                 raise ModelError(f"independent coordinate '{name}' is a fixed joint")
-        # joints outside the loops are independent whether listed or not
-        chosen = {by_name[n] for n in desc.independent if in_loop[by_name[n]]}
         for c in self.closures:
             if c.bP == c.bC:
                 raise ModelError(f"loop closure '{c.name}' joins two links of one rigid body (joined by fixed joints): "
                                  "it closes no loop")
+        guess = dict(desc.guess)
+        self.n_rows = sum(c.rows for c in self.closures)
+        self.packed = _pack(robot, self.closures)
+        # joints outside the loops are independent whether listed or not
+        self.choice = "listed"
+        if desc.independent or desc.origin_format != "mjcf":
+            chosen = {by_name[n] for n in desc.independent if in_loop[by_name[n]]}
+        else:
+            chosen = self._choose_independent(np.flatnonzero(in_loop), guess, set(desc.actuated))
         dependent = [i for i in np.flatnonzero(in_loop) if i not in chosen]
         self._chosen = chosen
         if not dependent:
@@ -97,14 +109,43 @@ class LoopMap:
         self.loop_ind_q = np.array([robot.q_start[i] for i in loop_ind], dtype=np.int64)
         self.loop_ind_v = np.array([robot.v_start[i] for i in loop_ind], dtype=np.int64)
         self.loop_ind_pos = np.searchsorted(self.ind_q, self.loop_ind_q)  # their places in q̄
-        guess = dict(desc.guess)
         for name in guess:
-            if name not in by_name or by_name[name] not in set(dependent):
-                raise ModelError(f"guess names '{name}', which is not a joint solved for by the loops "
-                                 f"(those are: {', '.join(self.dependent_names)})")
+            if name not in by_name or not in_loop[by_name[name]]:
+                raise ModelError(f"guess names '{name}', which is not a joint of the loops "
+                                 f"(those are: {', '.join(robot.bodies[i].joint.name for i in np.flatnonzero(in_loop))})")
         self.guess = np.array([guess.get(robot.bodies[i].joint.name, 0.0) for i in dependent])
-        self.n_rows = sum(c.rows for c in self.closures)
-        self.packed = _pack(robot, self.closures)
+        # where the loops' independent coordinates start the assembly (a guess for them: MJCF's keyframe)
+        self.reference_independent = np.array([guess.get(robot.bodies[i].joint.name, 0.0) for i in loop_ind])
+
+    def _choose_independent(self, loop_bodies, guess: dict, actuated: set) -> set:
+        """The loops' independent coordinates where the description lists none (MJCF): the actuated
+        joints when they number the loops' degrees of freedom and leave the constraint Jacobian's
+        other columns well conditioned, else by pivoted Gram–Schmidt on the Jacobian at the guess
+        (the best-conditioned columns are solved for, the rest are independent)."""
+        robot = self.robot
+        q = robot.neutral_configuration()
+        for i in loop_bodies:
+            q[robot.q_start[i]] = guess.get(robot.bodies[i].joint.name, 0.0)
+        _, K = services.engine("loop_constraints")(robot, self.packed, self.n_rows, q)
+        KL = K[:, [int(robot.v_start[i]) for i in loop_bodies]]
+        sigma = np.linalg.svd(KL, compute_uv=False)
+        rank = int(np.sum(sigma > RANK_TOL * sigma[0])) if sigma.size and sigma[0] > 0 else 0
+        preferred = [k for k, i in enumerate(loop_bodies) if robot.bodies[i].joint.name in actuated]
+        if len(preferred) == len(loop_bodies) - rank:
+            rest = KL[:, [k for k in range(len(loop_bodies)) if k not in preferred]]
+            s = np.linalg.svd(rest, compute_uv=False) if rest.size else np.zeros(0)
+            if rank == 0 or (len(s) >= rank and s[rank - 1] > CHOICE_RATIO * s[0]):
+                self.choice = "actuated"
+                return {int(loop_bodies[k]) for k in preferred}
+        residual, solved = KL.copy(), []
+        for _ in range(rank):
+            k = int(np.argmax(np.linalg.norm(residual, axis=0)))
+            u = residual[:, k] / np.linalg.norm(residual[:, k])
+            residual -= np.outer(u, u @ residual)
+            residual[:, k] = 0.0
+            solved.append(k)
+        self.choice = "from the constraint Jacobian"
+        return {int(loop_bodies[k]) for k in range(len(loop_bodies)) if k not in solved}
 
     @property
     def dependent_names(self) -> tuple[str, ...]:
@@ -123,7 +164,8 @@ class LoopMap:
     def describe(self) -> str:
         n = len(self.closures)
         loop_ind = [self.robot.bodies[i].joint.name for i in self.independent_bodies if i in self._chosen]
-        return (f"closed loops: {n} closure{'s' if n != 1 else ''} (independent: {', '.join(loop_ind) or 'none'}; "
+        how = {"listed": "", "actuated": ", the actuated joints"}.get(self.choice, f", chosen {self.choice}")
+        return (f"closed loops: {n} closure{'s' if n != 1 else ''} (independent: {', '.join(loop_ind) or 'none'}{how}; "
                 f"solved: {', '.join(self.dependent_names)})")
 
     # ---- evaluation: the engine's loop solve (engine.loops, through model.services), made on first use
@@ -153,7 +195,7 @@ def _pack(robot: RobotModel, closures) -> tuple:
     ci = np.zeros((len(closures), 3), dtype=np.int64)
     cg = np.zeros((len(closures), CLOSURE_GEOM_WIDTH))
     for k, c in enumerate(closures):
-        ci[k] = (c.bP if c.bP >= 0 else N, c.bC if c.bC >= 0 else N, int(c.revolute))
+        ci[k] = (c.bP if c.bP >= 0 else N, c.bC if c.bC >= 0 else N, c.orientation_rows)
         cg[k] = np.concatenate([c.RP.ravel(), c.oP, c.RC.ravel(), c.oC, c.axis, c.normals[0], c.normals[1]])
     # joint j moves body b when j's body is an ancestor of b or b itself; row N is the world
     support = np.vstack([robot.body_ancestors[robot.col_body, :].T.astype(float), np.zeros((1, robot.nv))])

@@ -27,11 +27,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from .description import Inertial, JointSpec, Limits, LinkSpec, Mimic, RobotDescription
+from .description import Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
 from .geometry import matrix_to_rpy, quat_to_matrix, rotation_tuple
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3  # mjtJoint
-EQ_JOINT = 2  # mjtEq
+EQ_CONNECT, EQ_WELD, EQ_JOINT = 0, 1, 2  # mjtEq
+OBJ_SITE = 6  # mjtObj
+TRN_JOINT = 0  # mjtTrn
 TYPES = {FREE: "floating", BALL: "spherical", SLIDE: "prismatic", HINGE: "revolute"}
 STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
@@ -231,10 +233,66 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
             inertial = Inertial(float(m.body_mass[b]), tuple(map(float, np.asarray(m.body_ipos[b]) - anchor)),
                                 tuple(map(float, matrix_to_rpy(Ri))), (Ixx, 0.0, 0.0, Iyy, 0.0, Izz), rotation_tuple(Ri))
         links.append(LinkSpec(bodies[b], inertial))
-    _say_what_is_left_out(m, path, len(couplings))
-    return RobotDescription(_model_name(m, path), tuple(links), tuple(joints), source=path,
-                            gravity=tuple(float(x) for x in m.opt.gravity), origin_format="mjcf",
-                            extra=(text,) if text is not None else ())
+    loops = _loop_closures(m, bodies, offset)
+    _say_what_is_left_out(m, path, len(couplings), len(loops))
+    guess, actuated = (), ()
+    if loops:
+        on_loops = _joints_on_loops(m, loops, bodies)
+        key = m.key_qpos[0] if m.nkey else m.qpos0  # the assembly nearest the first keyframe, else qpos0
+        guess = tuple((names[j], float(key[m.jnt_qposadr[j]] - m.qpos0[m.jnt_qposadr[j]])) for j in on_loops)
+        actuated = tuple(names[int(m.actuator_trnid[a, 0])] for a in range(m.nu)
+                         if int(m.actuator_trntype[a]) == TRN_JOINT and int(m.actuator_trnid[a, 0]) in on_loops)
+    return RobotDescription(_model_name(m, path), tuple(links), tuple(joints), source=path, loops=tuple(loops),
+                            guess=guess, gravity=tuple(float(x) for x in m.opt.gravity), origin_format="mjcf",
+                            extra=(text,) if text is not None else (), actuated=actuated)
+
+
+def _loop_closures(m, bodies, offset) -> list[LoopClosure]:
+    """<equality><connect> and <weld> between bodies (or sites) as loop closures, in our links'
+    frames (a body's frame sits at −offset in its last link's). MuJoCo's semantics
+    (engine_core_constraint.c, mj_instantiateEquality): connect keeps eq_data[0:3] in body 1 and
+    eq_data[3:6] in body 2 together; weld keeps body 1's frame at (eq_data[3:6], eq_data[6:10])
+    and body 2's at (eq_data[0:3], identity) together, position and orientation."""
+    import mujoco
+
+    out = []
+    for e in range(m.neq):
+        kind = int(m.eq_type[e])
+        if kind not in (EQ_CONNECT, EQ_WELD) or not m.eq_active0[e]:
+            continue
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_EQUALITY, e) or f"{'connect' if kind == EQ_CONNECT else 'weld'}{e}"
+        data = np.asarray(m.eq_data[e], float)
+        ids = int(m.eq_obj1id[e]), int(m.eq_obj2id[e])
+        if int(m.eq_objtype[e]) == OBJ_SITE:
+            sides = [(int(m.site_bodyid[s]), np.asarray(m.site_pos[s], float), _wxyz_to_matrix(m.site_quat[s])) for s in ids]
+        elif kind == EQ_CONNECT:
+            sides = [(ids[0], data[0:3], np.eye(3)), (ids[1], data[3:6], np.eye(3))]
+        else:
+            sides = [(ids[0], data[3:6], _wxyz_to_matrix(data[6:10])), (ids[1], data[0:3], np.eye(3))]
+        (b1, p1, R1), (b2, p2, R2) = sides
+        p1, p2 = p1 + offset[b1], p2 + offset[b2]
+        out.append(LoopClosure(name, "spherical" if kind == EQ_CONNECT else "fixed", bodies[b1], bodies[b2],
+                               tuple(map(float, p1)), tuple(map(float, matrix_to_rpy(R1))), tuple(map(float, p2)),
+                               tuple(map(float, matrix_to_rpy(R2))), rotation=rotation_tuple(R1),
+                               child_rotation=rotation_tuple(R2)))
+    return out
+
+
+def _joints_on_loops(m, loops, bodies) -> list[int]:
+    """MuJoCo's joints on the paths the closures close (each side's ancestors, common ones out)."""
+    index = {name: b for b, name in enumerate(bodies)}
+
+    def chain(b):
+        out = set()
+        while b > 0:
+            out.add(b)
+            b = int(m.body_parentid[b])
+        return out
+
+    on = set()
+    for c in loops:
+        on |= chain(index[c.parent]) ^ chain(index[c.child])
+    return [j for j in range(m.njnt) if int(m.jnt_bodyid[j]) in on and int(m.jnt_type[j]) in (HINGE, SLIDE)]
 
 
 def _model_name(m, path: str) -> str:
@@ -245,7 +303,7 @@ def _model_name(m, path: str) -> str:
     return raw or os.path.splitext(os.path.basename(path))[0] or "mjcf"
 
 
-def _say_what_is_left_out(m, path: str, couplings: int = 0) -> None:
+def _say_what_is_left_out(m, path: str, couplings: int = 0, loops: int = 0) -> None:
     parts = []
     if m.nu:
         parts.append(f"{m.nu} actuator{'s' if m.nu > 1 else ''}")
@@ -254,7 +312,7 @@ def _say_what_is_left_out(m, path: str, couplings: int = 0) -> None:
     colliding = int(np.count_nonzero((m.geom_contype != 0) | (m.geom_conaffinity != 0)))
     if colliding:
         parts.append(f"contacts of {colliding} geom{'s' if colliding > 1 else ''}")
-    others = m.neq - couplings
+    others = m.neq - couplings - loops
     if others:
         parts.append(f"{others} equality constraint{'s' if others > 1 else ''}")
     text = f"not the dynamics of a tree, so left out: {', '.join(parts)}" if parts else ""
