@@ -300,3 +300,62 @@ def test_loops_open_keeps_the_tree_and_names_each_closure(tmp_path, run_cli):
                           "--independent names the coordinates of closed loops", "drop one")
     assert_one_line_error(run_cli("info", robot_path("panda.urdf"), "--independent", "joint1"),
                           "this robot has none")
+
+
+# ---- qpos ↔ q -------------------------------------------------------------------------------------
+CASSIE_LIKE = """<mujoco model="cassie_like">
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="pelvis" pos="0 0 1" quat="0.9 0 0.1 0.3"><freejoint/>
+      <inertial pos="0.05 0 0" mass="10" diaginertia="0.1 0.2 0.25"/>
+      <body name="hip" pos="0.02 0.1 -0.05" euler="0.1 0.2 0.3">
+        <joint name="hip_roll" axis="1 0 0" ref="0.0045" armature="0.04"/>
+        <joint name="hip_yaw" axis="0 0 1" ref="0.3" pos="0 0 0.02"/>
+        <inertial pos="0 0 -0.05" mass="1.5" diaginertia="0.01 0.01 0.005"/>
+        <body name="knee" pos="0 0 -0.3"><joint name="knee" type="ball" armature="0.01"/>
+          <inertial pos="0 0 -0.15" mass="0.8" diaginertia="0.008 0.008 0.001"/>
+          <body name="foot" pos="0 0 -0.3"><joint name="toe" type="slide" axis="0 1 1" ref="-0.02"/>
+            <inertial pos="0 0 0" mass="0.2" diaginertia="0.001 0.001 0.001"/></body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_converters_between_qpos_and_q_against_mujoco(tmp_path):
+    """ref offsets, several joints in a body, a ball and an unnamed free joint: the round trip is
+    exact and MuJoCo's kinetic energy, M and bias are ours at the converted state."""
+    path = _write(tmp_path, CASSIE_LIKE)
+    robot = _load(path)
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(6)
+    for _ in range(3):
+        qpos = m.qpos0 + 0.4 * rng.normal(size=m.nq)
+        for a in (3, 7 + 2):  # the free joint's and the ball's quaternions (after hip_roll, hip_yaw)
+            qpos[a : a + 4] /= np.linalg.norm(qpos[a : a + 4])
+        qvel = rng.normal(size=m.nv)
+        q, v = robot.from_mujoco(qpos, qvel)
+        back = robot.to_mujoco(q, v)
+        assert np.abs(back[0] - qpos).max() <= 1e-15 and np.abs(back[1] - qvel).max() <= 1e-14
+        d.qpos[:], d.qvel[:] = qpos, qvel
+        mujoco.mj_forward(m, d)
+        Mj = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, Mj)
+        M = cc.mass_matrix(robot, q)
+        assert abs(0.5 * v @ M @ v - 0.5 * qvel @ Mj @ qvel) <= 1e-14 * (qvel @ Mj @ qvel)
+    assert q[0:3].tolist() == qpos[0:3].tolist() and q[6] == qpos[3]  # position as is, w last
+
+
+def test_converters_on_a_closed_loop_and_on_a_urdf_robot():
+    from .conftest import robot_path
+
+    robot = _load(_data("fourbar_connect.xml"))
+    qbar, vbar = np.array([0.8]), np.array([1.5])
+    qpos, qvel = robot.to_mujoco(qbar, vbar)
+    q, v = robot.from_mujoco(qpos, qvel)
+    assert np.abs(q - qbar).max() <= 1e-15 and np.abs(v - vbar).max() <= 1e-13
+    with pytest.raises(cc.ModelError, match="was not loaded from MJCF"):
+        cc.load_robot(robot_path("panda.urdf")).to_mujoco(np.zeros(7))

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import ModelError
 from . import services
+from .mjcf import MujocoStates
 from .tree import EngineCaches, RobotModel
 
 MIMIC_MODES = ("independent", "enforce")
@@ -139,7 +140,7 @@ def _of_full(attribute: str) -> property:
     return property(lambda self: getattr(self.full, attribute), doc=f"The full model's {attribute}.")
 
 
-class ReducedRobot(EngineCaches):
+class ReducedRobot(EngineCaches, MujocoStates):
     """A robot in other coordinates. Sizes, names and configurations are the reduced ones; the
     tree, its description and physical checks are the full model's. The full model's packed
     arrays are not exposed: the engine must go through the change of coordinates."""

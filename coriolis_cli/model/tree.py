@@ -17,6 +17,7 @@ from ..errors import ModelError, ModelWarning
 from . import joints, services
 from .description import MASS_EPS, InertiaIssue, Limits, Mimic, RobotDescription, inertia_issues, inertia_scale, validate
 from .joints import joint_type
+from .mjcf import MujocoStates
 
 # Column offsets of ModelArrays.geom: joint rotation E (9), joint translation 3, axis a (3), mass 1,
 # COM 3, inertia about the COM 9; then, so that a revolute joint's rotation in its parent frame is
@@ -114,7 +115,7 @@ class EngineCaches:
 
 
 @dataclass(frozen=True, eq=False)
-class RobotModel(EngineCaches):
+class RobotModel(EngineCaches, MujocoStates):
     name: str
     bodies: tuple[Body, ...]
     floating_base: bool
