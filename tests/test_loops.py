@@ -287,3 +287,38 @@ def test_info_shows_the_loops(run_cli):
     assert [c["name"] for c in rec["loops"]] == ["knee_pin"]
     assert {j["name"] for j in rec["joints"] if j["solved_by_loops"]} == {"knee_joint", "rod_joint"}
     assert rec["nv"] == 2 and rec["dof_names"] == ["hip_joint", "crank_joint"]
+
+
+def _ring(n: int, length: float = 0.1) -> str:
+    """A closed planar ring of n links (n − 2 DoF), assembled as a regular polygon by its guess."""
+    import cmath
+    import math
+
+    turn = 2 * math.pi / (n + 1)
+    links = ["  - name: ground"] + [f"  - {{name: l{i}, mass: 0.1, com: [{length / 2}, 0, 0], inertia: [1e-5, 0, 0, 1e-4, 0, 1e-4]}}"
+                                   for i in range(n)]
+    joints = [f"  - {{name: j{i}, type: continuous, parent: {'ground' if i == 0 else f'l{i - 1}'}, child: l{i}, "
+              f"xyz: [{0 if i == 0 else length}, 0, 0], axis: [0, 0, 1]}}" for i in range(n)]
+    end, heading = 0j, 0.0
+    for i in range(n):
+        heading += turn if i else 0.0
+        end += length * cmath.exp(1j * heading)
+    return "\n".join(["name: ring", "links:", *links, "joints:", *joints, "loops:",
+                      f"  - {{name: close, type: revolute, parent: l{n - 1}, child: ground, xyz: [{length}, 0, 0], "
+                      f"child_xyz: [{end.real!r}, {end.imag!r}, 0], axis: [0, 0, 1]}}",
+                      "independent: [" + ", ".join(f"j{i}" for i in range(n - 2)) + "]",
+                      "guess: {" + ", ".join(f"j{i}: {turn!r}" for i in range(1, n)) + "}"]) + "\n"
+
+
+def test_random_states_of_a_long_closed_chain_are_found_near_its_assembly(tmp_path, run_cli):
+    """A 60-link ring closes at almost no draw over the joint limits (the hostile corpus's
+    1,500-link chain took 140 s to refuse): after one failed draw, draws near the assembly."""
+    path = tmp_path / "ring.yaml"
+    path.write_text(_ring(60))
+    robot = cc.load_robot(str(path))
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        qbar = robot.random_configuration(rng)
+        assert np.abs(robot.map.jacobian(qbar)).max() < np.inf
+    r = run_cli("compute", path, "--random", "--seed", "1", "--what", "g", "--format", "json")
+    assert r.code == 0, r

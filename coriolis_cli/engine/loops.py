@@ -28,6 +28,7 @@ bound) the evaluation is refused.
 
 from __future__ import annotations
 
+import time
 from functools import cached_property
 
 import numpy as np
@@ -44,6 +45,7 @@ SINGULAR_RATIO = 1e-6  # σ_min/σ_max of K_d below which q̄ no longer determin
 MAX_NEWTON_STEPS = 60
 MAX_PATH_STEP = 0.5  # largest change of an independent loop coordinate per continuation step (rad or m)
 MAX_RANDOM_DRAWS = 200
+RANDOM_DRAW_SECONDS = 10.0  # a random closed configuration is refused after this long
 _CONSTRAINT_RATE = calls.Compiled(constraint_rate_kernel)
 _NEWTON = calls.Compiled(newton_kernel)
 _CONTINUATION = calls.Compiled(continuation_kernel)
@@ -218,15 +220,35 @@ class LoopSolver:
         return D
 
     def random_configuration(self, rng) -> np.ndarray:
-        """Random independent coordinates (within the joint limits) at which the loops close."""
+        """Random independent coordinates (within the joint limits) at which the loops close: drawn
+        over the limits, and once such a draw has failed, near the assembly (the loops'
+        independent coordinates within 1/n, 0.5/n, 0.25/n, ... of it), so that a linkage that closes
+        only near its assembly (a long closed chain) answers in a few solves. Bounded by
+        RANDOM_DRAW_SECONDS as well as by MAX_RANDOM_DRAWS."""
         rng = np.random.default_rng(rng)
-        for _ in range(MAX_RANDOM_DRAWS):
+        x0, _ = self._reference
+        deadline = None  # from the first failed draw: the first solve may compile the kernels
+        for k in range(MAX_RANDOM_DRAWS):
             qbar = self.robot.random_configuration(rng)[self.ind_q]
+            near = k > 0 or self._near_first
+            if near:
+                radius = 0.5 ** max(0, k - 1) / max(1, len(x0))  # n coordinates add their errors up
+                qbar[self.loop_ind_pos] = x0 + rng.uniform(-radius, radius, len(x0))
             try:
                 self._solve(qbar)
             except StateError:
+                self._near_first = True
+                if deadline is None:
+                    deadline = time.monotonic() + RANDOM_DRAW_SECONDS
+                elif time.monotonic() > deadline:
+                    raise StateError(f"no random configuration closes the loops ({k + 1} draws in "
+                                     f"{RANDOM_DRAW_SECONDS:g} s, over the joint limits and near the assembly); give "
+                                     "the state with --q, or narrow the independent joints' limits to where the "
+                                     "linkage assembles") from None
                 continue
             return qbar
         raise StateError(f"no random configuration within the joint limits closes the loops ({MAX_RANDOM_DRAWS} "
                          "draws); narrow the independent joints' limits to where the linkage assembles")
+
+    _near_first = False
 
