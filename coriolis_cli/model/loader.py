@@ -163,8 +163,18 @@ def load_description(path_or_spec: str, xacro_args: dict | None = None, package_
     if is_xacro_path(text) and os.path.isfile(text):
         read_text(text)  # the same refusals as any file: size, binary, encoding
         return _parse_urdf_cached(expand(text, xacro_args, package_paths), text)
-    if not os.path.exists(text) and not is_spec(text) and bundled_path(text):
-        text = bundled_path(text)
+    if xacro_args:
+        names = ", ".join(sorted(xacro_args))
+        warnings.warn(ModelWarning(f"{text}: not a .xacro file, so --xacro-arg ({names}) does not apply and is "
+                                   "ignored"), stacklevel=2)
+    bundled = None if is_spec(text) else bundled_path(text)
+    if bundled and (not os.path.exists(text) or os.path.isdir(text)):  # a folder ./panda/ is no robot file
+        text = bundled
+    elif bundled and os.path.isfile(text):
+        warnings.warn(ModelWarning(f"'{text}' is the file {os.path.join('.', text)} in the working directory, not the "
+                                   f"bundled robot of that name ({bundled})"), stacklevel=2)
+    if os.path.isdir(text):
+        raise ModelError(f"{text}: a folder, not a robot file (.urdf, .xacro, .xml, .yaml)")
     if os.path.exists(text):
         ext = os.path.splitext(text)[1].lower()
         content = read_text(text)
@@ -182,8 +192,20 @@ def load_description(path_or_spec: str, xacro_args: dict | None = None, package_
         raise ModelError(f"{text}: no such file (bundled robots: 'coriolis info --list')")
     raise ModelError(
         f"'{text}' is neither a robot file (.urdf, .yaml), a bundled robot ('coriolis info --list') nor a spec "
-        f"TOPOLOGY:DOF (topologies: {', '.join(TOPOLOGIES)})"
+        f"TOPOLOGY:DOF (topologies: {', '.join(TOPOLOGIES)})" + _did_you_mean(text)
     )
+
+
+def _did_you_mean(text: str) -> str:
+    """'; did you mean 'panda'?' for a bundled robot's or topology's name written nearly right."""
+    import difflib
+
+    from .bundled import bundled_files
+
+    names = sorted({os.path.splitext(os.path.basename(p))[0] for p in bundled_files()} | set(TOPOLOGIES))
+    lowered = {n.lower(): n for n in names}
+    close = difflib.get_close_matches(text.lower(), list(lowered), n=1, cutoff=0.6)
+    return f"; did you mean '{lowered[close[0]]}'?" if close else ""
 
 
 def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent",
@@ -239,9 +261,18 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
             raise ModelError("--independent names the coordinates of closed loops, and this robot has none")
         desc = replace(desc, independent=tuple(independent))
     if lock:
-        from .lock import lock_joints
+        from .lock import lock_floating_base, lock_joints
 
-        desc = lock_joints(desc, lock, mimic)
+        base_locked = False
+        if floating_base:
+            lock, base_locked = lock_floating_base(desc, lock)
+            floating_base = not base_locked
+        if lock:
+            desc = lock_joints(desc, lock, mimic)
+        movable = [j for j in desc.joints if j.type != "fixed"]
+        if desc.locked and not movable and floating_base:
+            warnings.warn(ModelWarning(f"every joint of robot '{desc.name}' is locked ({len(desc.locked)}): only the "
+                                       "floating base moves"), stacklevel=2)
     if desc.loops:
         if mimic != "independent" or base_velocity != "body":
             raise ModelError("one change of coordinates at a time: this robot has closed loops, which are solved "

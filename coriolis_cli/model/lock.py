@@ -50,10 +50,14 @@ def _locked_values(desc: RobotDescription, lock: dict[str, float | None]) -> dic
     movable = [j for j in desc.joints if j.type != "fixed"]
     chosen: dict[str, tuple[str, float | None]] = {}
     for pattern, value in lock.items():
-        hits = [j for j in movable if fnmatch.fnmatchcase(j.name, pattern)]
+        # a joint's exact name is itself, glob characters and all (hand[0]); else a shell glob
+        hits = [j for j in movable if j.name == pattern] or [j for j in movable if fnmatch.fnmatchcase(j.name, pattern)]
         if not hits:
+            special = any(ch in pattern for ch in "*?[]")
             raise ModelError(f"lock '{pattern}' matches no movable joint of robot '{desc.name}'",
-                             hint="'coriolis info ROBOT' lists the joints")
+                             hint="'coriolis info ROBOT' lists the joints" + (
+                                 "; in a pattern, [ and ] enclose a set of characters: write [[] and []] for the "
+                                 "characters themselves" if special else ""))
         for j in hits:
             if j.name in chosen and chosen[j.name][1] != value:
                 other = chosen[j.name][0]
@@ -138,6 +142,21 @@ def lock_joints(desc: RobotDescription, lock, mimic: str = "independent") -> Rob
                                    f"{'their' if len(outside) > 1 else 'its'} limits: " + ", ".join(outside)
                                    + " (radians or metres)"), stacklevel=3)
     return replace(desc, joints=tuple(joints), locked=desc.locked + tuple(locked))
+
+
+def lock_floating_base(desc: RobotDescription, lock: dict[str, float | None], name: str = "base"):
+    """(lock without the pattern that names the added floating base, whether the base is locked):
+    --floating-base --lock base locks the free joint at the identity, a fixed base."""
+    lock = normalize_lock(lock)
+    movable = {j.name for j in desc.joints if j.type != "fixed"}
+    if name in movable:  # the robot's own joint of that name is the one meant
+        return lock, False
+    hits = {p: v for p, v in lock.items() if p == name}  # named, not globbed: '*' means the robot's joints
+    for pattern, value in hits.items():
+        if value is not None:
+            raise ModelError(f"lock '{pattern}={value:g}': the floating base is a free joint; it locks at the identity "
+                             f"only (lock '{pattern}' without a value)")
+    return {p: v for p, v in lock.items() if p not in hits}, bool(hits)
 
 
 def _loop_joints(desc: RobotDescription) -> set[str]:

@@ -242,8 +242,11 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
         guess = tuple((names[j], float(key[m.jnt_qposadr[j]] - m.qpos0[m.jnt_qposadr[j]])) for j in on_loops)
         actuated = tuple(names[int(m.actuator_trnid[a, 0])] for a in range(m.nu)
                          if int(m.actuator_trntype[a]) == TRN_JOINT and int(m.actuator_trnid[a, 0]) in on_loops)
+    # <flag gravity="disable"/> keeps opt.gravity and sets a flag: the model's gravity is then none
+    gravity = (0.0, 0.0, 0.0) if int(m.opt.disableflags) & int(mujoco.mjtDisableBit.mjDSBL_GRAVITY) else \
+        tuple(float(x) for x in m.opt.gravity)
     return RobotDescription(_model_name(m, path), tuple(links), tuple(joints), source=path, loops=tuple(loops),
-                            guess=guess, gravity=tuple(float(x) for x in m.opt.gravity), origin_format="mjcf",
+                            guess=guess, gravity=gravity, origin_format="mjcf",
                             extra=(text,) if text is not None else (), actuated=actuated)
 
 

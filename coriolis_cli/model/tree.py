@@ -418,6 +418,12 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
         gravity=tuple(float(x) for x in desc.gravity) if desc.gravity is not None else STANDARD_GRAVITY,
     )
     if model.nv == 0:
+        if desc.origin_format == "mjcf":  # --floating-base does not apply: the model says which bodies float
+            raise ModelError("the MJCF model has no joints: every body is welded to the world, so nothing moves; a "
+                             "body that flies freely needs a <freejoint/> in the model")
+        if desc.locked:
+            raise ModelError(f"every joint is locked ({len(desc.locked)}: {', '.join(n for n, _ in desc.locked[:4])}"
+                             f"{', ...' if len(desc.locked) > 4 else ''}), so nothing moves; lock fewer joints")
         raise ModelError("the robot has no movable joints (all joints are fixed); a body that flies freely, such as "
                          "a quadrotor, needs a floating base (floating_base=True)", hint="pass --floating-base")
     moving = [link for link in desc.links if link.name not in set(welded)]

@@ -170,6 +170,9 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
             limits = Limits(_opt(j.limit.lower), _opt(j.limit.upper), _opt(j.limit.effort), _opt(j.limit.velocity))
         mimic = None
         if j.mimic is not None:
+            if not j.mimic.joint:
+                raise ModelError(f"joint '{j.name}': <mimic> has no 'joint' attribute; name the joint it follows "
+                                 "(<mimic joint=\"...\" multiplier=\"1\" offset=\"0\"/>)")
             mimic = Mimic(
                 joint=j.mimic.joint,
                 multiplier=1.0 if j.mimic.multiplier is None else float(j.mimic.multiplier),
