@@ -297,8 +297,13 @@ def validate(desc: RobotDescription) -> RobotDescription:
             if not m.joint:
                 raise ModelError(f"joint '{j.name}': its <mimic> names no joint (joint=\"...\")")
             if not all(math.isfinite(c) for c in (m.multiplier, m.offset, *m.polynomial)):
+                given = (f"polynomial coefficients {', '.join(f'{c:g}' for c in m.polynomial)}" if m.polynomial else
+                         f"multiplier {m.multiplier:g}, offset {m.offset:g}")
                 raise ModelError(f"joint '{j.name}': mimic of '{m.joint}' has a coefficient that is not a finite number "
-                                 f"(multiplier {m.multiplier}, offset {m.offset})")
+                                 f"({given})")
+        if any(not (a >= 0 and math.isfinite(a)) for a in j.armature):
+            raise ModelError(f"joint '{j.name}': armature {', '.join(f'{a:g}' for a in j.armature)} must be finite and "
+                             "not negative (a rotor inertia adds to M)")
         joints.append(j)
     if unordered:
         warnings.warn(ModelWarning(f"{len(unordered)} joint{'s' if len(unordered) > 1 else ''} with the lower limit above "

@@ -163,10 +163,6 @@ def load_description(path_or_spec: str, xacro_args: dict | None = None, package_
     if is_xacro_path(text) and os.path.isfile(text):
         read_text(text)  # the same refusals as any file: size, binary, encoding
         return _parse_urdf_cached(expand(text, xacro_args, package_paths), text)
-    if xacro_args:
-        names = ", ".join(sorted(xacro_args))
-        warnings.warn(ModelWarning(f"{text}: not a .xacro file, so --xacro-arg ({names}) does not apply and is "
-                                   "ignored"), stacklevel=2)
     bundled = None if is_spec(text) else bundled_path(text)
     if bundled and (not os.path.exists(text) or os.path.isdir(text)):  # a folder ./panda/ is no robot file
         text = bundled
@@ -175,6 +171,10 @@ def load_description(path_or_spec: str, xacro_args: dict | None = None, package_
                                    f"bundled robot of that name ({bundled})"), stacklevel=2)
     if os.path.isdir(text):
         raise ModelError(f"{text}: a folder, not a robot file (.urdf, .xacro, .xml, .yaml)")
+    if xacro_args:
+        names = ", ".join(sorted(xacro_args))
+        warnings.warn(ModelWarning(f"{text}: not a .xacro file, so --xacro-arg ({names}) does not apply and is "
+                                   "ignored"), stacklevel=2)
     if os.path.exists(text):
         ext = os.path.splitext(text)[1].lower()
         content = read_text(text)

@@ -72,9 +72,47 @@ class MujocoLayout:
     dofs: np.ndarray | None = None  # MuJoCo's DoF that are ours (the locked ones are not)
 
 
+def _replicated_bodies(path: str, text: str | None) -> int:
+    """How many bodies the file's <replicate> elements make (nested counts multiplied), read
+    before MuJoCo expands them: a count of 10⁹ would hang its parser."""
+    import xml.etree.ElementTree as ET
+
+    from .limits import read_bounded
+
+    try:
+        root = ET.fromstring(text if text is not None else read_bounded(path))
+    except (ET.ParseError, ValueError, OSError):
+        return 0  # MuJoCo says what is wrong with the file
+
+    def count(element, factor: int) -> int:
+        total = 0
+        for child in element:
+            if child.tag == "replicate":
+                try:
+                    n = int(child.get("count", "1"))
+                except ValueError:
+                    n = 1
+                total += count(child, factor * max(n, 0))
+            elif child.tag == "body":
+                total += factor + count(child, factor)
+            else:
+                total += count(child, factor)
+            if total > 10**12:
+                break
+        return total
+
+    return count(root, 1)
+
+
 def compile_model(path: str, text: str | None = None):
     """MuJoCo's compiled model of the file ``path`` (or of ``text``, named ``path``)."""
     mujoco = _mujoco()
+    from .limits import max_bodies
+
+    made = _replicated_bodies(path, text)
+    if made > max_bodies():
+        raise ModelError(f"{path}: its <replicate> elements make {made:,} bodies, more than the {max_bodies():,} allowed "
+                         "(set CORIOLIS_MAX_BODIES to raise the limit)")
     said: list[str] = []  # MuJoCo's own warnings: printed and logged to MUJOCO_LOG.TXT in the user's directory
     previous = mujoco.get_mju_user_warning()
     mujoco.set_mju_user_warning(said.append)
