@@ -73,12 +73,29 @@ def find_package(name: str, package_paths=()) -> str:
     return os.path.abspath(_find_package(name, package_paths))
 
 
+def _walk_for_package(root: str, name: str) -> str | None:
+    """The folder under ``root`` whose package.xml names ``name`` (as ROS finds packages, by their
+    manifest, not their folder's name), visiting at most MAX_PACKAGE_SEARCH folders."""
+    visited = 0
+    for directory, subdirs, files in os.walk(root):
+        visited += 1
+        if "package.xml" in files and _package_xml_name(directory) == name:
+            return directory
+        if visited > MAX_PACKAGE_SEARCH:
+            break
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+    return None
+
+
 def _find_package(name: str, package_paths=()) -> str:
     searched = []
     for root in package_paths:
         root = os.path.abspath(os.path.expanduser(root))
         searched.append(root)
-        if os.path.basename(root.rstrip(os.sep)) == name or _package_xml_name(root) == name:
+        found = _walk_for_package(root, name)  # the package itself, or one in a workspace's src/
+        if found:
+            return found
+        if os.path.basename(root.rstrip(os.sep)) == name:
             return root
         candidate = os.path.join(root, name)
         if os.path.isdir(candidate):
@@ -132,7 +149,63 @@ def _finding_packages(package_paths, failures: list):
 
 def expand(path: str, args: dict[str, str] | None = None, package_paths=()) -> str:
     """The URDF text of xacro file ``path`` with ``args`` (name: value), or ModelError naming what
-    is missing and the option that supplies it."""
+    is missing and the option that supplies it. xacro evaluates Python expressions (${9**9**9})
+    and recursive macros, which no signal interrupts: it runs in a child process bounded by
+    CORIOLIS_XACRO_SECONDS (default 30) of CPU and wall time and CORIOLIS_XACRO_MB (default 2048)
+    of memory."""
+    import json
+    import subprocess
+
+    from .limits import _env_int
+
+    seconds, megabytes = _env_int("CORIOLIS_XACRO_SECONDS", 30), _env_int("CORIOLIS_XACRO_MB", 2048)
+
+    def limit():  # in the child, before it runs
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (megabytes * 2**20, megabytes * 2**20))
+
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+    request = json.dumps({"path": path, "args": {str(k): str(v) for k, v in (args or {}).items()},
+                          "package_paths": [str(p) for p in package_paths]})
+    try:
+        done = subprocess.run([sys.executable, "-c", "from coriolis_cli.model.xacro_format import _child; _child()"],
+                              input=request, capture_output=True, text=True, timeout=seconds + 5, env=env,
+                              preexec_fn=limit if os.name == "posix" else None)
+    except subprocess.TimeoutExpired:
+        raise ModelError(f"{path}: xacro did not finish within {seconds} s (a macro that never ends, or an "
+                         "expression too large to evaluate)", hint="set CORIOLIS_XACRO_SECONDS to allow longer") from None
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        why = "ran out of its time" if done.returncode in (-9, -24, 152, 137) else "ran out of its memory or failed"
+        raise ModelError(f"{path}: xacro {why} ({seconds} s, {megabytes} MiB) while expanding it (a macro that never "
+                         "ends, or an expression too large to evaluate)",
+                         hint="set CORIOLIS_XACRO_SECONDS or CORIOLIS_XACRO_MB to allow more") from None
+    if "text" in answer:
+        return answer["text"]
+    raise ModelError(answer["error"], hint=answer.get("hint")) from None
+
+
+def _child() -> None:
+    """expand()'s child process: a request as JSON on standard input, {"text"} or {"error", "hint"}
+    as JSON on standard output."""
+    import json
+
+    request = json.loads(sys.stdin.read())
+    try:
+        answer = {"text": _expand_here(request["path"], request["args"], request["package_paths"])}
+    except ModelError as e:
+        answer = {"error": str(e), "hint": e.hint}
+    except MemoryError:
+        answer = {"error": f"{request['path']}: xacro ran out of memory while expanding it (a macro that never ends, "
+                           "or an expression too large to evaluate)", "hint": "set CORIOLIS_XACRO_MB to allow more"}
+    sys.stdout.write(json.dumps(answer))
+
+
+def _expand_here(path: str, args: dict[str, str] | None = None, package_paths=()) -> str:
     try:
         import xacro
         from xacro.substitution_args import ArgException, SubstitutionException
