@@ -68,14 +68,21 @@ def generate_code(robot, directory, prefix: str | None = None, what=None, force:
     started = time.perf_counter()
     prefix_name = check_prefix(prefix) if prefix is not None else default_prefix(robot.name)
     directory = os.fspath(directory)
+    if not directory.strip():
+        raise InputError("-o: give the directory to write P.h and P.c in")
+    if os.path.islink(directory) and not os.path.exists(directory):
+        raise InputError(f"-o {directory}: a symbolic link to {os.readlink(directory)}, which does not exist")
     h_path, c_path = os.path.join(directory, f"{prefix_name}.h"), os.path.join(directory, f"{prefix_name}.c")
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise InputError(f"-o {directory}: not a directory")
     if os.path.isdir(directory):  # else made below, once the code is ready
         for path in (h_path, c_path):
             check_writable(path, force)
-    made = trace(robot, functions_for(what))
-    h_text, c_text = c_files(prefix_name, robot, made)
+    functions = functions_for(what)
+    check_size(robot, functions)
+    with _killable():
+        made = trace(robot, functions)
+        h_text, c_text = c_files(prefix_name, robot, made)
     os.makedirs(directory, exist_ok=True)
     write_atomic(h_path, h_text, force)
     write_atomic(c_path, c_text, force)
@@ -84,4 +91,70 @@ def generate_code(robot, directory, prefix: str | None = None, what=None, force:
                          {name: int(f.n_instructions()) for name, f in made.items()})
 
 
-__all__ = ["GeneratedCode", "c_files", "functions_for", "generate_code"]
+# Γ's code grows with the tree's related triples (i, j, k): serial:40 (64,000 of them) took 20 s and
+# 0.4 GB here, the rest of the functions a few seconds; refused above the budget, say so up front.
+SECONDS_PER_TRIPLE, BYTES_PER_TRIPLE = 20.0 / 64_000, 0.4e9 / 64_000
+
+
+def estimate(robot, functions) -> tuple[float, float]:
+    """(seconds, bytes of memory) that generating ``functions`` for ``robot`` takes, roughly (from
+    the related triples of Γ, calibrated on serial chains)."""
+    import numpy as np
+
+    if "christoffel" not in functions:
+        return 5.0, 0.2e9
+    tree = getattr(robot, "full", robot)
+    R = tree.dof_related.astype(np.float64)
+    triples = float(np.sum((R @ R) * R))
+    return 2.0 + SECONDS_PER_TRIPLE * triples, 0.1e9 + BYTES_PER_TRIPLE * triples
+
+
+def check_size(robot, functions) -> None:
+    """Refuse up front what would run past CORIOLIS_CODEGEN_SECONDS (default 300) or half the
+    machine's memory."""
+    from ..model.limits import _env_int
+
+    seconds, memory = estimate(robot, functions)
+    budget = _env_int("CORIOLIS_CODEGEN_SECONDS", 300)
+    available = _available_memory()
+    if seconds > budget or (available and memory > available / 2):
+        raise InputError(f"generating Γ's code for this robot (nv = {robot.nv}) would take about {seconds / 60:.0f} min and "
+                         f"{memory / 1e9:.1f} GB; on a robot this size the engine's christoffel is faster than such code "
+                         "(Table 2: past 15 bodies). Leave Gamma out (--what M,Mdot,C,tau,slotine), or set "
+                         "CORIOLIS_CODEGEN_SECONDS to allow longer")
+
+
+def _available_memory() -> float:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class _killable:
+    """SIGTERM and Ctrl-C end the process at once while CasADi works: its long C++ calls (common
+    subexpressions, code generation) do not return to Python, where the CLI's handlers would run,
+    and nothing has been written yet (the files are written atomically afterwards)."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.saved = None
+        if threading.current_thread() is threading.main_thread():
+            self.saved = {s: signal.signal(s, signal.SIG_DFL) for s in (signal.SIGTERM, signal.SIGINT)}
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        for s, handler in (self.saved or {}).items():
+            signal.signal(s, handler)
+        return False
+
+
+__all__ = ["GeneratedCode", "c_files", "check_size", "estimate", "functions_for", "generate_code"]

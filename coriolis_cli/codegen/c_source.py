@@ -20,17 +20,20 @@ SIGNATURES = {
     "slotine_li": ("const double *q, const double *qd, const double *qd_r, const double *qdd_r, double *tau",
                    "tau = M qdd_r + C(q, qd) qd_r + g (Slotine-Li, Wensing-Slotine Alg. 3)"),
 }
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# a C identifier that CasADi also takes as a function name with _coriolis etc. appended
+# (casadi::Function::check_name: a letter first, no "__", so no "_" at either end)
+IDENTIFIER = re.compile(r"[A-Za-z](?:_?[A-Za-z0-9])*\Z")
 
 
 def check_prefix(prefix: str) -> str:
     if not IDENTIFIER.match(prefix or ""):
-        raise InputError(f"--prefix '{prefix}' is not a C identifier (letters, digits and _, not starting with a digit)")
+        raise InputError(f"--prefix '{prefix}' is not a name the code can take: letters and digits, a letter first, "
+                         "single underscores between them (e.g. my_robot)")
     return prefix
 
 
 def default_prefix(robot_name: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9_]", "_", robot_name) or "robot"
+    name = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9]", "_", robot_name)).strip("_") or "robot"
     return name if IDENTIFIER.match(name) else "robot_" + name
 
 
@@ -102,7 +105,7 @@ def _casadi_part(code: str) -> str:
             continue
         kept.append(line)
         if ENTRY.match(line):  # not every function uses its work arrays: say so, for -Wextra
-            kept.append("  (void)iw; (void)w; (void)mem;")
+            kept.append("  (void)arg; (void)res; (void)iw; (void)w; (void)mem;")  # Γ of a pendulum reads no q
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
 
 
