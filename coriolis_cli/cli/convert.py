@@ -20,6 +20,20 @@ def _write_description(desc, output: str, force: bool):
         text = to_yaml(desc)
     elif ext in URDF_EXT:
         text = to_urdf(desc)
+        lost = []
+        armed = [j.name for j in desc.joints if any(j.armature)]
+        if armed:
+            lost.append(f"the armature of {len(armed)} joint{'s' if len(armed) > 1 else ''} ({', '.join(armed[:3])}"
+                        f"{', ...' if len(armed) > 3 else ''})")
+        if desc.gravity is not None and tuple(desc.gravity) != (0.0, 0.0, -9.81):
+            lost.append(f"the gravity ({', '.join(f'{g:g}' for g in desc.gravity)}) m/s²")
+        if lost:
+            import warnings
+
+            from ..errors import ModelWarning
+
+            warnings.warn(ModelWarning(f"{output}: URDF has no place for {' and '.join(lost)}, so a tool reading it will "
+                                       "not have them; the .yaml format carries both"), stacklevel=2)
     else:
         raise StateError(f"{output}: unknown extension '{ext}' (use .urdf or .yaml)")
     emit(text, output, force)
@@ -48,14 +62,20 @@ def convert(robot, output, force):
     check_writable(output, force)
     options = load_options()
     desc = lock_joints(load_description(robot, options["xacro_args"], options["package_paths"]), locked())
-    build_model(desc)  # refuse to convert what we could not compute with
+    tree = build_model(desc)  # refuse to convert what we could not compute with
+    if desc.loops and not desc.independent:  # MJCF's loops: the coordinates load_robot chooses, written out
+        from dataclasses import replace
+
+        from ..model.loops import LoopMap
+
+        desc = replace(desc, independent=LoopMap(tree).independent_names)
     if is_xacro_path(robot) and not locked() and output.lower().endswith((".urdf", ".xml")):
         from ..model.xacro_format import expand
 
         emit(expand(robot, options["xacro_args"], options["package_paths"]), output, force)  # xacro's own text
         return
     _write_description(desc, output, force)
-    dropped = _comments(robot)
+    dropped = _comments(robot) if desc.origin_format != "mjcf" else 0  # MJCF's elements are not carried either
     if dropped:
         err.print(styled(("note:", "yellow"), f" {dropped} XML comment{'s' if dropped > 1 else ''} of {robot} "
                          "not carried (every element is)"), soft_wrap=True)

@@ -29,6 +29,19 @@ def max_file_bytes() -> int:
     return _env_int("CORIOLIS_MAX_FILE_MB", 64) * 2**20
 
 
+MAX_XML_DEPTH = 200  # a URDF nests a few levels; Python's XML serializer recurses per level
+
+
+def xml_depth(root) -> int:
+    """How deep an element tree nests (counted without recursion)."""
+    deepest, stack = 0, [(root, 1)]
+    while stack:
+        el, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in el)
+    return deepest
+
+
 def max_bodies() -> int:
     return _env_int("CORIOLIS_MAX_BODIES", 10_000)
 

@@ -120,6 +120,9 @@ def _parse_urdf_cached(content: str, source: str) -> RobotDescription:
     return desc
 
 
+_STDIN_READ: dict = {}  # the standard input stream read already: it holds one robot
+
+
 def read_stdin() -> str:
     """The robot description piped to standard input (``-``), bounded as a file is."""
     import sys
@@ -130,6 +133,10 @@ def read_stdin() -> str:
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
         raise ModelError("-: no standard input to read a robot from")
+    if _STDIN_READ.get("stream") is stream:
+        raise ModelError("-: standard input holds one robot and was read already; give '-' once, and the other "
+                         "robots as files")
+    _STDIN_READ["stream"] = stream
     data = stream.read(limit + 1)
     if len(data) > limit:
         raise ModelError(f"-: larger than {limit // 2**20} MiB (set CORIOLIS_MAX_FILE_MB to raise the limit)")

@@ -148,6 +148,11 @@ class LoopMap:
         return {int(loop_bodies[k]) for k in range(len(loop_bodies)) if k not in solved}
 
     @property
+    def independent_names(self) -> tuple[str, ...]:
+        """The loops' independent coordinates (listed, or chosen: see _choose_independent)."""
+        return tuple(self.robot.bodies[i].joint.name for i in sorted(self._chosen))
+
+    @property
     def dependent_names(self) -> tuple[str, ...]:
         return tuple(self.robot.bodies[i].joint.name for i in self.dependent_bodies)
 

@@ -108,6 +108,12 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
         raise ModelError(f"{source}: malformed XML ({e})") from None
     if root.tag != "robot":
         raise ModelError(f"{source}: not a URDF file (root element is <{root.tag}>, expected <robot>)")
+    from .limits import MAX_XML_DEPTH, xml_depth
+
+    depth = xml_depth(root)
+    if depth > MAX_XML_DEPTH:
+        raise ModelError(f"{source}: its elements nest {depth} deep, more than the {MAX_XML_DEPTH} a robot file can "
+                         "need (a URDF nests a few levels); flatten the element that nests so deep")
     if needs_expanding_tree(root):
         raise ModelError(unexpanded_message(source))
     if not root.get("name"):

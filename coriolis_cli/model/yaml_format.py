@@ -21,9 +21,10 @@
     # optional, closed kinematic loops (engine.loops; robots/fourbar.yaml in full):
     # loops:
     #   - {name: pin, type: revolute, parent: coupler, child: rocker, xyz: [0.9, 0, 0], rpy: [0, 0, 0],
-    #      child_xyz: [0.8, 0, 0], child_rpy: [0, 0, 0], axis: [0, 0, 1]}   # revolute | spherical
+    #      child_xyz: [0.8, 0, 0], child_rpy: [0, 0, 0], axis: [0, 0, 1]}   # revolute | spherical | fixed
     # independent: [crank_joint]        # the minimal coordinates; other joints of a loop are solved for
     # guess: {coupler_joint: 1.0, rocker_joint: 1.9}   # optional, default 0: the assembly branch
+    # gravity: [0, 0, -9.81]            # optional, m/s² in the world frame (MJCF's <option gravity>)
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .limits import load_yaml
 from .numbers import as_float, parse_number
 
 
-TOP_LEVEL_KEYS = ("name", "links", "joints", "loops", "independent", "guess", "urdf")
+TOP_LEVEL_KEYS = ("name", "links", "joints", "loops", "independent", "guess", "gravity", "urdf")
 LOOP_KEYS = ("name", "type", "parent", "child", "xyz", "rpy", "child_xyz", "child_rpy", "axis")
 
 
@@ -111,7 +112,7 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
             )
         elif any(k in raw for k in ("com", "inertia", "com_rpy")):
             raise ModelError(f"{where}: has com/inertia but no mass")
-        links.append(LinkSpec(name=name, inertial=inertial, extra=_urdf(raw.get("urdf"), f"{where}.urdf")))
+        links.append(LinkSpec(name=name, inertial=inertial, extra=_urdf(raw.get("urdf"), f"{where}.urdf", "link")))
     joints = []
     for i, raw in enumerate(joints_in):
         where = f"{source}: joints[{i}]"
@@ -146,14 +147,16 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
                 axis=_vec(raw.get("axis", [0, 0, 1] if raw.get("type") == "planar" else [1, 0, 0]), 3, f"{where}.axis"),
                 limits=limits,
                 mimic=mimic,
-                extra=_urdf(raw.get("urdf"), f"{where}.urdf"),
+                extra=_urdf(raw.get("urdf"), f"{where}.urdf", "joint"),
                 armature=_armature(raw.get("armature"), f"{where}.armature"),
             )
         )
     name = data.get("name", "robot")
     loops, independent, guess = _loops(data, source)
+    gravity = _vec(data["gravity"], 3, f"{source}: gravity") if data.get("gravity") is not None else None
     return RobotDescription(name=str(name), links=tuple(links), joints=tuple(joints), source=source, loops=loops,
-                            independent=independent, guess=guess, extra=_urdf(data.get("urdf"), f"{source}: urdf"))
+                            independent=independent, guess=guess, extra=_urdf(data.get("urdf"), f"{source}: urdf"),
+                            gravity=gravity)
 
 
 def _armature(value, where: str) -> tuple[float, ...]:
@@ -167,10 +170,18 @@ def _armature(value, where: str) -> tuple[float, ...]:
     return out
 
 
-def _urdf(value, where: str) -> tuple[str, ...]:
+# what the dynamics reads (model.urdf.READ): an extra that held one would change it in the URDF
+_NOT_EXTRA = {"link": ("inertial",), "joint": ("origin", "parent", "child", "axis", "limit", "mimic"),
+              "robot": ("link", "joint")}
+
+
+def _urdf(value, where: str, scope: str = "robot") -> tuple[str, ...]:
     """``urdf:``, URDF elements the dynamics does not read (geometry, materials, ...), carried to
-    URDF by convert: a list of XML texts, each one element."""
+    URDF by convert: a list of XML texts, each one element. Elements the dynamics reads are
+    refused: an <inertial> of a link's extras would change M in the URDF convert writes."""
     import xml.etree.ElementTree as ET
+
+    from .limits import MAX_XML_DEPTH, xml_depth
 
     if value is None:
         return ()
@@ -181,9 +192,16 @@ def _urdf(value, where: str) -> tuple[str, ...]:
         if not isinstance(text, str):
             raise ModelError(f"{where}[{k}] must be XML text")
         try:
-            ET.fromstring(text)
+            element = ET.fromstring(text)
         except ET.ParseError as e:
             raise ModelError(f"{where}[{k}] is not one XML element ({e})") from None
+        if element.tag in _NOT_EXTRA[scope]:
+            raise ModelError(f"{where}[{k}] is a <{element.tag}>, which the dynamics reads: write it as YAML "
+                             f"({'the link' if scope == 'link' else 'the joint' if scope == 'joint' else 'links: and joints:'}), "
+                             "not as a URDF extra")
+        if xml_depth(element) > MAX_XML_DEPTH:
+            raise ModelError(f"{where}[{k}] nests {xml_depth(element)} deep, more than the {MAX_XML_DEPTH} a robot "
+                             "file can need")
         out.append(text)
     return tuple(out)
 
@@ -252,6 +270,8 @@ def to_yaml(desc: RobotDescription) -> str:
             d["urdf"] = list(j.extra)
         joints.append(d)
     doc = {"name": desc.name, "links": links, "joints": joints}
+    if desc.gravity is not None and tuple(desc.gravity) != (0.0, 0.0, -9.81):
+        doc["gravity"] = _clean(desc.gravity)  # m/s² in the world frame (MJCF's <option gravity>)
     if desc.extra:
         doc["urdf"] = list(desc.extra)
     if desc.loops:
