@@ -208,4 +208,4 @@ def test_standard_input_twice_and_a_mimic_without_its_joint(tmp_path, run_cli, m
     start = text.index("<mimic")
     end = text.index("/>", start) + 2
     path = _write(tmp_path, "nomimic.urdf", text[:start] + '<mimic multiplier="0.9"/>' + text[end:])
-    assert_one_line_error(run_cli("info", path), "<mimic> has no 'joint' attribute")
+    assert_one_line_error(run_cli("info", path), "<mimic> names no joint (the 'joint' attribute is missing)")

@@ -251,7 +251,7 @@ def test_binary_garbage_and_directories(tmp_path):
     p.write_bytes(os.urandom(256) + b"\x00\xff")
     with pytest.raises(ModelError, match="not a text file"):
         cc.load_robot(str(p))
-    with pytest.raises(ModelError, match="is a directory"):
+    with pytest.raises(ModelError, match="a folder, not a robot file"):
         cc.load_robot(str(tmp_path))
 
 

@@ -359,3 +359,13 @@ def test_converters_on_a_closed_loop_and_on_a_urdf_robot():
     assert np.abs(q - qbar).max() <= 1e-15 and np.abs(v - vbar).max() <= 1e-13
     with pytest.raises(cc.ModelError, match="was not loaded from MJCF"):
         cc.load_robot(robot_path("panda.urdf")).to_mujoco(np.zeros(7))
+
+
+def test_disabled_gravity_is_no_gravity(tmp_path, run_cli):
+    """dm_control's finger and fish: <flag gravity="disable"/> keeps opt.gravity and sets a flag
+    (check m failed by 0.45 and 0.099 relative before)."""
+    path = _write(tmp_path, STRIKER_LIKE.replace("<worldbody>", '<option><flag gravity="disable"/></option><worldbody>'))
+    robot = _load(path)
+    assert robot.gravity == (0.0, 0.0, 0.0)
+    r, checks = _checks(run_cli, path)
+    assert r.code == 0 and checks["m"]["passed"] is True, r

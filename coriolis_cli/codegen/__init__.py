@@ -112,10 +112,10 @@ def estimate(robot, functions) -> tuple[float, float]:
 def check_size(robot, functions) -> None:
     """Refuse up front what would run past CORIOLIS_CODEGEN_SECONDS (default 300) or half the
     machine's memory."""
-    from ..model.limits import _env_int
+    from ..model.limits import env_int
 
     seconds, memory = estimate(robot, functions)
-    budget = _env_int("CORIOLIS_CODEGEN_SECONDS", 300)
+    budget = env_int("CORIOLIS_CODEGEN_SECONDS", 300)
     available = _available_memory()
     if seconds > budget or (available and memory > available / 2):
         raise InputError(f"generating Γ's code for this robot (nv = {robot.nv}) would take about {seconds / 60:.0f} min and "

@@ -27,7 +27,7 @@ IDENTIFIER = re.compile(r"[A-Za-z](?:_?[A-Za-z0-9])*\Z")
 
 def check_prefix(prefix: str) -> str:
     if not IDENTIFIER.match(prefix or ""):
-        raise InputError(f"--prefix '{prefix}' is not a name the code can take: letters and digits, a letter first, "
+        raise InputError(f"--prefix '{prefix}' is not a C identifier the code can take: letters and digits, a letter first, "
                          "single underscores between them (e.g. my_robot)")
     return prefix
 

@@ -17,7 +17,7 @@ import yaml
 MAX_YAML_NODES = 1_000_000
 
 
-def _env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int) -> int:
     try:
         value = int(os.environ.get(name, default))
     except ValueError:
@@ -26,7 +26,7 @@ def _env_int(name: str, default: int) -> int:
 
 
 def max_file_bytes() -> int:
-    return _env_int("CORIOLIS_MAX_FILE_MB", 64) * 2**20
+    return env_int("CORIOLIS_MAX_FILE_MB", 64) * 2**20
 
 
 MAX_XML_DEPTH = 200  # a URDF nests a few levels; Python's XML serializer recurses per level
@@ -43,7 +43,7 @@ def xml_depth(root) -> int:
 
 
 def max_bodies() -> int:
-    return _env_int("CORIOLIS_MAX_BODIES", 10_000)
+    return env_int("CORIOLIS_MAX_BODIES", 10_000)
 
 
 def read_bounded(path: str) -> bytes:

@@ -177,7 +177,7 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
         mimic = None
         if j.mimic is not None:
             if not j.mimic.joint:
-                raise ModelError(f"joint '{j.name}': <mimic> has no 'joint' attribute; name the joint it follows "
+                raise ModelError(f"joint '{j.name}': its <mimic> names no joint (the 'joint' attribute is missing); name the joint it follows "
                                  "(<mimic joint=\"...\" multiplier=\"1\" offset=\"0\"/>)")
             mimic = Mimic(
                 joint=j.mimic.joint,

@@ -156,9 +156,9 @@ def expand(path: str, args: dict[str, str] | None = None, package_paths=()) -> s
     import json
     import subprocess
 
-    from .limits import _env_int
+    from .limits import env_int
 
-    seconds, megabytes = _env_int("CORIOLIS_XACRO_SECONDS", 30), _env_int("CORIOLIS_XACRO_MB", 2048)
+    seconds, megabytes = env_int("CORIOLIS_XACRO_SECONDS", 30), env_int("CORIOLIS_XACRO_MB", 2048)
 
     def limit():  # in the child, before it runs
         import resource
