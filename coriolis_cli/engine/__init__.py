@@ -23,9 +23,11 @@ from .api import (
     christoffel,
     christoffel_largest,
     coriolis_matrix,
+    coriolis_transpose_velocity,
     create_data,
     forward_dynamics,
     gamma_bytes,
+    generalized_momentum,
     gravity_vector,
     inverse_dynamics,
     largest_entries,
@@ -34,6 +36,7 @@ from .api import (
     regressor,
     singular_mass_matrix,
     slotine_li,
+    trajectory_dynamics,
 )
 
 # what robots hand out but the engine computes (model.services)
@@ -44,4 +47,5 @@ __all__ = [
     "Data", "FACTORIZATIONS", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "check_memory", "christoffel", "christoffel_largest",
     "coriolis_matrix", "create_data", "gamma_bytes", "gravity_vector", "inverse_dynamics", "largest_entries", "mass_matrix",
     "positive_definite", "singular_mass_matrix", "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li",
+    "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics",
 ]

@@ -38,9 +38,10 @@ def not_a_robot(name: str, robot) -> TypeError:
 
 
 _CORIOLIS_MATRIX, _CHRISTOFFEL, _CHRISTOFFEL_SLICES, _MASS_MATRIX, _INVERSE_DYNAMICS, _GRAVITY_VECTOR, _FORWARD_DYNAMICS, \
-    _SLOTINE_LI, _REGRESSOR, _ADAPTATION_GRADIENT = (_by_type(name) for name in (
+    _SLOTINE_LI, _REGRESSOR, _ADAPTATION_GRADIENT, _MOMENTUM, _CT_VELOCITY, _TRAJECTORY = (_by_type(name) for name in (
         "coriolis_matrix", "christoffel", "christoffel_slices", "mass_matrix", "inverse_dynamics", "gravity_vector",
-        "forward_dynamics", "slotine_li", "regressor", "adaptation_gradient"))
+        "forward_dynamics", "slotine_li", "regressor", "adaptation_gradient", "generalized_momentum",
+        "coriolis_transpose_velocity", "trajectory_dynamics"))
 
 
 def coriolis_matrix(robot, q, qd, factorization: str = DEFAULT_FACTORIZATION, data: Data | None = None):
@@ -111,6 +112,38 @@ def gravity_vector(robot, q, gravity=True, data: Data | None = None):
     except KeyError:
         raise not_a_robot("gravity_vector", robot) from None
     return implementation(robot, q, gravity, data)
+
+
+def generalized_momentum(robot, q, qd, data: Data | None = None):
+    """p = M(q) q̇ by one O(N) recursion that forms no M (Wensing–Slotine App. B-B; engine.momentum),
+    armature included. With ``data=`` the result is ``data.p``. Batches: q, qd of shape (K, ·)."""
+    try:
+        implementation = _MOMENTUM[robot.__class__]
+    except KeyError:
+        raise not_a_robot("generalized_momentum", robot) from None
+    return implementation(robot, q, qd, data)
+
+
+def coriolis_transpose_velocity(robot, q, qd, data: Data | None = None):
+    """C(q, q̇)ᵀ q̇ by one O(N) recursion that forms no C (eq. B-B1), the same for every C with
+    Ṁ = C + Cᵀ: what a momentum observer needs. With ``data=`` the result is ``data.CTqd``."""
+    try:
+        implementation = _CT_VELOCITY[robot.__class__]
+    except KeyError:
+        raise not_a_robot("coriolis_transpose_velocity", robot) from None
+    return implementation(robot, q, qd, data)
+
+
+def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
+    """Along K samples (Q: (K, nq), QD, QDD: (K, nv)), one array (K, 5 nv + 2) whose columns are
+    g, C q̇, Cᵀq̇, p = M q̇, τ = M q̈ + C q̇ + g (NaN without QDD), each nv wide, then the kinetic
+    energy ½ q̇ᵀM q̇ and the potential energy −gᵀ Σ m_i c_i (world frame). One pass per sample,
+    in parallel: what ``compute --recording`` streams."""
+    try:
+        implementation = _TRAJECTORY[robot.__class__]
+    except KeyError:
+        raise not_a_robot("trajectory_dynamics", robot) from None
+    return implementation(robot, Q, QD, QDD, gravity)
 
 
 def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):

@@ -122,6 +122,23 @@ def add_armature_christoffel(model, q, Gamma, W):
 
 
 @njit(cache=True)
+def add_armature_transpose(model, q, qd, out, W):
+    """out += C_aᵀ q̇: −ω × (M_a v) on a free joint's linear DoF (C_aᵀ = −[ω]× M_a)."""
+    ints = model.ints
+    for b in range(ints.shape[0]):
+        if not (_is_free(model, b) and _linear_armature(model, q, b, W)):
+            continue
+        Ma, s = W[0:3, 3:6], ints[b, 3]
+        wx, wy, wz = qd[s + 3], qd[s + 4], qd[s + 5]
+        m0 = Ma[0, 0] * qd[s] + Ma[0, 1] * qd[s + 1] + Ma[0, 2] * qd[s + 2]
+        m1 = Ma[1, 0] * qd[s] + Ma[1, 1] * qd[s + 1] + Ma[1, 2] * qd[s + 2]
+        m2 = Ma[2, 0] * qd[s] + Ma[2, 1] * qd[s + 1] + Ma[2, 2] * qd[s + 2]
+        out[s] -= wy * m2 - wz * m1
+        out[s + 1] -= wz * m0 - wx * m2
+        out[s + 2] -= wx * m1 - wy * m0
+
+
+@njit(cache=True)
 def add_armature_force(model, q, qd, x, w, tau, W):
     """τ += M_a x + C_a(q, q̇) w: the armature's force at acceleration x (q̈, or Slotine–Li's q̈_r)
     with C multiplying w (q̇, or q̇_r)."""

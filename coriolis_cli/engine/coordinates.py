@@ -228,6 +228,53 @@ def gravity_vector(robot, q, gravity=True, data=None):
     return d.g.copy() if fresh else d.g
 
 
+def generalized_momentum(robot, q, qd, data=None):
+    """p̄ = M̄ q̄̇ = Aᵀ p(q, A q̄̇)."""
+    Q, (V,) = _stacked(robot, q, ("qd", qd))
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        return _stacked_outputs([generalized_momentum(robot, Q[s], V[s]) for s in range(Q.shape[0])], (robot.nv,))
+    qf, A, _ = _full_state(robot, Q[0])
+    return A.T @ tree_calls.generalized_momentum(robot.full, qf, A @ V[0])
+
+
+def coriolis_transpose_velocity(robot, q, qd, data=None):
+    """C̄ᵀq̄̇ = Aᵀ Cᵀ(q, v) v + Ȧᵀ p(q, v) with v = A q̄̇ (C̄ = AᵀCA + AᵀMȦ)."""
+    Q, (V,) = _stacked(robot, q, ("qd", qd))
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        return _stacked_outputs([coriolis_transpose_velocity(robot, Q[s], V[s]) for s in range(Q.shape[0])], (robot.nv,))
+    qf, A, Adot = _full_state(robot, Q[0], V[0])
+    v = A @ V[0]
+    out = A.T @ tree_calls.coriolis_transpose_velocity(robot.full, qf, v)
+    return out if Adot is None else out + Adot.T @ tree_calls.generalized_momentum(robot.full, qf, v)
+
+
+def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
+    """tree_calls.trajectory_dynamics's row in the robot's coordinates, state by state: ḡ = Aᵀg,
+    C̄ q̄̇ = Aᵀ(C v + M Ȧ q̄̇), C̄ᵀq̄̇, p̄ = Aᵀp, τ̄ = Aᵀτ(q, v, A q̄̈ + Ȧ q̄̇); T and V are the tree's."""
+    from .momentum import QUANTITIES
+
+    Q, (V,) = _stacked(robot, Q, ("qd", QD))
+    use_qdd = QDD is not None
+    QDD = _stacked(robot, Q, ("qdd", QDD))[1][0] if use_qdd else np.zeros_like(V)
+    n, nf = robot.nv, robot.full.nv
+    out = np.empty((Q.shape[0], QUANTITIES * n + 2))
+    for s in range(Q.shape[0]):
+        qf, A, Adot = _full_state(robot, Q[s], V[s])
+        v = A @ V[s]
+        rate = np.zeros(nf) if Adot is None else Adot @ V[s]
+        row = tree_calls.trajectory_dynamics(robot.full, qf, v, A @ QDD[s] + rate, gravity)[0]
+        full = row[: QUANTITIES * nf].reshape(QUANTITIES, nf)
+        p = full[3]
+        Mrate = tree_calls.inverse_dynamics(robot.full, qf, np.zeros(nf), rate, gravity=False) if Adot is not None else 0.0
+        out[s, 0:n] = A.T @ full[0]
+        out[s, n : 2 * n] = A.T @ (full[1] + Mrate)
+        out[s, 2 * n : 3 * n] = A.T @ full[2] + (Adot.T @ p if Adot is not None else 0.0)
+        out[s, 3 * n : 4 * n] = A.T @ p
+        out[s, 4 * n : 5 * n] = A.T @ full[4] if use_qdd else np.nan
+        out[s, -2:] = row[-2:]
+    return out
+
+
 def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
     """q̄̈ = M̄⁻¹ (τ̄ − C̄ q̄̇ − ḡ), with M̄, C̄, ḡ carried by A (a dense solve: M̄ has no tree)."""
     Q, (V, T) = _stacked(robot, q, ("qd", qd), ("tau", tau))

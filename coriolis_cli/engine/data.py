@@ -36,12 +36,12 @@ class KernelData(NamedTuple):
     q: np.ndarray  # (nq,): the configuration the kernels use (quaternions normalized)
     matrices: np.ndarray  # (4, nv, nv): M, Ṁ, C, and M's LTDL factors (forward dynamics)
     Gamma: np.ndarray  # (nv, nv, nv); (0, 0, 0) until christoffel is first called with this workspace
-    vectors: np.ndarray  # (4, nv): τ, g, zeros (q̇ = q̈ = 0 for g(q)), q̈
+    vectors: np.ndarray  # (6, nv): τ, g, zeros (q̇ = q̈ = 0 for g(q)), q̈, p = M q̇, Cᵀq̇
 
 
 M_, MDOT_, C_, LTDL_ = 0, 1, 2, 3  # rows of KernelData.matrices
-TAU_, G_, ZERO_, QDD_ = 0, 1, 2, 3  # rows of KernelData.vectors
-N_MATRICES, N_VECTORS, ROWS_PER_BODY = 4, 4, 4
+TAU_, G_, ZERO_, QDD_, P_, CT_ = 0, 1, 2, 3, 4, 5  # rows of KernelData.vectors
+N_MATRICES, N_VECTORS, ROWS_PER_BODY = 4, 6, 4
 
 # A Data also holds the model and the workspace as two flat arrays, for calls from Python (see
 # each kernel's ``*_entry`` function): numba unboxes each array argument, about 45 ns apiece, and a call that passed the
@@ -195,6 +195,7 @@ class Data:
         self.kernel = KernelData(blocks, rows, q, matrices, np.zeros((0, 0, 0)), vectors)
         self.M, self.Mdot, self.C = (_read_only(matrices[i]) for i in (M_, MDOT_, C_))
         self.tau, self.g, self.qdd = _read_only(vectors[TAU_]), _read_only(vectors[G_]), _read_only(vectors[QDD_])
+        self.p, self.CTqd = _read_only(vectors[P_]), _read_only(vectors[CT_])
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.gamma_out = None  # the kernels' writable Γ
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call

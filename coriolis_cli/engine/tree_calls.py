@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model.joints import FREE as FREE_CODE
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
 from .christoffel import christoffel_batch, christoffel_entry
@@ -15,11 +16,12 @@ from .coriolis import coriolis_batch, coriolis_entry, coriolis_into_entry
 from .crba import mass_matrix_batch, mass_matrix_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
 from .kinematics import placement_entry, views
+from .momentum import QUANTITIES, momentum_batch, momentum_entry, momentum_into_entry, trajectory_batch
 from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
 from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_entry, slotine_li_entry, slotine_li_estimate_entry,
                          slotine_li_model_entry)
 from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_vector, run_batch,
-                    settle, stacked_states, with_hint)
+                    settle, stacked_states, velocities_of, with_hint)
 from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
 from .joints import RECHECK
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
@@ -42,6 +44,8 @@ _SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)
 _SLOTINE_LI_ESTIMATE = Compiled(slotine_li_estimate_entry)
 _REGRESSOR = Compiled(regressor_entry)
 _ADAPTATION = Compiled(adaptation_gradient_entry)
+_MOMENTUM = Compiled(momentum_entry)
+_MOMENTUM_INTO = Compiled(momentum_into_entry)
 
 
 # ---- Algorithm 1 ---------------------------------------------------------------------------
@@ -189,6 +193,67 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
             return inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
         q = Q[0]
     return gravity_vector(robot, q, gravity, shared_data(robot)).copy()
+
+
+# ---- Algorithm 4's momentum terms (engine.momentum) ------------------------------------------
+def _momentum(robot: RobotModel, q, qd, data, which: int):
+    """p (which 0) or Cᵀq̇ (which 1): one state, with or without data=, or a batch."""
+    if data is not None:
+        if getattr(data, "robot", None) is not robot:
+            check_data(robot, data)
+        if not (is_vector(q) and is_vector(qd)):
+            q, qd = checked(robot, q, ("qd", qd))
+        status = _MOMENTUM.call(data.ints, data.floats, q, qd)
+        if status:
+            settle(robot, status, _MOMENTUM, data, q, (("qd", qd),))
+        return data.p if which == 0 else data.CTqd
+    n = robot.nv
+    if not (is_vector(q) and is_vector(qd)):
+        Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))
+        if batch:
+            return run_batch(robot, momentum_batch, np.zeros((Q.shape[0], 2, n)), Q, (QD,), ("qd", QD))[:, which].copy()
+        q, qd = Q[0], QD[0]
+    shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)
+    out = _zeros((2, n))
+    status = _MOMENTUM_INTO.call(shared.ints, shared.floats, q, qd, out[0], out[1])
+    if status:
+        settle(robot, status, _MOMENTUM_INTO, shared, q, (("qd", qd),), (out[0], out[1]))
+    return out[which]
+
+
+def generalized_momentum(robot: RobotModel, q, qd, data: Data | None = None):
+    return _momentum(robot, q, qd, data, 0)
+
+
+def coriolis_transpose_velocity(robot: RobotModel, q, qd, data: Data | None = None):
+    return _momentum(robot, q, qd, data, 1)
+
+
+def trajectory_dynamics(robot: RobotModel, Q, QD, QDD=None, gravity=True):
+    """(K, QUANTITIES nv + 2): g, C q̇, Cᵀq̇, p, τ (NaN without q̈), T and V of K samples, in
+    parallel; V = −gᵀ Σ m_i c_i in the world frame."""
+    g = robot.gravity_array if gravity is True else gravity_of(gravity)
+    Q, (QD,), _ = stacked_states(robot, Q, ("qd", QD))
+    use_qdd = QDD is not None
+    QDD = velocities_of(robot, QDD, "qdd", Q.shape[0]) if use_qdd else np.zeros_like(QD)
+    n = robot.nv
+    out = run_batch(robot, trajectory_batch, np.empty((Q.shape[0], QUANTITIES * n + 2)), Q, (QD, QDD, use_qdd, g),
+                    ("qd", QD), ("qdd", QDD))
+    out[:, -1] += potential_offset(robot, Q, g)
+    return out
+
+
+def potential_offset(robot: RobotModel, Q, g) -> np.ndarray:
+    """−M gᵀ o: the potential energy the computation frame's origin o adds (the first root joint's
+    place; for a free root, the base's position in the world, which moves)."""
+    root = robot.bodies[0].joint
+    mass = sum(b.mass for b in robot.bodies)
+    if robot.arrays.ints[0, 1] == FREE_CODE:
+        qs = int(robot.q_start[0])
+        origin = np.asarray(root.translation) + Q[:, qs : qs + 3] @ np.asarray(root.rotation).T
+    else:
+        origin = np.broadcast_to(np.asarray(root.translation, float), (Q.shape[0], 3))
+    return -mass * (origin @ np.asarray(g, float))
 
 
 def placements(robot: RobotModel, q):
