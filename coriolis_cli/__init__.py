@@ -31,11 +31,16 @@ __all__ = [
     "SingularMassMatrixError", "SizeError", "SpecError", "StateError", "christoffel", "christoffel_largest", "coriolis_matrix", "engine",
     "gravity_vector", "inverse_dynamics", "load_robot", "mass_matrix",
     "adaptation_gradient", "forward_dynamics", "inertial_parameters", "regressor", "slotine_li", "with_inertial_parameters",
-    "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics",
+    "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "load_recording", "stream_recording",
 ]
 
 
 def __getattr__(name):
+    if name in ("recordings", "load_recording", "stream_recording"):  # formats in, arrays out (no engine)
+        import importlib
+
+        module = importlib.import_module(".recordings", __name__)
+        return module if name == "recordings" else getattr(module, name)
     if name == "engine" or name in _ENGINE:
         engine = _load_engine()
         for attr in _ENGINE:  # later look-ups are plain module attributes

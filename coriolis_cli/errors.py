@@ -33,6 +33,11 @@ class StateError(InputError):
     """A configuration or velocity vector is malformed (length, NaN, unknown DoF name...)."""
 
 
+class RecordingError(InputError):
+    """A recording cannot be read or does not fit the robot (a corrupt file, a missing topic or
+    joint, no samples)."""
+
+
 class OutputError(InputError):
     """An output file cannot be written (exists without --force, unwritable directory...)."""
 

@@ -86,6 +86,11 @@ class SimulationResult:
     dof_names: tuple = field(default_factory=tuple)
     diverged_at: float | None = None  # time of the first sample that was not finite
     diverged_because: str = ""
+    # the trajectory itself, per sample: what `simulate -o run.npz` writes and recordings read back
+    q: np.ndarray | None = None
+    qd: np.ndarray | None = None
+    tau: np.ndarray | None = None  # the control torque applied at each sample
+    config_names: tuple = field(default_factory=tuple)
 
     @property
     def diverged(self) -> bool:
@@ -101,7 +106,8 @@ class SimulationResult:
                 "diverged_at_s": self.diverged_at, "diverged_because": self.diverged_because or None,
                 "t": self.t, "tracking_error": self.tracking_error, "V": self.V, "parameter_error": self.parameter_error,
                 "theta_hat": self.theta_hat, "theta": self.theta, "largest_rise_of_V": self.largest_rise_of_V,
-                "dof_names": list(self.dof_names)}
+                "dof_names": list(self.dof_names), "config_names": list(self.config_names),
+                "q": self.q, "qd": self.qd, "tau": self.tau}
 
 
 # ---- the joints as the simulation sees them ------------------------------------------------------
@@ -425,7 +431,8 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     steps = simulation_steps(duration, rate)
     if steps * robot.nv > 5e8:
         raise StateError(f"{steps:,} steps of a {robot.nv}-DoF robot is too long a run")
-    engine.check_memory(4 * 8 * (steps + 1), f"{steps:,} samples of t, ‖e‖, V and the parameter error")
+    engine.check_memory((4 + robot.nq + 2 * robot.nv) * 8 * (steps + 1),
+                        f"{steps:,} samples of t, q, q̇, τ, ‖e‖, V and the parameter error")
     h = 1.0 / rate
     n = robot.nv
     ref = Reference(robot, lam)
@@ -463,11 +470,14 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
 
     t_out = np.arange(steps + 1) * h
     err, V, perr = np.zeros(steps + 1), np.zeros(steps + 1), np.zeros(steps + 1)
+    Q, QD, TAU = np.zeros((steps + 1, robot.nq)), np.zeros((steps + 1, n)), np.zeros((steps + 1, n))
     norm_theta = max(np.linalg.norm(theta), 1e-300)
 
     def record(k, t, q, qd, theta_hat):
         """‖e‖, V = ½ sᵀMs (+ ½ θ̃ᵀΓ⁻¹θ̃ over the adapted parameters) and the parameter error."""
         e, _, _, s = ref.tracking(t, q, qd)
+        Q[k], QD[k] = q, qd
+        TAU[k] = law(t, q, qd, theta_hat)[0]
         err[k] = np.linalg.norm(e)
         V[k] = 0.5 * s @ engine.mass_matrix(robot, q) @ s
         if adapting:
@@ -509,7 +519,7 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
                 "theta_hat_start": f"{ESTIMATE_START} × θ" if adapting else None}
     return SimulationResult(robot.name, settings, t_out[:keep], err[:keep], V[:keep], perr[:keep],
                             theta_hat.copy() if adapting else theta.copy(), theta, tuple(robot.dof_names),
-                            diverged_at, because)
+                            diverged_at, because, Q[:keep], QD[:keep], TAU[:keep], tuple(robot.config_names))
 
 
 class _Diverged(Exception):

@@ -76,7 +76,17 @@ def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
 @click.option("--state", type=click.Path(dir_okay=False), help="YAML/JSON file {q: {dof: value}, qd: {dof: value}}.")
 @click.option("--random", is_flag=True, help="Random q within the joint limits (else [0, 2π]) and q̇ in [-10, 10].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random.")
-@click.option("--what", default="M,C", show_default=True, help="Comma list of M, Mdot, C, Gamma, g, tau.")
+@click.option("--what", default=None, help="Comma list of M, Mdot, C, Gamma, g, tau (default M,C); along a "
+              "--recording: g, Cqd, CTqd, p, tau, energy (default g,Cqd,CTqd,p,energy).")
+@click.option("--recording", "recording", metavar="FILE", help="Compute along a recording (MCAP, ROS bag folder or .bag, "
+              "CSV, Parquet, simulate's NPZ; or a folder or glob of them): a per-sample table to -o FILE "
+              "(.parquet, .csv, .npz, .mcap), streamed.")
+@click.option("--topic", help="The sensor_msgs/msg/JointState topic of a recording holding several (a CSV's column prefix).")
+@click.option("--base-topic", help="A floating base's nav_msgs/msg/Odometry topic (a CSV's column prefix).")
+@click.option("--window", type=int, default=11, show_default=True,
+              help="Savitzky–Golay window (samples, odd) for velocities and accelerations a recording lacks.")
+@click.option("--workers", type=int, default=None, help="Run many recordings on N local worker processes (Dask).")
+@click.option("--scheduler", help="Run many recordings on a running dask.distributed cluster (tcp://HOST:PORT).")
 @click.option("--factorization", type=click.Choice(["christoffel", "featherstone"]), default="christoffel", show_default=True,
               help="christoffel: eq. (10), C = Σ Γ q̇ (Ṁ = C + Cᵀ); featherstone: eq. (9), B = v ×* I (admissible only).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Default: from the -o extension, else table.")
@@ -87,12 +97,23 @@ def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
               help="Also draw M, Ṁ, C (symmetric log colours, exact zeros grey) and Γ's sparsity pattern to a PNG file.")
 @click.option("--allow-large", is_flag=True,
               help="Write Γ above the 256 MiB guard (nv > 322), if the machine has the memory it needs.")
-def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, factorization, fmt, top, output, force, plot,
-            allow_large):
-    """Compute M, Ṁ, C, Γ, g or τ of ROBOT at one state.
+def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recording, topic, base_topic, window, workers,
+            scheduler, factorization, fmt, top, output, force, plot, allow_large):
+    """Compute M, Ṁ, C, Γ, g or τ of ROBOT at one state, or g, C q̇, Cᵀq̇, p, τ and the energies
+    along a recording.
 
     Example: coriolis compute robots/panda.urdf --random --seed 1 --what M,C,Gamma
     """
+    if recording is not None:
+        if any(x is not None and x is not False for x in (q, qd, qdd, state, random or None, plot)):
+            raise StateError("--recording gives the states: drop --q, --qd, --qdd, --state, --random and --plot")
+        from .recording import run_recording
+
+        return run_recording(robot, floating_base, recording, what, topic, base_topic, window, workers, scheduler, fmt,
+                             output, force)
+    if workers is not None or scheduler is not None or topic is not None or base_topic is not None:
+        raise StateError("--topic, --base-topic, --workers and --scheduler go with --recording")
+    what = what or "M,C"
     from ..evaluation import evaluate
     from ..report.formats import compute_to_csv, to_json, to_npz
     from ..report.output import figure_format

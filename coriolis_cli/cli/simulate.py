@@ -40,8 +40,9 @@ def _gains(text: str):
               help="γ in θ̂̇ = −γ Γ₀ Yᵀ s (slotine-li), Γ₀ scaled to the robot's bodies so that at γ = 1 the fastest "
               "adaptation mode is at 4κ.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Write tracking error, V and parameter error against time (PNG).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default=None,
-              help="Default: from the -o extension, else table. JSON holds every sample.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "npz"]), default=None,
+              help="Default: from the -o extension, else table. JSON and NPZ hold every sample, q, q̇ and τ "
+              "included (NPZ: what compute --recording reads back).")
 @click.option("-o", "--output", help="Write to this file instead of standard output.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
 def simulate(robot, controller, factorization, duration, rate, gains, adaptation_gain, plot, fmt, output, force):
@@ -59,8 +60,8 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     from ..simulation import check_step, simulate as run, simulation_steps
 
     fmt = resolve_format(fmt, output)
-    if fmt not in ("table", "json"):
-        raise StateError(f"-o: simulate writes a table or JSON, not {fmt}")
+    if fmt not in ("table", "json", "npz"):
+        raise StateError(f"-o: simulate writes a table, JSON or NPZ, not {fmt}")
     check_outputs(force, output, plot)
     lam, kappa = _gains(gains)
     steps = simulation_steps(duration, rate)
@@ -78,6 +79,10 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
         emit(simulation_plot(result, figure_format(plot)), plot, force)
     if fmt == "json":
         emit(to_json(result.as_dict()), output, force)
+    elif fmt == "npz":
+        from ..report.formats import to_npz
+
+        emit(to_npz(result.as_dict()), output, force)
     else:
         emit(simulation_table(result), output, force)
     if result.diverged:

@@ -21,6 +21,8 @@ ENTRIES = {
     "slotine_li": "slotine_li.slotine_li_entry",
     "adaptation_gradient": "slotine_li.adaptation_gradient_entry",
     "regressor": "slotine_li.regressor_entry",
+    "trajectory_dynamics": "momentum.trajectory_batch",
+    "generalized_momentum": "momentum.momentum_into_entry",
     # robots in other coordinates: the loop solve, and the tree's calls with a workspace
     "closed_loops": "closure.continuation_kernel",
     "other_coordinates": "base_velocity.coriolis_kernel",
@@ -55,6 +57,8 @@ def warm_up(functions) -> None:
         "slotine_li": lambda: engine.slotine_li(robot, q, z, z, z),
         "adaptation_gradient": lambda: engine.adaptation_gradient(robot, q, z, z, z),
         "regressor": lambda: engine.regressor(robot, q, z, z, z),
+        "trajectory_dynamics": lambda: engine.trajectory_dynamics(robot, q[None], z[None], z[None]),
+        "generalized_momentum": lambda: engine.generalized_momentum(robot, q, z),
     }
     calls["closed_loops"] = lambda: _in_other_coordinates(load_robot(bundled_path("fourbar")))
     calls["other_coordinates"] = lambda: _in_other_coordinates(

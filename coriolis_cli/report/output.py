@@ -84,21 +84,60 @@ def remove_written() -> None:
 
 
 def write_atomic(path: str, data: bytes | str, force: bool = False) -> None:
-    check_writable(path, force)
-    target = _target(path)
-    directory = os.path.dirname(os.path.abspath(target))
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".coriolis-", suffix=".part", dir=directory)
-    except OSError as e:
-        raise OutputError(f"{path}: cannot write ({e.strerror})") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
+    with atomic_file(path, force) as tmp:
+        try:
+            with open(tmp, "wb") as f:
+                f.write(payload)
+        except OSError as e:
+            raise OutputError(f"{path}: cannot write ({e.strerror})") from None
+
+
+class atomic_file:
+    """``with atomic_file(path, force) as tmp:`` write the file ``tmp`` (beside the target); on
+    leaving without an error it becomes ``path`` (fsynced, the target's mode, exclusive without
+    ``force``), on any error or interrupt it is removed. For writers that stream (recordings)."""
+
+    def __init__(self, path: str, force: bool = False):
+        check_writable(path, force)
+        self.path, self.force = path, force
+        self.target = _target(path)
+        directory = os.path.dirname(os.path.abspath(self.target))
+        try:
+            fd, self.tmp = tempfile.mkstemp(prefix=".coriolis-", suffix=".part", dir=directory)
+        except OSError as e:
+            raise OutputError(f"{path}: cannot write ({e.strerror})") from None
+        os.close(fd)
+
+    def __enter__(self) -> str:
+        return self.tmp
+
+    def __exit__(self, kind, error, traceback):
+        if kind is None:
+            try:
+                self._commit()
+            except OSError as e:
+                self._discard()
+                raise OutputError(f"{self.path}: cannot write ({e.strerror or e})") from None
+            except BaseException:
+                self._discard()
+                raise
+            return False
+        self._discard()  # also on KeyboardInterrupt and the CLI's SIGTERM: never a stray .part
+        return False
+
+    def _discard(self) -> None:
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
+
+    def _commit(self) -> None:
+        path, target, tmp = self.path, self.target, self.tmp
+        with open(tmp, "rb+") as f:
             os.fchmod(f.fileno(), _mode_for(target))
             os.fsync(f.fileno())
-        if force:
+        if self.force:
             os.replace(tmp, target)
         else:  # exclusive: of two runs writing one name without --force, the second fails
             try:
@@ -114,11 +153,3 @@ def write_atomic(path: str, data: bytes | str, force: bool = False) -> None:
                 if os.path.lexists(tmp):
                     os.unlink(tmp)
         WRITTEN.append(target)
-    except BaseException as e:  # also KeyboardInterrupt and the CLI's SIGTERM: never a stray .part
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise OutputError(f"{path}: cannot write ({e.strerror})") from None
-        raise

@@ -1,0 +1,74 @@
+"""The dynamics along a recording: g, C q̇, Cᵀq̇, p = M q̇, τ and the energies per sample, in
+chunks (engine.trajectory_dynamics on recordings.stream_recording), for compute --recording,
+the Dask runner and Python alike. Nothing here knows about files or Dask beyond the recording's
+path."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine
+from .engine.momentum import QUANTITIES
+from .errors import StateError
+
+WHAT = ("g", "Cqd", "CTqd", "p", "tau", "energy")
+DEFAULT_WHAT = ("g", "Cqd", "CTqd", "p", "energy")
+_ROW = {"g": 0, "Cqd": 1, "CTqd": 2, "p": 3, "tau": 4}
+
+
+def parse_what(text) -> tuple[str, ...]:
+    names = [w.strip() for w in (text.split(",") if isinstance(text, str) else text) if w.strip()]
+    lowered = {w.lower(): w for w in WHAT}
+    bad = [w for w in names if w.lower() not in lowered]
+    if bad or not names:
+        raise StateError(f"--what along a recording takes {', '.join(WHAT)}, got '{','.join(bad) or text}'")
+    return tuple(dict.fromkeys(lowered[w.lower()] for w in names))
+
+
+def columns(robot, what) -> list[str]:
+    """The table's columns: time, then <quantity>/<dof> per quantity, energy/kinetic and /potential."""
+    out = ["time"]
+    for w in what:
+        out += ["energy/kinetic", "energy/potential"] if w == "energy" else [f"{w}/{d}" for d in robot.dof_names]
+    return out
+
+
+def _reduced_state(robot, samples):
+    """q̄, q̄̇ (and q̄̈) of a robot in other coordinates from the tree's samples: q̄ read off q,
+    q̄̇ solving A q̄̇ = q̇ (least squares), q̄̈ solving A q̄̈ = q̈ − Ȧ q̄̇."""
+    cmap = robot.map
+    K = len(samples.t)
+    Q, V = np.empty((K, robot.nq)), np.empty((K, robot.nv))
+    A_ = None if samples.qdd is None else np.empty((K, robot.nv))
+    for s in range(K):
+        Q[s] = cmap.reduce_configuration(samples.q[s])
+        A = cmap.jacobian(Q[s])
+        V[s] = np.linalg.lstsq(A, samples.qd[s], rcond=None)[0]
+        if A_ is not None:
+            rate = cmap.jacobian_rate(Q[s], V[s])
+            rest = samples.qdd[s] - (0.0 if rate is None else rate @ V[s])
+            A_[s] = np.linalg.lstsq(A, rest, rcond=None)[0]
+    return Q, V, A_
+
+
+def table(robot, samples, what) -> np.ndarray:
+    """One chunk's rows: [time, the quantities of ``what``] (see columns)."""
+    if getattr(robot, "is_reduced", False):
+        Q, V, A = _reduced_state(robot, samples)
+    else:
+        Q, V, A = samples.q, samples.qd, samples.qdd
+    rows = engine.trajectory_dynamics(robot, Q, V, A if "tau" in what else None)
+    n = robot.nv
+    parts = [samples.t[:, None]]
+    for w in what:
+        parts.append(rows[:, QUANTITIES * n :] if w == "energy" else rows[:, _ROW[w] * n : (_ROW[w] + 1) * n])
+    return np.concatenate(parts, axis=1)
+
+
+def along(robot, path, what=DEFAULT_WHAT, **options):
+    """The table of ``what`` along the recording ``path``, chunk by chunk (recordings.stream_recording's
+    options: topic, base_topic, strict, window, rows)."""
+    from .recordings import stream_recording
+
+    for samples in stream_recording(path, robot, accelerations="tau" in what, **options):
+        yield table(robot, samples, what)

@@ -1,0 +1,53 @@
+"""`coriolis compute ROBOT --recording FILE`: the dynamics along a recording, streamed to a table;
+many recordings (a folder, a glob) in one process or on Dask workers."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import StateError
+from .common import compile_first, err, load, progress, styled
+
+
+def run_recording(robot, floating_base, recording, what, topic, base_topic, window, workers, scheduler, fmt, output, force):
+    from ..along import DEFAULT_WHAT, columns, parse_what
+    from ..report.streams import TableWriter, table_format
+
+    if not output:
+        raise StateError("--recording writes a table: give -o FILE (.parquet, .csv, .npz or .mcap; a folder for many "
+                         "recordings)")
+    if fmt not in (None, "csv", "npz"):
+        raise StateError("--format along a recording follows -o's extension (.parquet, .csv, .npz, .mcap)")
+    quantities = parse_what(what) if what else DEFAULT_WHAT
+    from ..distributed import expand_inputs
+
+    inputs = expand_inputs(recording)
+    model = load(robot, floating_base)
+    options = dict(topic=topic, base_topic=base_topic, window=window, strict=_strict())
+    if len(inputs) > 1 or workers is not None or scheduler is not None:
+        from ..distributed import run_many
+
+        compile_first("trajectory_dynamics")
+        parts = run_many(model, inputs, output, quantities, options, workers=workers, scheduler=scheduler, force=force,
+                         progress=progress)
+        err.print(styled(("wrote", "green"), f" {output}: {len(parts)} part{'s' if len(parts) > 1 else ''}, "
+                         f"{sum(n for _, n in parts):,} samples"), soft_wrap=True)
+        return
+    table_format(output)
+    compile_first("trajectory_dynamics")
+    from ..along import along
+    from ..recordings.sources import estimated_samples
+
+    total = estimated_samples(inputs[0], topic)
+    bar, task = progress(total, f"{os.path.basename(inputs[0])}")
+    with bar, TableWriter(output, columns(model, quantities), force) as writer:
+        for chunk in along(model, inputs[0], quantities, **options):
+            writer.write(chunk)
+            bar.update(task, completed=writer.rows)
+    err.print(styled(("wrote", "green"), f" {output}: {writer.rows:,} samples"), soft_wrap=True)
+
+
+def _strict() -> bool:
+    from .common import strict
+
+    return strict()

@@ -1,0 +1,68 @@
+"""Recordings in: joint states from ROS bags, MCAP, CSV, Parquet and simulate's NPZ, as arrays in a
+robot's coordinates (formats in, arrays out; no engine). recordings.sources reads the formats,
+recordings.align matches them to the robot.
+
+    rec = load_recording("run.mcap", robot, topic="/joint_states")
+    rec.t, rec.q, rec.qd, rec.effort      # (K,), (K, nq), (K, nv), (K, nv) or None
+
+``stream_recording`` yields the same in chunks of bounded size, for recordings of any length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import RecordingError
+from .align import DEFAULT_WINDOW, Aligner, Samples
+from .sources import blocks, kind_of, topics_of
+
+DEFAULT_ROWS = 20_000  # samples per chunk: a few MB for a 44-DoF robot
+
+
+@dataclass
+class Recording:
+    """A whole recording in the robot's coordinates."""
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray | None
+    effort: np.ndarray | None
+    config_names: tuple
+    dof_names: tuple
+
+
+def stream_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
+                     window: int = DEFAULT_WINDOW, accelerations: bool = False, rows: int = DEFAULT_ROWS):
+    """Samples (t, q, q̇, q̈ when ``accelerations``, effort) of ``path`` in chunks of about
+    ``rows``, in the coordinates of ``robot``'s tree (``robot.full`` for a robot in other
+    coordinates; recordings.align says how each mess of a real recording is answered)."""
+    tree = getattr(robot, "full", robot)
+    aligner = Aligner(tree, str(path), strict=strict, window=window, need_qdd=accelerations)
+    for block in blocks(str(path), topic, base_topic, rows):
+        out = aligner.feed(block)
+        if out is not None and len(out.t):
+            yield out
+    out = aligner.finish()
+    if out is not None and len(out.t):
+        yield out
+
+
+def load_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
+                   window: int = DEFAULT_WINDOW, accelerations: bool = False) -> Recording:
+    """The whole recording ``path`` for ``robot`` (see stream_recording), in its DoF order."""
+    parts = list(stream_recording(path, robot, topic, base_topic, strict, window, accelerations))
+    tree = getattr(robot, "full", robot)
+
+    def join(name):
+        xs = [getattr(p, name) for p in parts]
+        return None if any(x is None for x in xs) else np.concatenate(xs)
+
+    return Recording(join("t"), join("q"), join("qd"), join("qdd"), join("effort"), tuple(tree.config_names),
+                     tuple(tree.dof_names))
+
+
+__all__ = ["DEFAULT_ROWS", "DEFAULT_WINDOW", "Recording", "RecordingError", "Samples", "kind_of", "load_recording",
+           "stream_recording", "topics_of"]

@@ -1,0 +1,260 @@
+"""Recordings in the robot's coordinates: joints matched by name, stamps and NaN cleaned, missing
+velocities and accelerations differentiated, a floating base's state added. Streams: bounded
+blocks in, bounded chunks out.
+
+Each mess of a real recording has one answer:
+- a message names joints in any order, and any subset: matched by name;
+- joints the robot lacks are ignored, one warning names them; joints it needs and the recording
+  lacks are refused by name (lock them: --lock), except a mimic joint whose leader is recorded
+  (it follows its leader);
+- a stamp equal to or before the previous one is dropped and counted (one warning), never
+  reordered; a sample with a NaN (or no value) where a value is needed is dropped and counted,
+  or refused with ``strict``; a row of a table that holds no joint value at all (another topic's
+  row in a PlotJuggler export) is not a sample;
+- missing velocities are the derivative of the positions, and the accelerations τ needs the
+  derivative of the velocities (measured or differentiated): Savitzky–Golay (scipy.signal),
+  ``window`` samples (odd) and ``polyorder`` 3, at the median sample spacing, the first and last
+  half window fitted by the edge polynomial; results are delayed by half a window while
+  streaming, never shifted;
+- a floating base's pose and body-frame twist come from an Odometry topic (zero-order hold: the
+  latest odometry sample at or before each joint sample) or from columns; without them the
+  recording is refused.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ModelWarning, RecordingError
+from .sources import BASE_FIELDS, Block
+
+DEFAULT_WINDOW = 11
+POLYORDER = 3
+
+
+@dataclass
+class Samples:
+    """A chunk of a recording in the tree's coordinates."""
+
+    t: np.ndarray  # (k,)
+    q: np.ndarray  # (k, nq)
+    qd: np.ndarray  # (k, nv)
+    qdd: np.ndarray | None  # (k, nv), where asked for
+    effort: np.ndarray | None  # (k, nv), where recorded (NaN for DoF without it)
+
+
+class Aligner:
+    """Blocks of one recording in, Samples of ``tree`` (a RobotModel) out (see the module)."""
+
+    def __init__(self, tree, path: str, strict: bool = False, window: int = DEFAULT_WINDOW, need_qdd: bool = False):
+        if window < 5 or window % 2 == 0:
+            raise RecordingError(f"--window {window}: the Savitzky–Golay window is an odd number of samples, at least 5")
+        self.tree, self.path, self.strict, self.window, self.need_qdd = tree, path, strict, window, need_qdd
+        self.joints, self.base, self.mimics = [], None, []
+        for i, body in enumerate(tree.bodies):
+            j = body.joint
+            qs, vs = int(tree.q_start[i]), int(tree.v_start[i])
+            if j.type in ("free", "floating") and body.parent < 0:
+                self.base = (qs, vs)
+            elif j.nq == 1:
+                self.joints.append((j.name, qs, vs, j.mimic))
+            else:
+                raise RecordingError(f"{path}: joint '{j.name}' is {j.type}; a recording carries 1-DoF joints and a "
+                                     "floating base only", hint="lock it (--lock)")
+        self.unknown: set = set()
+        self.dropped_stamps = self.dropped_nan = 0
+        self.last_t = -np.inf
+        self.samples = 0
+        self.velocity_measured = None
+        self.effort_recorded = False
+        self.dt = None
+        self.pending = None  # rows [t, q, q̇, effort] held back until their window is complete
+        self.context = 0  # how many of them left already (the window before the next one)
+        self.started = False
+
+    # ---- one block in the tree's order --------------------------------------------------------
+    def _columns(self, block: Block):
+        index = {n: k for k, n in enumerate(block.names)}
+        self.unknown.update(n for n in block.names if n not in {j[0] for j in self.joints})
+        k = len(block.t)
+        nq, nv = self.tree.nq, self.tree.nv
+        q, qd, eff = np.full((k, nq), np.nan), np.full((k, nv), np.nan), np.full((k, nv), np.nan)
+        pos, vel, effort = (block.values.get(x) for x in ("position", "velocity", "effort"))
+        if pos is None:
+            raise RecordingError(f"{self.path}: the joint states carry no positions")
+        missing = []
+        for name, qs, vs, mimic in self.joints:
+            c = index.get(name)
+            if c is None:
+                if mimic is not None and mimic.joint in index:
+                    continue  # filled from its leader below
+                missing.append(name)
+                continue
+            q[:, qs] = pos[:, c]
+            if vel is not None:
+                qd[:, vs] = vel[:, c]
+            if effort is not None:
+                eff[:, vs] = effort[:, c]
+        if missing:
+            shown = ", ".join(f"'{n}'" for n in missing[:6]) + (", ..." if len(missing) > 6 else "")
+            raise RecordingError(f"{self.path}: the recording lacks {len(missing)} joint{'s' if len(missing) > 1 else ''} "
+                                 f"the robot needs ({shown})", hint="lock them with --lock NAME=VALUE")
+        for name, qs, vs, mimic in self.joints:  # mimic joints the recording leaves out follow their leaders
+            if name not in index and mimic is not None:
+                leader = next(j for j in self.joints if j[0] == mimic.joint)
+                x = pos[:, index[mimic.joint]]
+                q[:, qs] = [mimic(v) for v in x] if mimic.polynomial else mimic.offset + mimic.multiplier * x
+                slope = np.polyval(np.polyder(np.asarray(mimic.coefficients[::-1])), x) if mimic.polynomial else mimic.multiplier
+                if vel is not None:
+                    qd[:, vs] = slope * vel[:, index[mimic.joint]]
+                del leader
+        if self.base is not None:
+            if block.base is None:
+                raise RecordingError(f"{self.path}: a floating-base robot needs the base's pose and twist",
+                                     hint="--base-topic names a nav_msgs/msg/Odometry topic (or the columns' prefix)")
+            qs, vs = self.base
+            q[:, qs : qs + 7] = block.base[:, 0:7]
+            qd[:, vs : vs + 6] = block.base[:, 7:13]
+        return q, qd, eff, vel is not None or self.base is not None and not self.joints, effort is not None
+
+    def feed(self, block: Block) -> Samples | None:
+        q, qd, eff, has_velocity, has_effort = self._columns(block)
+        t = np.asarray(block.t, float)
+        jq = [qs for _, qs, _, _ in self.joints]
+        # a table's row of another topic (no joint value at all) is not a sample
+        rows = ~np.all(np.isnan(q[:, jq]), axis=1) if jq else np.ones(len(t), bool)
+        if self.velocity_measured is None:
+            self.velocity_measured = bool(has_velocity and not np.all(np.isnan(qd[rows][:, [vs for *_, vs, _ in self.joints]]))) \
+                if self.joints else True
+            self.effort_recorded = has_effort
+        needed = np.concatenate([q, qd], axis=1) if self.velocity_measured else q
+        bad = rows & np.any(~np.isfinite(needed), axis=1) if len(t) else rows
+        if self.base is not None:
+            bad |= rows & np.any(~np.isfinite(q[:, self.base[0] : self.base[0] + 7]), axis=1)
+        if bad.any():
+            if self.strict:
+                first = int(np.flatnonzero(bad)[0])
+                raise RecordingError(f"{self.path}: a sample with a missing or NaN value at t = {t[first]:.9g} s "
+                                     "(--strict refuses them)")
+            self.dropped_nan += int(bad.sum())
+        keep = rows & ~bad
+        order = np.flatnonzero(keep)
+        ok = np.zeros(len(t), bool)
+        last = self.last_t
+        for k in order:  # stamps must rise: a repeated or earlier one is dropped, never reordered
+            if t[k] > last:
+                ok[k] = True
+                last = t[k]
+            else:
+                self.dropped_stamps += 1
+        self.last_t = last
+        t, q, qd, eff = t[ok], q[ok], qd[ok], eff[ok]
+        if self.base is not None:  # unit quaternions, as the kernels would normalize them
+            qs = self.base[0]
+            norm = np.linalg.norm(q[:, qs + 3 : qs + 7], axis=1, keepdims=True)
+            q[:, qs + 3 : qs + 7] /= np.where(norm > 0, norm, 1.0)
+        self.samples += len(t)
+        return self._differentiate(t, q, qd, eff, final=False)
+
+    # ---- Savitzky–Golay, streaming ------------------------------------------------------------
+    # Rows are [t, q, q̇, effort]. A row leaves once the half window after it has arrived; the
+    # buffer keeps the last window − 1 rows that left as context (``self.context`` of them), so
+    # that the last rows of the recording can be fitted by the edge polynomial of its last window.
+    def _differentiate(self, t, q, qd, eff, final: bool) -> Samples | None:
+        nq, nv = self.tree.nq, self.tree.nv
+        if self.velocity_measured and not self.need_qdd:
+            return Samples(t, q, qd, None, eff if self.effort_recorded else None) if len(t) else None
+        rows = np.concatenate([t[:, None], q, qd, eff], axis=1)
+        buf = rows if self.pending is None else np.concatenate([self.pending, rows])
+        w, h = self.window, self.window // 2
+        n, lo = len(buf), self.context
+        if not self.started and n < w and not final:
+            self.pending = buf
+            return None
+        if self.dt is None:  # the median spacing of the first window: the same however the stream is cut
+            steps = np.diff(buf[:w, 0])
+            self.dt = float(np.median(steps)) if len(steps) else 1.0
+        hi = n if final else n - h
+        if hi <= lo:
+            self.pending = buf
+            return None
+        out = buf[lo:hi]
+        T, Q, QD, E = out[:, 0], out[:, 1 : 1 + nq], out[:, 1 + nq : 1 + nq + nv].copy(), out[:, 1 + nq + nv :]
+        angles, rates = self._angle_columns(), self._angle_velocity_columns()
+        positions, velocities = buf[:, 1 : 1 + nq][:, angles], buf[:, 1 + nq : 1 + nq + nv]
+        QDD = None
+        if not self.velocity_measured:
+            QD[:, rates] = self._savgol(positions, 1, lo, hi, final)
+        if self.need_qdd:
+            if self.velocity_measured:
+                QDD = self._savgol(velocities, 1, lo, hi, final)
+            else:
+                QDD = np.full_like(QD, np.nan)
+                QDD[:, rates] = self._savgol(positions, 2, lo, hi, final)
+                if self.base is not None:
+                    vs = self.base[1]
+                    QDD[:, vs : vs + 6] = self._savgol(velocities[:, vs : vs + 6], 1, lo, hi, final)
+        self.started = True
+        keep = min(hi, w - 1)  # context: the last window − 1 rows that left
+        self.pending, self.context = (None, 0) if final else (buf[hi - keep :], keep)
+        return Samples(T, Q, QD, QDD, E if self.effort_recorded else None)
+
+    def _angle_columns(self):
+        return [qs for _, qs, _, _ in self.joints]
+
+    def _angle_velocity_columns(self):
+        return [vs for _, _, vs, _ in self.joints]
+
+    def _savgol(self, X, deriv, lo, hi, final):
+        """The Savitzky–Golay derivative of the buffered rows X at rows lo..hi (step dt): interior
+        rows by the window's coefficients, the recording's first and last half windows by the
+        edge polynomial (scipy's mode 'interp')."""
+        from scipy.signal import savgol_coeffs, savgol_filter
+
+        n, w, h = len(X), self.window, self.window // 2
+        if n < w:  # the whole recording is shorter than the window: one polynomial of all of it
+            width = n if n % 2 else n - 1
+            if width <= POLYORDER:
+                raise RecordingError(f"{self.path}: {n} samples are too few to differentiate (at least {POLYORDER + 2})")
+            fit = savgol_filter(X[n - width :], width, POLYORDER, deriv=deriv, delta=self.dt, axis=0, mode="interp")
+            full = np.vstack([savgol_filter(X[:width], width, POLYORDER, deriv=deriv, delta=self.dt, axis=0,
+                                            mode="interp")[: n - width], fit]) if width < n else fit
+            return full[lo:hi]
+        out = np.empty((hi - lo, X.shape[1]))
+        a, b = max(lo, h), min(hi, n - h)
+        if b > a:
+            coeffs = savgol_coeffs(w, POLYORDER, deriv=deriv, delta=self.dt, use="dot")
+            windows = np.lib.stride_tricks.sliding_window_view(X[a - h : b + h], w, axis=0)  # (m, cols, w)
+            out[a - lo : b - lo] = windows @ coeffs
+        if lo < h:  # the recording's first half window (only before anything has left)
+            edge = savgol_filter(X[:w], w, POLYORDER, deriv=deriv, delta=self.dt, axis=0, mode="interp")
+            out[: h - lo] = edge[lo:h]
+        if final and hi > n - h:
+            edge = savgol_filter(X[n - w :], w, POLYORDER, deriv=deriv, delta=self.dt, axis=0, mode="interp")
+            first = max(lo, n - h)
+            out[first - lo :] = edge[w - (n - first) :]
+        return out
+
+    def finish(self) -> Samples | None:
+        """The held-back rows, then one warning per mess met (unknown joints, stamps, NaN)."""
+        last = None
+        if self.pending is not None and len(self.pending) > self.context:
+            nq, nv = self.tree.nq, self.tree.nv
+            empty = np.zeros((0,))
+            last = self._differentiate(empty, np.zeros((0, nq)), np.zeros((0, nv)), np.zeros((0, nv)), final=True)
+        if self.unknown:
+            names = sorted(self.unknown)
+            warnings.warn(ModelWarning(f"{self.path}: {len(names)} joint{'s' if len(names) > 1 else ''} the robot lacks, "
+                                       f"ignored ({', '.join(names[:6])}{', ...' if len(names) > 6 else ''})"), stacklevel=3)
+        if self.dropped_stamps:
+            warnings.warn(ModelWarning(f"{self.path}: {self.dropped_stamps:,} sample{'s' if self.dropped_stamps > 1 else ''} "
+                                       "with a stamp equal to or before the previous one, dropped"), stacklevel=3)
+        if self.dropped_nan:
+            warnings.warn(ModelWarning(f"{self.path}: {self.dropped_nan:,} sample{'s' if self.dropped_nan > 1 else ''} with a "
+                                       "missing or NaN value, skipped (--strict refuses them)"), stacklevel=3)
+        if self.samples == 0:
+            raise RecordingError(f"{self.path}: no samples of the robot's joints")
+        return last
