@@ -63,24 +63,36 @@ def run_many(robot, inputs, output: str, what, options: dict, workers=None, sche
     if existing and not force:
         raise OutputError(f"{existing[0]}: already exists", hint="pass --force to overwrite")
     os.makedirs(output, exist_ok=True)
+    try:
+        return _run(robot, inputs, parts, what, options, workers, scheduler)
+    except BaseException:  # a failed or interrupted run leaves none of its parts
+        for part in parts:
+            if not os.path.exists(part) or part in existing:
+                continue
+            os.unlink(part)
+        raise
+
+
+def _run(robot, inputs, parts, what, options, workers, scheduler):
     if workers is None and scheduler is None:
-        done = []
-        for path, target in zip(inputs, parts):
-            done.append((target, compute_part(robot, path, target, what, options)))
-        return done
+        return [(target, compute_part(robot, path, target, what, options)) for path, target in zip(inputs, parts)]
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise RecordingError("running on workers needs dask.distributed", hint="pip install 'coriolis-cli[recordings]'") from None
     if workers is not None and workers < 1:
         raise RecordingError("--workers must be at least 1")
+    if scheduler is not None and workers is not None:
+        raise RecordingError("--workers starts local workers and --scheduler names a running cluster: give one")
     cluster = None
     try:
         if scheduler is not None:
             client = Client(scheduler, timeout="10s")
         else:
+            # the cores shared out: each worker's compiled batches run on its share of the threads
+            threads = str(max(1, (os.cpu_count() or 1) // workers))
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address=None)
+                                   dashboard_address=None, env={"NUMBA_NUM_THREADS": threads})
             client = Client(cluster)
     except (OSError, TimeoutError) as e:
         raise RecordingError(f"no Dask scheduler at {scheduler} ({' '.join(str(e).split())[:120]})") from None

@@ -57,6 +57,27 @@ def test_readme_shows_commands():
     assert len(_readme_commands()) >= 15
 
 
+RECORDING_STAND_INS = ("run.mcap", "rosbag2_2026_11_23/", "run.bag", "plotjuggler.csv", "run.parquet", "run.npz")
+
+
+def _recording(name, tmp_path, run_cli) -> str:
+    """README's example recordings of the Panda, written by each format's own library."""
+    pytest.importorskip("pyarrow", reason="the recordings extra is not installed")
+    pytest.importorskip("rosbags", reason="the recordings extra is not installed")
+    pytest.importorskip("mcap_ros2", reason="the recordings extra is not installed")
+    from .test_recordings import _trajectory, write_csv, write_mcap, write_parquet, write_rosbag1, write_rosbag2
+
+    path = str(tmp_path / name.rstrip("/"))
+    if name == "run.npz":
+        assert run_cli("simulate", "panda", "--duration", "0.1", "-o", path).code == 0
+        return path
+    robot = cc.load_robot("panda")
+    write = {"run.mcap": write_mcap, "rosbag2_2026_11_23/": write_rosbag2, "run.bag": write_rosbag1,
+             "plotjuggler.csv": write_csv, "run.parquet": write_parquet}[name]
+    write(path, robot, *_trajectory(robot, K=20))
+    return path
+
+
 @pytest.mark.parametrize("command", _readme_commands())
 def test_every_command_in_readme_runs(command, run_cli, tmp_path):
     import shlex
@@ -73,6 +94,8 @@ def test_every_command_in_readme_runs(command, run_cli, tmp_path):
             gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed")
             pytest.importorskip("mujoco", reason="mujoco is not installed")
             a = os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", "ant.xml")
+        elif a in RECORDING_STAND_INS:
+            a = _recording(a, tmp_path, run_cli)
         elif a.startswith("robots/"):
             a = robot_path(a[len("robots/"):])
         elif a.startswith(".../"):

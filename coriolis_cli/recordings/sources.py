@@ -125,8 +125,11 @@ def _table_batches(path: str, kind: str, rows: int):
             import pyarrow.parquet as pq
 
             f = pq.ParquetFile(path)
-            for batch in f.iter_batches(batch_size=rows):
-                yield batch
+            # an iterator per row group: one over the whole file keeps what it read (pyarrow 26: RSS
+            # grew by the file's size), one per group frees it when the group is done
+            for group in range(f.metadata.num_row_groups):
+                for batch in f.iter_batches(batch_size=rows, row_groups=[group]):
+                    yield batch
         else:
             import pyarrow.csv as pcsv
 
