@@ -235,7 +235,9 @@ def trajectory_dynamics(robot: RobotModel, Q, QD, QDD=None, gravity=True):
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     Q, (QD,), _ = stacked_states(robot, Q, ("qd", QD))
     use_qdd = QDD is not None
-    QDD = velocities_of(robot, QDD, "qdd", Q.shape[0]) if use_qdd else np.zeros_like(QD)
+    # without q̈ the kernel's q̈ terms are computed and discarded (τ is NaN): q̇ stands in for it,
+    # as fresh zeros would cost a page fault per 4 KiB
+    QDD = velocities_of(robot, QDD, "qdd", Q.shape[0]) if use_qdd else QD
     n = robot.nv
     out = run_batch(robot, trajectory_batch, np.empty((Q.shape[0], QUANTITIES * n + 2)), Q, (QD, QDD, use_qdd, g),
                     ("qd", QD), ("qdd", QDD))
