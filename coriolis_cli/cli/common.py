@@ -304,11 +304,14 @@ def emit(renderable_or_text, output: str | None, force: bool) -> None:
         err.print(f"wrote {output}")
 
 
-def progress(total: int, what: str):
-    """A progress bar on stderr when it is a terminal (one per long command)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def progress(total: int, what: str, remaining: bool = False):
+    """A progress bar on stderr when it is a terminal (one per long command); ``remaining`` adds
+    the estimate of the time left."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=err, transient=True, disable=not err.is_terminal)
+    columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    if remaining:
+        columns += [TextColumn("left"), TimeRemainingColumn()]
+    bar = Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
     task = bar.add_task(what, total=total)
     return bar, task

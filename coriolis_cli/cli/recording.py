@@ -39,7 +39,7 @@ def run_recording(robot, floating_base, recording, what, topic, base_topic, wind
     from ..recordings.sources import estimated_samples
 
     total = estimated_samples(inputs[0], topic)
-    bar, task = progress(total, f"{os.path.basename(inputs[0])}")
+    bar, task = progress(total, f"{os.path.basename(inputs[0])}", remaining=True)
     with bar, TableWriter(output, columns(model, quantities), force) as writer:
         for chunk in along(model, inputs[0], quantities, **options):
             writer.write(chunk)
