@@ -67,15 +67,20 @@ def _is_free(model, b):
 
 
 @njit(cache=True)
+def _diagonal_armature(model, j):
+    """DoF j's constant diagonal armature; 0 on a free joint's linear DoF (their M_a is a block)."""
+    b = model.cols[j, 0]
+    if _is_free(model, b) and j - model.ints[b, 3] < 3:
+        return 0.0
+    return armature_at(model, j)
+
+
+@njit(cache=True)
 def add_armature_mass(model, q, M, W):
     """M += the armature's M_a; W is 6x6 scratch."""
     ints = model.ints
-    n = model.cols.shape[0]
-    for j in range(n):
-        b = model.cols[j, 0]
-        if _is_free(model, b) and j - ints[b, 3] < 3:
-            continue
-        M[j, j] += armature_at(model, j)
+    for j in range(model.cols.shape[0]):
+        M[j, j] += _diagonal_armature(model, j)
     for b in range(ints.shape[0]):
         if _is_free(model, b) and _linear_armature(model, q, b, W):
             s = ints[b, 3]
@@ -143,12 +148,8 @@ def add_armature_force(model, q, qd, x, w, tau, W):
     """τ += M_a x + C_a(q, q̇) w: the armature's force at acceleration x (q̈, or Slotine–Li's q̈_r)
     with C multiplying w (q̇, or q̇_r)."""
     ints = model.ints
-    n = model.cols.shape[0]
-    for j in range(n):
-        b = model.cols[j, 0]
-        if _is_free(model, b) and j - ints[b, 3] < 3:
-            continue
-        tau[j] += armature_at(model, j) * x[j]
+    for j in range(model.cols.shape[0]):
+        tau[j] += _diagonal_armature(model, j) * x[j]
     for b in range(ints.shape[0]):
         if not (_is_free(model, b) and _linear_armature(model, q, b, W)):
             continue
