@@ -24,14 +24,15 @@ services.load_engine = _load_engine
 
 _ENGINE = ("christoffel", "christoffel_largest", "coriolis_matrix", "gravity_vector", "inverse_dynamics", "mass_matrix",
            "Data", "QuaternionWarning", "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li",
-           "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics")
+           "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors")
 
 __all__ = [
     "CheckFailed", "CoriolisError", "Data", "InputError", "ModelError", "ModelWarning", "OutputError", "QuaternionWarning", "RobotModel",
     "SingularMassMatrixError", "SizeError", "SpecError", "StateError", "christoffel", "christoffel_largest", "coriolis_matrix", "engine",
     "gravity_vector", "inverse_dynamics", "load_robot", "mass_matrix",
     "adaptation_gradient", "forward_dynamics", "inertial_parameters", "regressor", "slotine_li", "with_inertial_parameters",
-    "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "load_recording", "stream_recording",
+    "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors", "load_recording",
+    "stream_recording",
 ]
 
 

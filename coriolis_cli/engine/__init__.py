@@ -32,6 +32,7 @@ from .api import (
     inverse_dynamics,
     largest_entries,
     mass_matrix,
+    momentum_regressors,
     positive_definite,
     regressor,
     singular_mass_matrix,
@@ -47,5 +48,5 @@ __all__ = [
     "Data", "FACTORIZATIONS", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "check_memory", "christoffel", "christoffel_largest",
     "coriolis_matrix", "create_data", "gamma_bytes", "gravity_vector", "inverse_dynamics", "largest_entries", "mass_matrix",
     "positive_definite", "singular_mass_matrix", "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li",
-    "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics",
+    "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors",
 ]

@@ -13,6 +13,10 @@ RigidBodyDynamics.jl chooses a method from its argument's type.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
+
 from ..model.coordinates import ReducedRobot
 from ..model.tree import RobotModel
 from . import coordinates, tree_calls
@@ -38,10 +42,23 @@ def not_a_robot(name: str, robot) -> TypeError:
 
 
 _CORIOLIS_MATRIX, _CHRISTOFFEL, _CHRISTOFFEL_SLICES, _MASS_MATRIX, _INVERSE_DYNAMICS, _GRAVITY_VECTOR, _FORWARD_DYNAMICS, \
-    _SLOTINE_LI, _REGRESSOR, _ADAPTATION_GRADIENT, _MOMENTUM, _CT_VELOCITY, _TRAJECTORY = (_by_type(name) for name in (
-        "coriolis_matrix", "christoffel", "christoffel_slices", "mass_matrix", "inverse_dynamics", "gravity_vector",
-        "forward_dynamics", "slotine_li", "regressor", "adaptation_gradient", "generalized_momentum",
-        "coriolis_transpose_velocity", "trajectory_dynamics"))
+    _SLOTINE_LI, _REGRESSOR, _ADAPTATION_GRADIENT, _MOMENTUM, _CT_VELOCITY, _TRAJECTORY, _MOMENTUM_REGRESSORS = (
+        _by_type(name) for name in (
+            "coriolis_matrix", "christoffel", "christoffel_slices", "mass_matrix", "inverse_dynamics", "gravity_vector",
+            "forward_dynamics", "slotine_li", "regressor", "adaptation_gradient", "generalized_momentum",
+            "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors"))
+
+
+class MomentumRegressors(NamedTuple):
+    """Algorithm 4's regressors other than Y (Wensing–Slotine App. B-B): for every θ (10 per body,
+    inertial_parameters' order), p θ = M q̇, c θ = Cᵀq̇, g θ = g, T θ = ½ q̇ᵀMq̇ and Vdot θ = q̇ᵀg,
+    the joints' armature apart (no inertial parameter)."""
+
+    p: np.ndarray  # (nv, 10 N)
+    c: np.ndarray  # (nv, 10 N)
+    g: np.ndarray  # (nv, 10 N)
+    T: np.ndarray  # (10 N,)
+    Vdot: np.ndarray  # (10 N,)
 
 
 def coriolis_matrix(robot, q, qd, factorization: str = DEFAULT_FACTORIZATION, data: Data | None = None):
@@ -132,6 +149,17 @@ def coriolis_transpose_velocity(robot, q, qd, data: Data | None = None):
     except KeyError:
         raise not_a_robot("coriolis_transpose_velocity", robot) from None
     return implementation(robot, q, qd, data)
+
+
+def momentum_regressors(robot, q, qd, gravity=True) -> MomentumRegressors:
+    """Y_p, Y_c, Y_g, Y_T and Y_V̇ at (q, q̇) (see MomentumRegressors), by one O(N d) pass with
+    10 unit parameters per body, as ``regressor`` computes Y; for identification from momentum
+    and energy, which need no q̈ (coriolis identify --form momentum|energy)."""
+    try:
+        implementation = _MOMENTUM_REGRESSORS[robot.__class__]
+    except KeyError:
+        raise not_a_robot("momentum_regressors", robot) from None
+    return implementation(robot, q, qd, gravity)
 
 
 def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):

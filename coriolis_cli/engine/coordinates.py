@@ -248,6 +248,19 @@ def coriolis_transpose_velocity(robot, q, qd, data=None):
     return out if Adot is None else out + Adot.T @ tree_calls.generalized_momentum(robot.full, qf, v)
 
 
+def momentum_regressors(robot, q, qd, gravity=True):
+    """Ȳ_p = AᵀY_p(q, v), Ȳ_c = AᵀY_c(q, v) + ȦᵀY_p(q, v) (C̄ᵀq̄̇ = AᵀCᵀv + Ȧᵀp), Ȳ_g = AᵀY_g,
+    Y_T the tree's (T is), Ȳ_V̇ = q̄̇ᵀȲ_g; v = A q̄̇."""
+    from .api import MomentumRegressors
+
+    Q, (V,) = _stacked(robot, q, ("qd", qd))
+    qf, A, Adot = _full_state(robot, Q[0], V[0])
+    full = tree_calls.momentum_regressors(robot.full, qf, A @ V[0], gravity)
+    Yc = A.T @ full.c if Adot is None else A.T @ full.c + Adot.T @ full.p
+    Yg = A.T @ full.g
+    return MomentumRegressors(A.T @ full.p, Yc, Yg, full.T, V[0] @ Yg)
+
+
 def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
     """tree_calls.trajectory_dynamics's row in the robot's coordinates, state by state: ḡ = Aᵀg,
     C̄ q̄̇ = Aᵀ(C v + M Ȧ q̄̇), C̄ᵀq̄̇, p̄ = Aᵀp, τ̄ = Aᵀτ(q, v, A q̄̈ + Ȧ q̄̇); T and V are the tree's."""

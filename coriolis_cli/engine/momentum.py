@@ -24,6 +24,7 @@ from .armature import add_armature_force, add_armature_transpose
 from .data import CT_, P_, ZERO_, kernel_data, unpack
 from .joints import failed, root_acceleration
 from .kinematics import forward_pass, views
+from .slotine_li_world import UNIT_PARAMETERS, parameter_inertia
 from .spatial import crf_vec, dot6, matvec6
 
 # Columns of a trajectory row: g, C q̇, Cᵀq̇, p, τ (each nv), then T and V (computation frame).
@@ -144,6 +145,39 @@ def trajectory_kernel(model, data, q, qd, qdd, use_qdd, gravity, row):
     return status
 
 
+@njit(cache=True)
+def momentum_regressor_kernel(model, data, q, qd, gravity, Yp, Yc, Yg, YT):
+    """Algorithm 4's other regressors (App. B-B), column 10 j + k for the k-th unit parameter of
+    body j (I_jk its inertia, h = I_jk v_j): Y_p = S_cᵀh, Y_c = Ṡ_cᵀh, Y_g = S_cᵀ I_jk a_0 for the
+    DoF c that support body j, Y_T = ½ v_jᵀh; so that Y_p θ = p, Y_c θ = Cᵀq̇, Y_g θ = g and
+    Y_T θ = T, the armature apart. Returns a status code."""
+    status = forward_pass(model, data, q, qd, qd, qd, 1)
+    if failed(status):
+        return status
+    ints, cols = model.ints, model.cols
+    N, n = ints.shape[0], cols.shape[0]
+    parts = views(data, N, n)
+    X, S, Sd, v, F, T = parts.X, parts.S, parts.Sd, parts.v, parts.F, parts.T
+    a0, h, fg = F[0], F[1], F[2]
+    root_acceleration(model, data.q, gravity, a0)
+    Ik = T[1]
+    for j in range(N):
+        last = (ints[j + 1, 3] if j + 1 < N else n) - 1  # body j's last column
+        for k in range(UNIT_PARAMETERS.shape[0]):
+            parameter_inertia(UNIT_PARAMETERS[k], 0, X, j, Ik)
+            matvec6(Ik, v[j], h)
+            matvec6(Ik, a0, fg)
+            col = UNIT_PARAMETERS.shape[0] * j + k
+            YT[col] = 0.5 * dot6(v[j], h)
+            c = last
+            while c >= 0:  # every DoF that supports body j
+                Yp[c, col] = dot6(S[c], h)
+                Yc[c, col] = dot6(Sd[c], h)
+                Yg[c, col] = dot6(S[c], fg)
+                c = cols[c, 1]
+    return status
+
+
 # ---- as Python and the batches call it (engine.data: a Data's two flat arrays, unpacked at no cost) ----
 @njit(cache=True)
 def momentum_entry(ints, floats, q, qd):
@@ -155,6 +189,12 @@ def momentum_entry(ints, floats, q, qd):
 def momentum_into_entry(ints, floats, q, qd, p, ct):
     model, data = unpack(ints, floats)
     return momentum_kernel(model, data, q, qd, p, ct)
+
+
+@njit(cache=True)
+def momentum_regressor_entry(ints, floats, q, qd, gravity, Yp, Yc, Yg, YT):
+    model, data = unpack(ints, floats)
+    return momentum_regressor_kernel(model, data, q, qd, gravity, Yp, Yc, Yg, YT)
 
 
 @njit(cache=True, parallel=True)

@@ -16,7 +16,8 @@ from .coriolis import coriolis_batch, coriolis_entry, coriolis_into_entry
 from .crba import mass_matrix_batch, mass_matrix_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
 from .kinematics import placement_entry, views
-from .momentum import QUANTITIES, momentum_batch, momentum_entry, momentum_into_entry, trajectory_batch
+from .momentum import (QUANTITIES, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_entry,
+                       trajectory_batch)
 from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
 from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_entry, slotine_li_entry, slotine_li_estimate_entry,
                          slotine_li_model_entry)
@@ -46,6 +47,7 @@ _REGRESSOR = Compiled(regressor_entry)
 _ADAPTATION = Compiled(adaptation_gradient_entry)
 _MOMENTUM = Compiled(momentum_entry)
 _MOMENTUM_INTO = Compiled(momentum_into_entry)
+_MOMENTUM_REGRESSOR = Compiled(momentum_regressor_entry)
 
 
 # ---- Algorithm 1 ---------------------------------------------------------------------------
@@ -227,6 +229,22 @@ def generalized_momentum(robot: RobotModel, q, qd, data: Data | None = None):
 
 def coriolis_transpose_velocity(robot: RobotModel, q, qd, data: Data | None = None):
     return _momentum(robot, q, qd, data, 1)
+
+
+def momentum_regressors(robot: RobotModel, q, qd, gravity=True):
+    """(Y_p, Y_c, Y_g, Y_T, Y_V̇) at one state (engine.momentum.momentum_regressor_kernel);
+    Y_V̇ = q̇ᵀ Y_g, so that Y_V̇ θ = q̇ᵀg."""
+    from .api import MomentumRegressors
+
+    g = robot.gravity_array if gravity is True else gravity_of(gravity)
+    q, qd = checked(robot, q, ("qd", qd))
+    n, width = robot.nv, N_PARAMETERS * robot.n_bodies
+    Yp, Yc, Yg, YT = np.zeros((n, width)), np.zeros((n, width)), np.zeros((n, width)), np.zeros(width)
+    data = shared_data(robot)
+    status = _MOMENTUM_REGRESSOR.call(data.ints, data.floats, q, qd, g, Yp, Yc, Yg, YT)
+    if status:
+        settle(robot, status, _MOMENTUM_REGRESSOR, data, q, (("qd", qd),), (g, Yp, Yc, Yg, YT))
+    return MomentumRegressors(Yp, Yc, Yg, YT, qd @ Yg)
 
 
 def trajectory_dynamics(robot: RobotModel, Q, QD, QDD=None, gravity=True):
