@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import engine
 from ..model import load_robot
+from ..model.parameters import inertial_parameters
 from ..model.bundled import BUNDLED_DIR  # installed with the package (robots/ in a checkout links here)
 from ..model.tree import RobotModel
 from ..peers import finite_differences as fd
@@ -40,6 +41,7 @@ CHECKS = {
     "k": ("inertias of rigid bodies (PSD, triangle inequality)", 0.0),
     "l": ("∂τ/∂q̇ = 2C (Remark 3) = Pinocchio's RNEA derivative", 1e-10),
     "m": ("M, C q̇ + g = MuJoCo (mj_fullM, qfrc_bias)", 1e-10),
+    "n": ("p, Cᵀq̇ (O(N)); Y_p, Y_c, Y_g, Y_T, Y_V̇ θ (Alg. 4)", 1e-10),
 }
 
 
@@ -159,6 +161,8 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
             peer = pinocchio_peer.PinocchioPeer(tree)
         except pinocchio_peer.PeerUnavailable as e:
             pin_why = str(e)
+    armed = any(any(b.joint.armature) for b in tree.bodies)
+    theta = inertial_parameters(tree)
     min_eig_ratio = np.inf
     sym_M = 0.0
     definite = True
@@ -197,6 +201,16 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                 acc["j"].add(err, np.concatenate([M.ravel(), C.ravel(), tg]), m * w * w)
                 if dtau is not None:
                     acc["l"].add(dtau - 2.0 * C, C, m * w)
+            p, ct = engine.generalized_momentum(robot, q, qd), engine.coriolis_transpose_velocity(robot, q, qd)
+            err, ref = [p - M @ qd, ct - C.T @ qd], [M @ qd, C.T @ qd]
+            if not armed:  # the regressors leave armature out: compared where there is none
+                Y = engine.momentum_regressors(robot, q, qd)
+                g = engine.inverse_dynamics(robot, q, zeros, zeros)
+                T = 0.5 * qd @ M @ qd
+                err += [Y.p @ theta - M @ qd, Y.c @ theta - C.T @ qd, Y.g @ theta - g, [Y.T @ theta - T],
+                        [Y.Vdot @ theta - qd @ g]]
+                ref += [g, [T], [qd @ g]]
+            acc["n"].add(np.concatenate(err), np.concatenate(ref), m * w * w)
             if mj_peer is not None:
                 qt, vt = (robot.map.full_configuration(q), robot.map.jacobian(q) @ qd) if reduced else (q, qd)
                 T, Mj, bias, rate = mj_peer.mass_and_bias(qt, vt)
@@ -245,6 +259,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
         out.checks.append(CheckResult("m", name, None, None, tol, 0, False, mj_why))
     else:
         out.checks.append(_na("m", mj_why))
+    out.checks.append(acc["n"].result("n", "armature: p and Cᵀq̇ only (the regressors leave it out)" if armed else ""))
     return out
 
 
