@@ -1,0 +1,89 @@
+"""`coriolis observe ROBOT RECORDING`: collisions found by the momentum and energy observers."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import StateError
+from .common import check_outputs, cli, compile_first, emit, err, load, robot_argument, robot_options, styled
+
+
+def _quiet(text: str):
+    start, sep, end = (text or "").partition(":")
+    try:
+        return (float(start) if start else None, float(end) if end else None) if sep else (float(start), None)
+    except ValueError:
+        raise StateError(f"--quiet '{text}': give START:END in seconds from the first sample (e.g. 0:1)") from None
+
+
+@cli.command()
+@robot_argument
+@click.argument("recording", metavar="RECORDING")
+@robot_options
+@click.option("--bandwidth", type=float, default=50.0, show_default=True,
+              help="The observer's gain K as a bandwidth (1/s): r follows τ_ext with time constant 1/K.")
+@click.option("--threshold", default="auto", show_default=True,
+              help="auto: 3 × the largest |r| of the quiet stretch, per DoF; or a value (N·m or N) for every DoF. "
+              "5 % of the joint's recorded |τ| is added either way.")
+@click.option("--quiet", "quiet", default="0:1", show_default=True, help="START:END (s from the first sample) of motion "
+              "without contact, which sets the automatic threshold.")
+@click.option("--topic", help="The JointState topic (see compute --recording).")
+@click.option("--base-topic", help="A floating base's Odometry topic.")
+@click.option("--window", type=int, default=11, show_default=True, help="Savitzky–Golay window for missing velocities.")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Residual per DoF, threshold band, events shaded (PNG, SVG, PDF).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("-o", "--output", help="The residual per sample: .parquet, .csv or .mcap (r/<dof>, threshold/<dof>, energy/sigma).")
+@click.option("--force", is_flag=True, help="Overwrite existing files.")
+def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic, base_topic, window, plot, fmt, output,
+            force):
+    """Find collisions along RECORDING (its effort is the applied τ) with the generalized-momentum
+    observer r = K (p − p(0) − ∫ (τ + Cᵀq̇ − g + r)), which follows τ_ext, and the energy observer.
+
+    Example: coriolis observe panda run.mcap --plot residual.png
+    """
+    from ..observers import observe as run
+    from ..report.output import figure_format
+    from ..report.streams import table_format
+
+    limit = None
+    if threshold != "auto":
+        try:
+            limit = float(threshold)
+        except ValueError:
+            raise StateError(f"--threshold '{threshold}': 'auto' or a number (N·m or N)") from None
+        if not limit > 0:
+            raise StateError("--threshold must be positive")
+    if output:
+        table_format(output)
+    if plot:
+        figure_format(plot)
+    check_outputs(force, output, plot)
+    model = load(robot, floating_base)
+    compile_first("trajectory_dynamics")
+    from .common import strict
+
+    obs = run(model, recording, bandwidth, limit, _quiet(quiet), topic=topic, base_topic=base_topic, window=window,
+              strict=strict())
+    if plot:
+        from ..report.plots import residual_plot
+
+        emit(residual_plot(obs, figure_format(plot)), plot, force)
+    if output:
+        import numpy as np
+
+        from ..report.streams import TableWriter
+
+        columns = (["time"] + [f"r/{d}" for d in obs.dof_names] + [f"threshold/{d}" for d in obs.dof_names]
+                   + ["energy/sigma"])
+        with TableWriter(output, columns, force) as w:
+            w.write(np.concatenate([obs.t[:, None], obs.r, obs.threshold, obs.sigma[:, None]], axis=1))
+    from ..report.observe import observation_json, observation_table
+
+    if fmt == "json":
+        from ..report.formats import to_json
+
+        emit(to_json(observation_json(obs)), None, False)
+    else:
+        emit(observation_table(obs), None, False)
+    if output:
+        err.print(styled(("wrote", "green"), f" {output}: {len(obs.t):,} samples"), soft_wrap=True)

@@ -1,0 +1,222 @@
+"""Collision detection without torque sensors: the generalized-momentum observer (De Luca,
+Albu-Schäffer, Haddadin & Hirzinger 2006; Haddadin, De Luca & Albu-Schäffer, IEEE T-RO 2017) and
+the energy observer, on the O(N) p = M q̇ and Cᵀq̇ of Wensing–Slotine App. B-B.
+
+With the model's τ + τ_ext = M q̈ + C q̇ + g, ṗ = τ + τ_ext + Cᵀq̇ − g, so the residual
+
+    r(t) = K (p(t) − p(0) − ∫₀ᵗ (τ + Cᵀq̇ − g + r) ds)
+
+obeys ṙ = K (τ_ext − r): a first-order filter of τ_ext at bandwidth K (1/s, per DoF) that needs
+no q̈. The energy observer σ = k_E (T − T(0) − ∫ (q̇ᵀ(τ − g) + σ) ds) tracks q̇ᵀτ_ext, one scalar.
+Both are stepped explicitly (K dt well below 1). A floating base has no actuator: its residual
+rows are the external wrench on the base in body coordinates (contacts included).
+
+``MomentumObserver.step`` allocates nothing on a tree (the workspace's outputs and the
+observer's own arrays are reused); ``observe`` runs both over a recording in chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import engine
+from .errors import RecordingError, StateError
+
+
+def _gains(robot, bandwidth) -> np.ndarray:
+    K = np.broadcast_to(np.asarray(bandwidth, dtype=float), (robot.nv,)).copy()
+    if not np.all(np.isfinite(K)) or np.any(K <= 0):
+        raise StateError(f"the observer's bandwidth must be positive and finite (1/s), got {bandwidth}")
+    return K
+
+
+class MomentumObserver:
+    """``obs = MomentumObserver(robot, bandwidth=50.0); obs.reset(q, qd)``, then at every control
+    step ``r = obs.step(q, qd, tau, dt)``: r estimates τ_ext (filtered at ``bandwidth`` 1/s)."""
+
+    def __init__(self, robot, bandwidth=50.0, gravity=True):
+        self.robot, self.K, self.gravity = robot, _gains(robot, bandwidth), gravity
+        n = robot.nv
+        self.tree = not getattr(robot, "is_reduced", False)
+        self.data = robot.create_data() if self.tree else None
+        self.p0, self.integral, self.r, self._u = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
+        self.started = False
+
+    def reset(self, q, qd, tau=None) -> None:
+        """Start at rest at (q, q̇) (r = 0), with ``tau`` the torque applied from now on."""
+        self.p0[:] = engine.generalized_momentum(self.robot, q, qd, data=self.data)
+        self.integral[:] = 0.0
+        self.r[:] = 0.0
+        self._drive(q, qd, np.zeros(self.robot.nv) if tau is None else tau)
+        self.started = True
+
+    def _drive(self, q, qd, tau) -> None:
+        """u = τ + Cᵀq̇ − g at this sample: what drives p until the next one (engine.observer)."""
+        data = self.data
+        p = engine.generalized_momentum(self.robot, q, qd, data=data)
+        ct = data.CTqd if data is not None else engine.coriolis_transpose_velocity(self.robot, q, qd)
+        g = engine.gravity_vector(self.robot, q, gravity=self.gravity, data=data)
+        np.add(tau, ct, out=self._u)
+        np.subtract(self._u, g, out=self._u)
+        return p
+
+    def step(self, q, qd, tau, dt: float) -> np.ndarray:
+        """The residual at (q, q̇) reached ``dt`` seconds after the previous step, ``tau`` being
+        the torque applied from now on (the observer's own array, overwritten on the next step).
+        The previous torque acted over the step, as a controller's command does."""
+        if not self.started:
+            self.reset(q, qd, tau)
+            return self.r
+        u = self._u
+        np.add(u, self.r, out=u)
+        np.multiply(u, dt, out=u)
+        np.add(self.integral, u, out=self.integral)
+        p = self._drive(q, qd, tau)
+        np.subtract(p, self.p0, out=self.r)
+        np.subtract(self.r, self.integral, out=self.r)
+        np.multiply(self.r, self.K, out=self.r)
+        return self.r
+
+
+class EnergyObserver:
+    """σ = k_E (T − T(0) − ∫ (q̇ᵀ(τ − g) + σ) ds), which tracks q̇ᵀτ_ext (one scalar)."""
+
+    def __init__(self, robot, bandwidth=50.0, gravity=True):
+        self.robot, self.gravity = robot, gravity
+        self.k = float(_gains(robot, bandwidth)[0]) if robot.nv else float(bandwidth)
+        self.data = robot.create_data() if not getattr(robot, "is_reduced", False) else None
+        self.T0 = self.J = self.sigma = 0.0
+        self.started = False
+
+    def reset(self, q, qd, tau=None) -> None:
+        p = engine.generalized_momentum(self.robot, q, qd, data=self.data)
+        self.T0, self.J, self.sigma, self.started = 0.5 * float(np.dot(qd, p)), 0.0, 0.0, True
+        self.power = self._power(q, qd, np.zeros(self.robot.nv) if tau is None else tau)
+
+    def _power(self, q, qd, tau) -> float:
+        g = engine.gravity_vector(self.robot, q, gravity=self.gravity, data=self.data)
+        return float(np.dot(qd, tau)) - float(np.dot(qd, g))
+
+    def step(self, q, qd, tau, dt: float) -> float:
+        """σ at (q, q̇) reached ``dt`` after the previous step; ``tau`` applied from now on."""
+        if not self.started:
+            self.reset(q, qd, tau)
+            return self.sigma
+        self.J += dt * (self.power + self.sigma)
+        p = engine.generalized_momentum(self.robot, q, qd, data=self.data)
+        self.sigma = self.k * (0.5 * float(np.dot(qd, p)) - self.T0 - self.J)
+        self.power = self._power(q, qd, tau)
+        return self.sigma
+
+
+# ---- over a recording --------------------------------------------------------------------------
+MARGIN = 3.0  # times the largest residual of the quiet stretch
+TORQUE_SHARE = 0.05  # of the joint's recorded torque, added: model error grows with the motion
+
+
+@dataclass
+class Event:
+    start: float
+    end: float
+    joint: str  # the joint whose residual rose furthest past its threshold (relative to it)
+    peak: float  # that joint's residual of largest magnitude during the event (N·m or N)
+    link: str  # the isolated link: the child of the most distal joint whose residual crossed
+
+
+@dataclass
+class Observation:
+    t: np.ndarray
+    r: np.ndarray  # (K, nv)
+    sigma: np.ndarray  # (K,)
+    threshold: np.ndarray  # (K, nv)
+    base: np.ndarray  # (nv,): MARGIN times the quiet stretch's largest |r| (or the given threshold)
+    dof_names: tuple
+    events: list = field(default_factory=list)
+    bandwidth: np.ndarray | None = None
+    quiet: tuple = (0.0, 1.0)
+
+
+def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), **options) -> Observation:
+    """Both observers along the recording ``path`` (its effort is the applied τ), then the
+    events: where some |r_j| exceeds its threshold θ_j(t) = b_j + TORQUE_SHARE |τ_j(t)|, b_j
+    being ``threshold`` or MARGIN × the largest |r_j| of the quiet stretch (``quiet`` = (start,
+    end) in seconds from the first sample; default the first second)."""
+    from .engine.observer import STATE_SCALARS, momentum_energy_recursion
+    from .recordings import stream_recording
+
+    tree = getattr(robot, "full", robot)
+    if getattr(robot, "is_reduced", False):
+        raise StateError("observe runs on the tree's coordinates: load the robot without --mimic enforce or closed loops")
+    K = _gains(robot, bandwidth)
+    n = robot.nv
+    p0, integral, r, u, scalars = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(STATE_SCALARS)
+    ts, Rs, Ss, taus = [], [], [], []
+    for samples in stream_recording(path, robot, **options):
+        if samples.effort is None:
+            raise RecordingError(f"{path}: the recording has no effort (the applied τ), which the observers need")
+        tau = np.nan_to_num(samples.effort)  # no actuator (a floating base): zero applied force
+        rows = engine.trajectory_dynamics(robot, samples.q, samples.qd)
+        P, CT, G = rows[:, 3 * n : 4 * n], rows[:, 2 * n : 3 * n], rows[:, 0:n]
+        kinetic = rows[:, 5 * n].copy()
+        R, S = np.empty((len(samples.t), n)), np.empty(len(samples.t))
+        momentum_energy_recursion(samples.t, np.ascontiguousarray(P), np.ascontiguousarray(CT), np.ascontiguousarray(G),
+                                  tau, samples.qd, kinetic, K, float(K[0]), p0, integral, r, u, scalars, R, S)
+        ts.append(samples.t)
+        Rs.append(R)
+        Ss.append(S)
+        taus.append(np.abs(tau))
+    t, R, S, TAU = np.concatenate(ts), np.concatenate(Rs), np.concatenate(Ss), np.concatenate(taus)
+    start, end = quiet
+    start = 0.0 if start is None else float(start)
+    end = start + 1.0 if end is None else float(end)
+    if threshold is None:
+        inside = (t - t[0] >= start) & (t - t[0] <= end)
+        if inside.sum() < 2:
+            raise StateError(f"the quiet stretch {start:g}:{end:g} s holds {int(inside.sum())} samples; give --quiet "
+                             "START:END within the recording, or --threshold VALUE")
+        base = MARGIN * np.abs(R[inside]).max(axis=0)
+        base = np.maximum(base, 1e-9 * max(1.0, float(np.abs(R).max())))
+    else:
+        base = np.broadcast_to(np.asarray(threshold, float), (n,)).copy()
+    limit = base + TORQUE_SHARE * TAU
+    obs = Observation(t, R, S, limit, base, tuple(robot.dof_names), bandwidth=K, quiet=(start, end))
+    obs.events = _events(tree, t, R, limit)
+    return obs
+
+
+def _events(tree, t, R, limit, gap: float = 0.05) -> list:
+    """Stretches where some |r_j| > θ_j (joined across gaps shorter than ``gap`` s)."""
+    over = np.abs(R) > limit
+    anywhere = over.any(axis=1)
+    if not anywhere.any():
+        return []
+    idx = np.flatnonzero(anywhere)
+    runs, first, last = [], idx[0], idx[0]
+    for k in idx[1:]:
+        if t[k] - t[last] > gap:
+            runs.append((first, last))
+            first = k
+        last = k
+    runs.append((first, last))
+    depth = {b.joint.name: tree.depth_of(i) if hasattr(tree, "depth_of") else _depth(tree, i) for i, b in enumerate(tree.bodies)}
+    names = tree.dof_names
+    body_of_dof = tree.col_body
+    events = []
+    for a, b in runs:
+        ratio = np.abs(R[a : b + 1]) / limit[a : b + 1]
+        _, j = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+        k = int(np.argmax(np.abs(R[a : b + 1, j])))
+        crossed = np.flatnonzero(over[a : b + 1].any(axis=0))
+        distal = max(crossed, key=lambda c: depth[tree.bodies[body_of_dof[c]].joint.name])
+        events.append(Event(float(t[a]), float(t[b]), names[j], float(R[a + k, j]), tree.bodies[body_of_dof[distal]].name))
+    return events
+
+
+def _depth(tree, i) -> int:
+    d = 0
+    while i >= 0:
+        i = tree.bodies[i].parent
+        d += 1
+    return d
