@@ -70,7 +70,8 @@ def _remember_strict(ctx, param, value):
 
 strict_option = click.option(
     "--strict", is_flag=True, expose_value=False, callback=_remember_strict,
-    help="Refuse robots with inertias no rigid body has or joints that move no mass (default: warn and compute).")
+    help="Refuse robots with inertias no rigid body has or joints that move no mass, and recordings' samples "
+         "with a missing or NaN value (default: warn, compute, skip).")
 
 
 def strict() -> bool:
