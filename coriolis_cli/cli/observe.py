@@ -31,7 +31,8 @@ def _quiet(text: str):
 @click.option("--base-topic", help="A floating base's Odometry topic.")
 @click.option("--window", type=int, default=11, show_default=True, help="Savitzky–Golay window for missing velocities.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Residual per DoF, threshold band, events shaded (PNG, SVG, PDF).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: the events; json: the events, thresholds and settings.")
 @click.option("-o", "--output", help="The residual per sample: .parquet, .csv or .mcap (r/<dof>, threshold/<dof>, energy/sigma).")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
 def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic, base_topic, window, plot, fmt, output,

@@ -13,15 +13,12 @@ RigidBodyDynamics.jl chooses a method from its argument's type.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-import numpy as np
-
 from ..model.coordinates import ReducedRobot
 from ..model.tree import RobotModel
 from . import coordinates, tree_calls
 from .calls import QuaternionWarning, positive_definite, singular_mass_matrix
 from .data import GAMMA_MAX_BYTES, Data, check_gamma_bytes, check_memory, gamma_bytes_for
+from .momentum import MomentumRegressors
 from .selection import largest_entries
 from .spatial import FACTORIZATIONS
 from .tree_calls import DEFAULT_FACTORIZATION
@@ -49,16 +46,6 @@ _CORIOLIS_MATRIX, _CHRISTOFFEL, _CHRISTOFFEL_SLICES, _MASS_MATRIX, _INVERSE_DYNA
             "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors"))
 
 
-class MomentumRegressors(NamedTuple):
-    """Algorithm 4's regressors other than Y (Wensing–Slotine App. B-B): for every θ (10 per body,
-    inertial_parameters' order), p θ = M q̇, c θ = Cᵀq̇, g θ = g, T θ = ½ q̇ᵀMq̇ and Vdot θ = q̇ᵀg,
-    the joints' armature apart (no inertial parameter)."""
-
-    p: np.ndarray  # (nv, 10 N)
-    c: np.ndarray  # (nv, 10 N)
-    g: np.ndarray  # (nv, 10 N)
-    T: np.ndarray  # (10 N,)
-    Vdot: np.ndarray  # (10 N,)
 
 
 def coriolis_matrix(robot, q, qd, factorization: str = DEFAULT_FACTORIZATION, data: Data | None = None):

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import StateError
 from . import base_velocity, calls, tree_calls
 from .data import Data
+from .momentum import QUANTITIES, MomentumRegressors
 from .workspaces import ReducedData, shared_data
 
 
@@ -251,8 +252,6 @@ def coriolis_transpose_velocity(robot, q, qd, data=None):
 def momentum_regressors(robot, q, qd, gravity=True):
     """Ȳ_p = AᵀY_p(q, v), Ȳ_c = AᵀY_c(q, v) + ȦᵀY_p(q, v) (C̄ᵀq̄̇ = AᵀCᵀv + Ȧᵀp), Ȳ_g = AᵀY_g,
     Y_T the tree's (T is), Ȳ_V̇ = q̄̇ᵀȲ_g; v = A q̄̇."""
-    from .api import MomentumRegressors
-
     Q, (V,) = _stacked(robot, q, ("qd", qd))
     qf, A, Adot = _full_state(robot, Q[0], V[0])
     full = tree_calls.momentum_regressors(robot.full, qf, A @ V[0], gravity)
@@ -264,7 +263,6 @@ def momentum_regressors(robot, q, qd, gravity=True):
 def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
     """tree_calls.trajectory_dynamics's row in the robot's coordinates, state by state: ḡ = Aᵀg,
     C̄ q̄̇ = Aᵀ(C v + M Ȧ q̄̇), C̄ᵀq̄̇, p̄ = Aᵀp, τ̄ = Aᵀτ(q, v, A q̄̈ + Ȧ q̄̇); T and V are the tree's."""
-    from .momentum import QUANTITIES
 
     Q, (V,) = _stacked(robot, Q, ("qd", QD))
     use_qdd = QDD is not None

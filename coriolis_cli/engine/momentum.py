@@ -17,6 +17,8 @@ The joints' armature is added as engine.armature defines it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -26,6 +28,19 @@ from .joints import failed, root_acceleration
 from .kinematics import forward_pass, views
 from .slotine_li_world import UNIT_PARAMETERS, parameter_inertia
 from .spatial import crf_vec, dot6, matvec6
+
+
+class MomentumRegressors(NamedTuple):
+    """Algorithm 4's regressors other than Y (Wensing–Slotine App. B-B): for every θ (10 per body,
+    inertial_parameters' order), p θ = M q̇, c θ = Cᵀq̇, g θ = g, T θ = ½ q̇ᵀMq̇ and Vdot θ = q̇ᵀg,
+    the joints' armature apart (no inertial parameter)."""
+
+    p: np.ndarray  # (nv, 10 N)
+    c: np.ndarray  # (nv, 10 N)
+    g: np.ndarray  # (nv, 10 N)
+    T: np.ndarray  # (10 N,)
+    Vdot: np.ndarray  # (10 N,)
+
 
 # Columns of a trajectory row: g, C q̇, Cᵀq̇, p, τ (each nv), then T and V (computation frame).
 G_COL, CQD_COL, CTQD_COL, P_COL, TAU_COL = 0, 1, 2, 3, 4

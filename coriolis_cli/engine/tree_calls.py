@@ -16,7 +16,7 @@ from .coriolis import coriolis_batch, coriolis_entry, coriolis_into_entry
 from .crba import mass_matrix_batch, mass_matrix_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
 from .kinematics import placement_entry, views
-from .momentum import (QUANTITIES, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_entry,
+from .momentum import (QUANTITIES, MomentumRegressors, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_entry,
                        trajectory_batch)
 from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
 from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_entry, slotine_li_entry, slotine_li_estimate_entry,
@@ -234,8 +234,6 @@ def coriolis_transpose_velocity(robot: RobotModel, q, qd, data: Data | None = No
 def momentum_regressors(robot: RobotModel, q, qd, gravity=True):
     """(Y_p, Y_c, Y_g, Y_T, Y_V̇) at one state (engine.momentum.momentum_regressor_kernel);
     Y_V̇ = q̇ᵀ Y_g, so that Y_V̇ θ = q̇ᵀg."""
-    from .api import MomentumRegressors
-
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     q, qd = checked(robot, q, ("qd", qd))
     n, width = robot.nv, N_PARAMETERS * robot.n_bodies
