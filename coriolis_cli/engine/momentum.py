@@ -26,6 +26,7 @@ from .armature import add_armature_force, add_armature_transpose
 from .data import CT_, P_, ZERO_, kernel_data, unpack
 from .joints import failed, root_acceleration
 from .kinematics import forward_pass, views
+from .rnea import accelerations, joint_torques
 from .slotine_li_world import UNIT_PARAMETERS, parameter_inertia
 from .spatial import crf_vec, dot6, matvec6
 
@@ -48,20 +49,6 @@ QUANTITIES = 5
 
 
 @njit(cache=True)
-def _subtree_momenta(model, IC, v, H):
-    """H_i = Σ_{j ⪰ i} I_j v_j (bodies are ordered parents first)."""
-    ints = model.ints
-    N = ints.shape[0]
-    for i in range(N):
-        matvec6(IC[i], v[i], H[i])
-    for i in range(N - 1, -1, -1):
-        p = ints[i, 0]
-        if p >= 0:
-            for r in range(6):
-                H[p, r] += H[i, r]
-
-
-@njit(cache=True)
 def momentum_kernel(model, data, q, qd, p, ct):
     """p = M q̇ into ``p`` and Cᵀq̇ into ``ct``; returns a status code (engine.joints)."""
     status = forward_pass(model, data, q, qd, qd, qd, 1)
@@ -70,11 +57,11 @@ def momentum_kernel(model, data, q, qd, p, ct):
     N, n = model.ints.shape[0], model.cols.shape[0]
     parts = views(data, N, n)
     S, Sd, H = parts.S, parts.Sd, parts.f
-    _subtree_momenta(model, parts.IC, parts.v, H)
+    for i in range(N):
+        matvec6(parts.IC[i], parts.v[i], H[i])
+    joint_torques(model, S, H, p)  # p_k = S_kᵀ H, the subtree momenta H summed from the leaves
     for k in range(n):
-        b = model.cols[k, 0]
-        p[k] = dot6(S[k], H[b])
-        ct[k] = dot6(Sd[k], H[b])
+        ct[k] = dot6(Sd[k], H[model.cols[k, 0]])
     zero = data.vectors[ZERO_]
     add_armature_force(model, data.q, qd, qd, zero, p, parts.T[0])  # M_a q̇
     add_armature_transpose(model, data.q, qd, ct, parts.T[0])
@@ -92,7 +79,7 @@ def trajectory_kernel(model, data, q, qd, qdd, use_qdd, gravity, row):
     N, n = ints.shape[0], cols.shape[0]
     parts = views(data, N, n)
     S, Sd, v, IC, a, f, F, T = parts.S, parts.Sd, parts.v, parts.IC, parts.a, parts.f, parts.F, parts.T
-    a0, h, tmp = F[0], F[1], F[2]
+    a0, h, tmp, rest = F[0], F[1], F[2], F[3]
     root_acceleration(model, data.q, gravity, a0)
     # per body: a^C (velocity products) in a, forces f^C in f, a^a (q̈) in the rows of the
     # Slotine–Li reference velocities, and in the unused composite Coriolis factors BC the
@@ -100,19 +87,14 @@ def trajectory_kernel(model, data, q, qd, qdd, use_qdd, gravity, row):
     aq = data.rows[2 * n + 3 * N : 2 * n + 4 * N]
     BC = parts.BC
     Hm, fg, fa = BC[:, 0], BC[:, 1], BC[:, 2]
+    zero = data.vectors[ZERO_]
+    for r in range(6):
+        rest[r] = 0.0
+    accelerations(model, S, Sd, qd, zero, rest, a)  # a^C from rest, without q̈
+    accelerations(model, S, Sd, zero, qdd, rest, aq)  # a^a: q̈ alone
     mc0 = 0.0
     mc1 = 0.0
     mc2 = 0.0
-    for c in range(n):
-        b = cols[c, 0]
-        if c == 0 or cols[c - 1, 0] != b:
-            pb = ints[b, 0]
-            for r in range(6):
-                a[b, r] = a[pb, r] if pb >= 0 else 0.0
-                aq[b, r] = aq[pb, r] if pb >= 0 else 0.0
-        for r in range(6):
-            a[b, r] += Sd[c, r] * qd[c]
-            aq[b, r] += S[c, r] * qdd[c]
     for i in range(N):
         matvec6(IC[i], v[i], h)
         for r in range(6):
@@ -127,23 +109,14 @@ def trajectory_kernel(model, data, q, qd, qdd, use_qdd, gravity, row):
         mc0 += IC[i, 2, 4]
         mc1 += IC[i, 0, 5]
         mc2 += IC[i, 1, 3]
-    for j in range(n - 1, -1, -1):
-        b = cols[j, 0]
-        row[G_COL * n + j] = dot6(S[j], fg[b])
-        row[CQD_COL * n + j] = dot6(S[j], f[b])
-        row[CTQD_COL * n + j] = dot6(Sd[j], Hm[b])
-        row[P_COL * n + j] = dot6(S[j], Hm[b])
-        row[TAU_COL * n + j] = dot6(S[j], fa[b])
-        if cols[j, 1] < 0 or cols[cols[j, 1], 0] != b:
-            pb = ints[b, 0]
-            if pb >= 0:
-                for r in range(6):
-                    fg[pb, r] += fg[b, r]
-                    f[pb, r] += f[b, r]
-                    Hm[pb, r] += Hm[b, r]
-                    fa[pb, r] += fa[b, r]
+    # the RNEA's backward sweep for each force sum; the subtree momenta then give Cᵀq̇ as well
+    joint_torques(model, S, fg, row[G_COL * n : (G_COL + 1) * n])
+    joint_torques(model, S, f, row[CQD_COL * n : (CQD_COL + 1) * n])
+    joint_torques(model, S, Hm, row[P_COL * n : (P_COL + 1) * n])
+    joint_torques(model, S, fa, row[TAU_COL * n : (TAU_COL + 1) * n])
+    for j in range(n):
+        row[CTQD_COL * n + j] = dot6(Sd[j], Hm[cols[j, 0]])
     W = T[0]
-    zero = data.vectors[ZERO_]
     add_armature_force(model, data.q, qd, zero, qd, row[CQD_COL * n : (CQD_COL + 1) * n], W)  # C_a q̇
     add_armature_transpose(model, data.q, qd, row[CTQD_COL * n : (CTQD_COL + 1) * n], W)
     add_armature_force(model, data.q, qd, qd, zero, row[P_COL * n : (P_COL + 1) * n], W)  # M_a q̇
