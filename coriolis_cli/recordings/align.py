@@ -104,13 +104,11 @@ class Aligner:
                                  f"the robot needs ({shown})", hint="lock them with --lock NAME=VALUE")
         for name, qs, vs, mimic in self.joints:  # mimic joints the recording leaves out follow their leaders
             if name not in index and mimic is not None:
-                leader = next(j for j in self.joints if j[0] == mimic.joint)
                 x = pos[:, index[mimic.joint]]
-                q[:, qs] = [mimic(v) for v in x] if mimic.polynomial else mimic.offset + mimic.multiplier * x
-                slope = np.polyval(np.polyder(np.asarray(mimic.coefficients[::-1])), x) if mimic.polynomial else mimic.multiplier
+                coefficients = np.asarray(mimic.coefficients[::-1], dtype=float)  # highest degree first
+                q[:, qs] = np.polyval(coefficients, x)
                 if vel is not None:
-                    qd[:, vs] = slope * vel[:, index[mimic.joint]]
-                del leader
+                    qd[:, vs] = np.polyval(np.polyder(coefficients), x) * vel[:, index[mimic.joint]]
         if self.base is not None:
             if block.base is None:
                 raise RecordingError(f"{self.path}: a floating-base robot needs the base's pose and twist",
@@ -118,7 +116,7 @@ class Aligner:
             qs, vs = self.base
             q[:, qs : qs + 7] = block.base[:, 0:7]
             qd[:, vs : vs + 6] = block.base[:, 7:13]
-        return q, qd, eff, vel is not None or self.base is not None and not self.joints, effort is not None
+        return q, qd, eff, vel is not None, effort is not None
 
     def feed(self, block: Block) -> Samples | None:
         q, qd, eff, has_velocity, has_effort = self._columns(block)
@@ -131,7 +129,7 @@ class Aligner:
                 if self.joints else True
             self.effort_recorded = has_effort
         needed = np.concatenate([q, qd], axis=1) if self.velocity_measured else q
-        bad = rows & np.any(~np.isfinite(needed), axis=1) if len(t) else rows
+        bad = rows & np.any(~np.isfinite(needed), axis=1)
         if self.base is not None:
             bad |= rows & np.any(~np.isfinite(q[:, self.base[0] : self.base[0] + 7]), axis=1)
         if bad.any():
@@ -140,17 +138,16 @@ class Aligner:
                 raise RecordingError(f"{self.path}: a sample with a missing or NaN value at t = {t[first]:.9g} s "
                                      "(--strict refuses them)")
             self.dropped_nan += int(bad.sum())
-        keep = rows & ~bad
-        order = np.flatnonzero(keep)
+        # stamps must rise: one equal to or before the last kept one is dropped, never reordered. A
+        # dropped stamp never exceeds the running maximum, so that maximum is the last kept stamp
+        order = np.flatnonzero(rows & ~bad)
+        stamps = t[order]
+        last = np.fmax.accumulate(np.concatenate([[self.last_t], stamps]))  # fmax: a NaN stamp is dropped
+        rising = stamps > last[:-1]
         ok = np.zeros(len(t), bool)
-        last = self.last_t
-        for k in order:  # stamps must rise: a repeated or earlier one is dropped, never reordered
-            if t[k] > last:
-                ok[k] = True
-                last = t[k]
-            else:
-                self.dropped_stamps += 1
-        self.last_t = last
+        ok[order[rising]] = True
+        self.dropped_stamps += int(len(stamps) - rising.sum())
+        self.last_t = float(last[-1])
         t, q, qd, eff = t[ok], q[ok], qd[ok], eff[ok]
         if self.base is not None:  # unit quaternions, as the kernels would normalize them
             qs = self.base[0]
