@@ -421,6 +421,17 @@ def to_mujoco(lay: MujocoLayout, q, v, m_nq: int, m_nv: int):
     return qpos, qvel, T, acc
 
 
+def compile_description(desc):
+    """MuJoCo's model of a robot's description: the MJCF file it came from (or the text that was
+    piped), else MuJoCo's URDF compiler on our description without geometry (meshes are not at
+    hand). Quiet: MuJoCo's warnings were said once already, when the robot was loaded."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        if desc.origin_format == "mjcf":
+            return compile_model(desc.source, desc.extra[0] if desc.source == "<stdin>" and desc.extra else None)
+        return compile_model(desc.source or desc.name, urdf_for_mujoco(desc))
+
+
 class MujocoStates:
     """``robot.to_mujoco(q, v)`` and ``robot.from_mujoco(qpos, qvel)`` for a robot loaded from
     MJCF: MuJoCo's qpos (quaternions w first, hinge and slide from qpos0: ``ref`` offsets) and
@@ -436,9 +447,7 @@ class MujocoStates:
             if desc.origin_format != "mjcf":
                 raise ModelError(f"robot '{tree.name}' was not loaded from MJCF: it has no MuJoCo qpos to convert",
                                  hint="load the .xml model")
-            with warnings.catch_warnings():  # said once already, when the robot was loaded
-                warnings.simplefilter("ignore", ModelWarning)
-                m = compile_model(desc.source, desc.extra[0] if desc.source == "<stdin>" and desc.extra else None)
+            m = compile_description(desc)
             cached = self.caches["mujoco_states"] = (m.nq, m.nv, layout(tree, m))
         return cached
 
@@ -484,14 +493,7 @@ class MujocoPeer:
 
     def __init__(self, robot):
         mujoco = _mujoco()
-        desc = robot.description
-        with warnings.catch_warnings():  # said once already, when the robot was loaded
-            warnings.simplefilter("ignore", ModelWarning)
-            if desc.origin_format == "mjcf":
-                text = desc.extra[0] if desc.source == "<stdin>" and desc.extra else None
-                self.m = compile_model(desc.source, text)
-            else:  # MuJoCo compiles URDF too: our description, without geometry (meshes are not at hand)
-                self.m = compile_model(desc.source or desc.name, urdf_for_mujoco(desc))
+        self.m = compile_description(robot.description)
         self.mujoco = mujoco
         self.d = mujoco.MjData(self.m)
         self.layout = layout(robot, self.m)
