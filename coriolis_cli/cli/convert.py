@@ -14,6 +14,7 @@ from .common import (cli, emit, err, load_options, lock_option, locked, package_
 def _write_description(desc, output: str, force: bool):
     from ..model import to_urdf, to_yaml
     from ..model.loader import URDF_EXT, YAML_EXT
+    from ..model.tree import STANDARD_GRAVITY
 
     ext = os.path.splitext(output)[1].lower()
     if ext in YAML_EXT:
@@ -25,7 +26,7 @@ def _write_description(desc, output: str, force: bool):
         if armed:
             lost.append(f"the armature of {len(armed)} joint{'s' if len(armed) > 1 else ''} ({', '.join(armed[:3])}"
                         f"{', ...' if len(armed) > 3 else ''})")
-        if desc.gravity is not None and tuple(desc.gravity) != (0.0, 0.0, -9.81):
+        if desc.gravity is not None and tuple(desc.gravity) != STANDARD_GRAVITY:
             lost.append(f"the gravity ({', '.join(f'{g:g}' for g in desc.gravity)}) m/s²")
         if lost:
             import warnings

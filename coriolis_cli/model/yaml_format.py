@@ -36,6 +36,7 @@ import yaml
 from ..errors import ModelError
 from .description import Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
 from .limits import load_yaml
+from .tree import STANDARD_GRAVITY
 from .numbers import as_float, parse_number
 
 
@@ -170,11 +171,6 @@ def _armature(value, where: str) -> tuple[float, ...]:
     return out
 
 
-# what the dynamics reads (model.urdf.READ): an extra that held one would change it in the URDF
-_NOT_EXTRA = {"link": ("inertial",), "joint": ("origin", "parent", "child", "axis", "limit", "mimic"),
-              "robot": ("link", "joint")}
-
-
 def _urdf(value, where: str, scope: str = "robot") -> tuple[str, ...]:
     """``urdf:``, URDF elements the dynamics does not read (geometry, materials, ...), carried to
     URDF by convert: a list of XML texts, each one element. Elements the dynamics reads are
@@ -182,6 +178,7 @@ def _urdf(value, where: str, scope: str = "robot") -> tuple[str, ...]:
     import xml.etree.ElementTree as ET
 
     from .limits import MAX_XML_DEPTH, xml_depth
+    from .urdf import READ  # what the dynamics reads: an extra that held one would change it in the URDF
 
     if value is None:
         return ()
@@ -195,13 +192,13 @@ def _urdf(value, where: str, scope: str = "robot") -> tuple[str, ...]:
             element = ET.fromstring(text)
         except ET.ParseError as e:
             raise ModelError(f"{where}[{k}] is not one XML element ({e})") from None
-        if element.tag in _NOT_EXTRA[scope]:
+        if element.tag in READ[scope]:
             raise ModelError(f"{where}[{k}] is a <{element.tag}>, which the dynamics reads: write it as YAML "
                              f"({'the link' if scope == 'link' else 'the joint' if scope == 'joint' else 'links: and joints:'}), "
                              "not as a URDF extra")
-        if xml_depth(element) > MAX_XML_DEPTH:
-            raise ModelError(f"{where}[{k}] nests {xml_depth(element)} deep, more than the {MAX_XML_DEPTH} a robot "
-                             "file can need")
+        depth = xml_depth(element)
+        if depth > MAX_XML_DEPTH:
+            raise ModelError(f"{where}[{k}] nests {depth} deep, more than the {MAX_XML_DEPTH} a robot file can need")
         out.append(text)
     return tuple(out)
 
@@ -270,7 +267,7 @@ def to_yaml(desc: RobotDescription) -> str:
             d["urdf"] = list(j.extra)
         joints.append(d)
     doc = {"name": desc.name, "links": links, "joints": joints}
-    if desc.gravity is not None and tuple(desc.gravity) != (0.0, 0.0, -9.81):
+    if desc.gravity is not None and tuple(desc.gravity) != STANDARD_GRAVITY:
         doc["gravity"] = _clean(desc.gravity)  # m/s² in the world frame (MJCF's <option gravity>)
     if desc.extra:
         doc["urdf"] = list(desc.extra)
