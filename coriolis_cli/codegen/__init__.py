@@ -112,27 +112,17 @@ def estimate(robot, functions) -> tuple[float, float]:
 def check_size(robot, functions) -> None:
     """Refuse up front what would run past CORIOLIS_CODEGEN_SECONDS (default 300) or half the
     machine's memory."""
+    from ..engine.data import available_memory
     from ..model.limits import env_int
 
     seconds, memory = estimate(robot, functions)
     budget = env_int("CORIOLIS_CODEGEN_SECONDS", 300)
-    available = _available_memory()
+    available = available_memory()
     if seconds > budget or (available and memory > available / 2):
         raise InputError(f"generating Γ's code for this robot (nv = {robot.nv}) would take about {seconds / 60:.0f} min and "
                          f"{memory / 1e9:.1f} GB; on a robot this size the engine's christoffel is faster than such code "
                          "(Table 2: past 15 bodies). Leave Gamma out (--what M,Mdot,C,tau,slotine), or set "
                          "CORIOLIS_CODEGEN_SECONDS to allow longer")
-
-
-def _available_memory() -> float:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return float(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 class _killable:
