@@ -265,13 +265,12 @@ def potential_offset(robot: RobotModel, Q, g) -> np.ndarray:
     """−M gᵀ o: the potential energy the computation frame's origin o adds (the first root joint's
     place; for a free root, the base's position in the world, which moves)."""
     root = robot.bodies[0].joint
-    mass = sum(b.mass for b in robot.bodies)
     if robot.arrays.ints[0, 1] == FREE_CODE:
         qs = int(robot.q_start[0])
         origin = np.asarray(root.translation) + Q[:, qs : qs + 3] @ np.asarray(root.rotation).T
     else:
         origin = np.broadcast_to(np.asarray(root.translation, float), (Q.shape[0], 3))
-    return -mass * (origin @ np.asarray(g, float))
+    return -robot.total_mass * (origin @ np.asarray(g, float))
 
 
 def placements(robot: RobotModel, q):
