@@ -54,7 +54,7 @@ def compute_part(robot, path: str, target: str, what, options: dict) -> int:
     return writer.rows
 
 
-def run_many(robot, inputs, output: str, what, options: dict, workers=None, scheduler=None, force=False, progress=None):
+def run_many(robot, inputs, output: str, what, options: dict, workers=None, scheduler=None, force=False):
     """Each input's table as a part of the dataset ``output`` (a folder): [(part, samples)]."""
     if os.path.exists(output) and not os.path.isdir(output):
         raise OutputError(f"-o {output}: many recordings make a Parquet dataset, a folder; name a folder")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import check_outputs, cli, compile_first, emit, err, load, robot_argument, robot_options, styled
+from .common import check_outputs, cli, compile_first, emit, err, load, robot_argument, robot_options, strict, styled
 
 
 def _quiet(text: str):
@@ -61,8 +61,6 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
     check_outputs(force, output, plot)
     model = load(robot, floating_base)
     compile_first("trajectory_dynamics")
-    from .common import strict
-
     obs = run(model, recording, bandwidth, limit, _quiet(quiet), topic=topic, base_topic=base_topic, window=window,
               strict=strict())
     if plot:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from ..errors import StateError
-from .common import compile_first, err, load, progress, styled
+from .common import compile_first, err, load, progress, strict, styled
 
 
 def run_recording(robot, floating_base, recording, what, topic, base_topic, window, workers, scheduler, fmt, output, force):
@@ -23,13 +23,12 @@ def run_recording(robot, floating_base, recording, what, topic, base_topic, wind
 
     inputs = expand_inputs(recording)
     model = load(robot, floating_base)
-    options = dict(topic=topic, base_topic=base_topic, window=window, strict=_strict())
+    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
     if len(inputs) > 1 or workers is not None or scheduler is not None:
         from ..distributed import run_many
 
         compile_first("trajectory_dynamics")
-        parts = run_many(model, inputs, output, quantities, options, workers=workers, scheduler=scheduler, force=force,
-                         progress=progress)
+        parts = run_many(model, inputs, output, quantities, options, workers=workers, scheduler=scheduler, force=force)
         err.print(styled(("wrote", "green"), f" {output}: {len(parts)} part{'s' if len(parts) > 1 else ''}, "
                          f"{sum(n for _, n in parts):,} samples"), soft_wrap=True)
         return
@@ -46,8 +45,3 @@ def run_recording(robot, floating_base, recording, what, topic, base_topic, wind
             bar.update(task, completed=writer.rows)
     err.print(styled(("wrote", "green"), f" {output}: {writer.rows:,} samples"), soft_wrap=True)
 
-
-def _strict() -> bool:
-    from .common import strict
-
-    return strict()
