@@ -41,8 +41,8 @@ from .api import (
 )
 
 # what robots hand out but the engine computes (model.services)
-services.provide(create_data=create_data, loop_solver=loops.LoopSolver, loop_constraints=loops.constraints, base_transform=base_velocity.transform,
-                 base_rate_basis=base_velocity.rate_basis)
+services.provide(create_data=create_data, loop_solver=loops.LoopSolver, loop_constraints=loops.constraints,
+                 base_transform=base_velocity.transform, base_rate_basis=base_velocity.rate_basis)
 
 __all__ = [
     "Data", "FACTORIZATIONS", "GAMMA_MAX_BYTES", "QuaternionWarning", "check_gamma_size", "check_memory", "christoffel", "christoffel_largest",

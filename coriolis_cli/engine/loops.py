@@ -81,6 +81,7 @@ class LoopSolver:
         data = Data(self.robot)
         self._model, self._kdata = data.model, data.kernel
         self._last = None  # (q̄ bytes, solution): repeated calls at one q̄ solve once
+        self._near_first = False  # once a draw over the limits has failed, later calls draw near the assembly
 
     @cached_property
     def size(self) -> float:
@@ -249,6 +250,4 @@ class LoopSolver:
             return qbar
         raise StateError(f"no random configuration within the joint limits closes the loops ({MAX_RANDOM_DRAWS} "
                          "draws); narrow the independent joints' limits to where the linkage assembles")
-
-    _near_first = False
 

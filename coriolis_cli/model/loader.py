@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import stat
-
 import warnings
 from dataclasses import replace
 
@@ -270,7 +269,6 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     if lock:
         from .lock import lock_floating_base, lock_joints
 
-        base_locked = False
         if floating_base:
             lock, base_locked = lock_floating_base(desc, lock)
             floating_base = not base_locked

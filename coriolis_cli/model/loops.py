@@ -31,7 +31,7 @@ class _Closure:
     (body -1: the world), and for a revolute closure the axis and two normals in the frame."""
 
     def __init__(self, robot: RobotModel, spec, world_offset: np.ndarray):
-        self.name, self.revolute = spec.name, spec.type == "revolute"
+        self.name = spec.name
         self.orientation_rows = ORIENTATION_ROWS[spec.type]
         sides = []
         for link, xyz, rpy, rotation in ((spec.parent, spec.xyz, spec.rpy, spec.rotation),
