@@ -14,7 +14,7 @@ from .common import (cli, emit, err, load_options, lock_option, locked, package_
 def _write_description(desc, output: str, force: bool):
     from ..model import to_urdf, to_yaml
     from ..model.loader import URDF_EXT, YAML_EXT
-    from ..model.tree import STANDARD_GRAVITY
+    from ..model.description import STANDARD_GRAVITY
 
     ext = os.path.splitext(output)[1].lower()
     if ext in YAML_EXT:

@@ -23,6 +23,7 @@ SUPPORTED_TYPES = MOVABLE_TYPES + MULTI_DOF_TYPES + ("fixed",)
 
 # Mass below which a link counts as massless when we look for joints that move nothing.
 MASS_EPS = 1e-12
+STANDARD_GRAVITY = (0.0, 0.0, -9.81)  # m/s², world z up: a description's gravity when it names none
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ class RobotDescription:
     guess: tuple[tuple[str, float], ...] = ()
     # top-level URDF elements other than links and joints (<material>, <transmission>, <gazebo>, ...)
     extra: tuple[str, ...] = field(default=(), compare=False)
-    gravity: tuple[float, float, float] | None = None  # m/s² in the world frame; None: (0, 0, −9.81)
+    gravity: tuple[float, float, float] | None = None  # m/s² in the world frame; None: STANDARD_GRAVITY
     origin_format: str = field(default="", compare=False)  # "mjcf" for a model MuJoCo compiled
     # joints made fixed by --lock, (name, value; None for a multi-DoF joint's identity), so that
     # the model the file describes can still be compared with ours (MuJoCo's check m)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from .description import Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
+from .description import STANDARD_GRAVITY, Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
 from .geometry import matrix_to_rpy, quat_to_matrix, rotation_tuple
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3  # mjtJoint
@@ -35,7 +35,6 @@ EQ_CONNECT, EQ_WELD, EQ_JOINT = 0, 1, 2  # mjtEq
 OBJ_SITE = 6  # mjtObj
 TRN_JOINT = 0  # mjtTrn
 TYPES = {FREE: "floating", BALL: "spherical", SLIDE: "prismatic", HINGE: "revolute"}
-STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
 
 def is_mjcf(text: str) -> bool:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ModelError, ModelWarning
 from . import joints, services
-from .description import MASS_EPS, InertiaIssue, Limits, Mimic, RobotDescription, inertia_issues, inertia_scale, validate
+from .description import MASS_EPS, STANDARD_GRAVITY, InertiaIssue, Limits, Mimic, RobotDescription, inertia_issues, inertia_scale, validate
 from .joints import joint_type
 from .mjcf import MujocoStates
 
@@ -87,9 +87,6 @@ class ModelArrays(NamedTuple):
     ints: np.ndarray
     cols: np.ndarray
     geom: np.ndarray
-
-
-STANDARD_GRAVITY = (0.0, 0.0, -9.81)
 
 
 class EngineCaches:

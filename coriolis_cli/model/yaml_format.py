@@ -34,9 +34,8 @@ import math
 import yaml
 
 from ..errors import ModelError
-from .description import Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
+from .description import STANDARD_GRAVITY, Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
 from .limits import load_yaml
-from .tree import STANDARD_GRAVITY
 from .numbers import as_float, parse_number
 
 
