@@ -202,6 +202,8 @@ def test_failed_write_leaves_no_file(run_cli, tmp_path, monkeypatch):
     def fail(*a, **k):
         raise OSError(28, "No space left on device")
 
+    warm = run_cli("compute", robot_path("panda.urdf"), "--random")  # compiled first: numba saves its cache with os.replace
+    assert warm.code == 0, warm
     monkeypatch.setattr(os, "replace", fail)
     monkeypatch.setattr(os, "link", fail)  # the exclusive create of a new file (no --force)
     assert_one_line_error(run_cli("compute", robot_path("panda.urdf"), "--random", "-o", target), "No space left")
