@@ -1,12 +1,29 @@
+import atexit
 import glob
 import os
+import shutil
 import tempfile
+
+
+def _scratch_directory(prefix: str) -> str:
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
 
 # Tests never touch the user's caches, and no variable of the user's changes what the tool does:
 # every environment variable the tool reads is set or removed here.
-os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="coriolis-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _scratch_directory("coriolis-test-cache-")
 for _name in ("CORIOLIS_NO_CACHE", "COLUMNS"):
     os.environ.pop(_name, None)
+
+# make test runs two pytest-xdist workers. numba's cache is not safe for two processes compiling
+# the same function at once: each adds its signature to the index it read (numba.core.caching,
+# IndexDataCacheFile.save, no lock) under the first free data-file number, so one can load the
+# other's code under its own signature (seen once: a TypingError compiling trajectory_dynamics).
+# Each worker therefore compiles into a directory of its own, cold as on a fresh clone.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["NUMBA_CACHE_DIR"] = _scratch_directory(f"coriolis-numba-{os.environ['PYTEST_XDIST_WORKER']}-")
 
 from hypothesis import settings  # noqa: E402
 
