@@ -1,21 +1,25 @@
-"""Identification of a robot's inertial parameters from its recordings (the library; the
-``coriolis identify`` command is still to come).
+"""Identification of a robot's inertial parameters from its recordings (``coriolis identify``).
 
-The dynamics are linear in θ (10 per body, model.parameters' order) and in friction f (per DoF:
-viscous b, Coulomb c): W(q, q̇, ...) [θ; f] = y. Two forms:
+The dynamics are linear in θ (10 per body, model.parameters' order) and in friction f (per 1-DoF
+joint: viscous b, then Coulomb c): W [θ; f] = y, one of three forms:
 
-- torque:   Y(q, q̇, q̇, q̈) θ + diag(q̇) b + diag(sign q̇) c = τ − τ_armature,  q̈ differentiated;
-- momentum: through the low-pass filter F = λ/(s + λ) applied to Hamilton's equations
-            ṗ = τ − τ_f + Cᵀq̇ − g (Wensing–Slotine App. B-B), with F[ṗ] = λ (p − F[p]):
-            (λ (Y_p − F[Y_p]) − F[Y_c] + F[Y_g]) θ + F[diag(q̇)] b + F[diag(sign q̇)] c = F[τ]
-            (momentum_regressors), which needs no q̈.
+- torque:   Y(q, q̇, q̇, q̈) θ + diag(q̇) b + diag(sign q̇) c = τ − τ_armature, q̈ differentiated;
+- momentum: the low-pass filter F = λ/(s + λ) applied to Hamilton's equations ṗ = τ − τ_f + Cᵀq̇ − g
+            (Wensing–Slotine App. B-B1), with F[ṗ] = λ (p − F[p]):
+            (λ (Y_p − F[Y_p]) − F[Y_c − Y_g]) θ + F[diag(q̇)] b + F[diag(sign q̇)] c = F[τ] − λ(p_a − F[p_a]);
+- energy:   the same filter on d/dt (T + V) = q̇ᵀτ (App. B-B2), one row per sample:
+            (λ (Y_T − F[Y_T]) + F[Y_V̇]) θ + F[q̇ ∘ q̇]ᵀ b + F[|q̇|]ᵀ c = F[q̇ᵀτ] − λ(T_a − F[T_a]);
 
-The normal equations WᵀW and Wᵀy are accumulated chunk by chunk, so memory does not grow with
-the recording. Only combinations of θ (the base parameters) are identifiable: the fit keeps the
-prior (the file's parameters) in the directions the data do not reach, through a regularizer of
-weight ``weight`` × mean(diag WᵀW) on the parameters scaled by their size. ``consistent`` solves
-the same least squares with every body's pseudo-inertia positive semi-definite (Wensing, Kim &
-Slotine, RA-L 2018) by cvxpy and Clarabel.
+the last two need no q̈ (p_a, T_a: the joints' armature, no inertial parameter). The filters'
+first 5/λ seconds are left out, while they forget where they started.
+
+The normal equations WᵀW, Wᵀy are accumulated block by block, so memory does not grow with the
+recording. Only combinations of θ (the base parameters) are identifiable; their number is the
+rank of WᵀW with every column scaled by its parameter's size (``parameter_scales``), which also
+gives the condition number. The fit keeps the prior (the file's parameters) in the directions the
+data do not reach through a regularizer: ``weight`` × mean(diag WᵀW) × ‖(x − x_prior)/scale‖².
+``consistent`` solves the same least squares with every body's pseudo-inertia positive
+semi-definite (Wensing, Kim & Slotine, RA-L 2018) and friction ≥ 0, by cvxpy and Clarabel.
 """
 
 from __future__ import annotations
@@ -25,31 +29,69 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine
+from .engine.filters import low_pass
 from .errors import StateError
 from .model.parameters import N_PARAMETERS, inertial_parameters, parameter_names
 
-FORMS = ("torque", "momentum")
+FORMS = ("torque", "momentum", "energy")
 METHODS = ("ols", "consistent")
 FRICTION = ("none", "viscous", "coulomb-viscous")
-DEFAULT_CUTOFF = 20.0  # λ of the momentum form's filter, 1/s
+EFFORTS = ("held", "sampled")  # a command held over the step after its stamp, or a measurement at it
+DEFAULT_CUTOFF = 20.0  # λ of the momentum and energy forms' filter, 1/s
 DEFAULT_WEIGHT = 1e-6
-SETTLE = 5.0  # time constants of the momentum form's filter left out at the start of a recording
+SETTLE = 5.0  # time constants of the filter left out at the start of a recording
+RANK_TOLERANCE = 1e-10  # eigenvalues of the scaled WᵀW below this × the largest: directions not reached
+BLOCK_VALUES = 1 << 21  # regressor entries per block (16 MB), whatever the robot
+QUANTITIES = ("m", "cx", "cy", "cz", "Ixx", "Iyy", "Izz", "Ixy", "Ixz", "Iyz")  # per body, I about the COM
+
+
+def _tree(robot):
+    if getattr(robot, "is_reduced", False):
+        raise StateError(f"robot '{robot.name}': identification runs on kinematic trees; this robot is in other "
+                         "coordinates (mimic joints, closed loops or a base velocity)",
+                         hint="load it without them, e.g. its joints free")
+    return robot
+
+
+def check_effort(effort: str) -> None:
+    if effort not in EFFORTS:
+        raise StateError(f"effort must be 'held' (a command held until the next sample) or 'sampled' (measured at "
+                         f"its stamp), got '{effort}'")
+
+
+def friction_dofs(robot) -> np.ndarray:
+    """The DoFs that get friction: those of 1-DoF joints (not a free or spherical joint's)."""
+    out, v = [], 0
+    for b in robot.bodies:
+        if b.joint.nv == 1:
+            out.append(v)
+        v += b.joint.nv
+    return np.array(out, dtype=np.int64)
 
 
 def friction_width(robot, friction: str) -> int:
     if friction not in FRICTION:
         raise StateError(f"friction must be one of {', '.join(FRICTION)}, got '{friction}'")
-    return {"none": 0, "viscous": 1, "coulomb-viscous": 2}[friction] * robot.nv
+    return FRICTION.index(friction) * len(friction_dofs(robot))
 
 
-def _friction_columns(qd, friction: str) -> np.ndarray:
-    """(nv, width) per sample: diag(q̇), then diag(sign q̇)."""
-    parts = []
+def friction_columns(robot, QD, friction: str) -> np.ndarray:
+    """(k, nv, width): diag(q̇), then diag(sign q̇), on the friction DoFs."""
+    k, n = QD.shape
+    dofs = friction_dofs(robot)
+    out = np.zeros((k, n, friction_width(robot, friction)))
+    m = len(dofs)
     if friction != "none":
-        parts.append(np.diag(qd))
+        out[:, dofs, np.arange(m)] = QD[:, dofs]
     if friction == "coulomb-viscous":
-        parts.append(np.diag(np.sign(qd)))
-    return np.concatenate(parts, axis=1) if parts else np.zeros((len(qd), 0))
+        out[:, dofs, m + np.arange(m)] = np.sign(QD[:, dofs])
+    return out
+
+
+def friction_names(robot, friction: str) -> tuple[str, ...]:
+    names = [robot.dof_names[d] for d in friction_dofs(robot)]
+    kinds = {"none": (), "viscous": ("viscous",), "coulomb-viscous": ("viscous", "coulomb")}[friction]
+    return tuple(f"{n}.{k}" for k in kinds for n in names)
 
 
 @dataclass
@@ -72,77 +114,149 @@ class NormalEquations:
         self.rows += len(y)
 
 
-class _Filter:
-    """F = λ/(s + λ), exact for inputs held over each step, its state carried across chunks."""
+class _Previous:
+    """Each row's predecessor, the last row of one block carried to the next (the first row of a
+    recording is its own predecessor)."""
+
+    def __init__(self):
+        self.last = None
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        first = X[:1] if self.last is None else self.last
+        self.last = X[-1:].copy()
+        return np.concatenate([first, X[:-1]])
+
+
+class _LowPass:
+    """engine.filters.low_pass with its state kept between blocks: ``__call__(t, X)`` for a signal
+    that varies continuously (the trapezoid), ``held(t, start, end)`` for explicit ends."""
 
     def __init__(self, cutoff: float):
-        self.cutoff, self.state, self.t = cutoff, None, None
+        self.cutoff, self.state, self.clock, self.previous = cutoff, None, np.zeros(2), _Previous()
 
-    def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
+    def __call__(self, t: np.ndarray, X: np.ndarray) -> np.ndarray:
+        X = np.ascontiguousarray(X.reshape(len(t), -1))
+        return self.held(t, self.previous(X), X)
+
+    def held(self, t, start, end) -> np.ndarray:
+        start = np.ascontiguousarray(start.reshape(len(t), -1))
+        end = np.ascontiguousarray(end.reshape(len(t), -1))
         if self.state is None:
-            self.state, self.t = x.copy(), t  # starts in steady state: F[x] = x
-            return self.state
-        a = 1.0 - np.exp(-self.cutoff * (t - self.t))
-        self.state += a * (x - self.state)
-        self.t = t
-        return self.state
+            self.state = np.zeros(end.shape[1])
+        out = np.empty_like(end)
+        low_pass(t, start, end, self.cutoff, self.state, self.clock, out)
+        return out
 
 
 class Rows:
-    """The rows W, y of one form for the samples of a recording, chunk after chunk (the momentum
-    form's filters keep their state between chunks)."""
+    """The rows W, y of one form for the samples of a recording, block after block (the filters
+    of the momentum and energy forms keep their state from one block to the next). Rows whose
+    effort is not recorded (NaN: a floating base's, a joint without effort) are left out."""
 
-    def __init__(self, robot, form: str = "torque", friction: str = "none", cutoff: float = DEFAULT_CUTOFF):
+    def __init__(self, robot, form: str = "torque", friction: str = "none", cutoff: float = DEFAULT_CUTOFF,
+                 effort: str = "held"):
+        check_effort(effort)
         if form not in FORMS:
             raise StateError(f"form must be one of {', '.join(FORMS)}, got '{form}'")
-        friction_width(robot, friction)
-        self.robot, self.form, self.friction, self.cutoff = robot, form, friction, cutoff
-        self.theta0 = inertial_parameters(getattr(robot, "full", robot))
-        self.filters = [_Filter(cutoff) for _ in range(3)]  # Y_p (and M_a q̇), Y_c − Y_g and friction, τ
-        self.start = None  # the recording's first stamp: the filters' start is not used (see __call__)
+        if not cutoff > 0:
+            raise StateError(f"the filter's cutoff λ must be positive, got {cutoff}")
+        self.robot, self.form, self.friction, self.cutoff = _tree(robot), form, friction, cutoff
+        self.theta0 = inertial_parameters(robot)
+        self.width = len(self.theta0) + friction_width(robot, friction)
+        self.filters = [_LowPass(cutoff) for _ in range(3)]
+        self.effort, self.previous_tau, self.previous_qd = effort, _Previous(), _Previous()
+        self.start = None  # the recording's first stamp
 
-    def __call__(self, samples) -> tuple[np.ndarray, np.ndarray]:
-        """(W, y) for one chunk of recordings.Samples (effort = τ; q̈ for the torque form)."""
-        robot, n = self.robot, self.robot.nv
-        W, y = [], []
-        for s in range(len(samples.t)):
-            q, qd, tau = samples.q[s], samples.qd[s], np.nan_to_num(samples.effort[s])
-            fr = _friction_columns(qd, self.friction)
-            if self.form == "torque":
-                qdd = samples.qdd[s]
-                Y = engine.regressor(robot, q, qd, qd, qdd)
-                armature = engine.inverse_dynamics(robot, q, qd, qdd) - Y @ self.theta0  # no parameter of θ
-                W.append(np.concatenate([Y, fr], axis=1))
-                y.append(tau - armature)
+    def blocks(self, samples):
+        """(W, y) for each block of one chunk of recordings.Samples (effort = τ; q̈ for the torque form)."""
+        step = max(1, BLOCK_VALUES // max(1, self.robot.nv * self.width))
+        for s in range(0, len(samples.t), step):
+            e = min(len(samples.t), s + step)
+            qdd = samples.qdd[s:e] if samples.qdd is not None else None
+            yield self._rows(samples.t[s:e], samples.q[s:e], samples.qd[s:e], qdd, samples.effort[s:e])
+
+    def _rows(self, t, Q, QD, QDD, TAU):
+        robot, P = self.robot, len(self.theta0)
+        FR = friction_columns(robot, QD, self.friction)
+        if self.form == "torque":
+            Y = engine.regressor(robot, Q, QD, QD, QDD)
+            armature = engine.inverse_dynamics(robot, Q, QD, QDD) - Y @ self.theta0  # no parameter of θ
+            return self._keep(np.concatenate([Y, FR], axis=2), self._at_samples(TAU) - armature)
+        lam = self.cutoff
+        R = engine.momentum_regressors(robot, Q, QD)
+        p_a = engine.generalized_momentum(robot, Q, QD) - R.p @ self.theta0  # the armature's M_a q̇
+        self.start = t[0] if self.start is None else self.start
+        settled = t - self.start >= SETTLE / lam  # F[ṗ] = λ(p − F[p]) once the filters forget their start
+        if self.form == "momentum":
+            p = np.concatenate([R.p, p_a[:, :, None]], axis=2)
+            Fp = self.filters[0](t, p).reshape(p.shape)
+            Fcg = self.filters[1](t, np.concatenate([R.c - R.g, FR], axis=2)).reshape(FR.shape[:2] + (-1,))
+            tau = np.nan_to_num(TAU)
+            if self.effort == "held":  # τ_{k−1} acted over (t_{k−1}, t_k]
+                before = self.previous_tau(tau)
+                Ftau = self.filters[2].held(t, before, before)
             else:
-                R = engine.momentum_regressors(robot, q, qd)
-                p0 = engine.generalized_momentum(robot, q, qd) - R.p @ self.theta0  # the armature's M_a q̇
-                t = samples.t[s]
-                Fp = self.filters[0](t, np.concatenate([R.p, p0[:, None]], axis=1))
-                Fcg = self.filters[1](t, np.concatenate([R.c - R.g, fr], axis=1))
                 Ftau = self.filters[2](t, tau)
-                self.start = t if self.start is None else self.start
-                if t - self.start < SETTLE / self.cutoff:
-                    # F[ṗ] = λ(p − F[p]) once the filters forget where they started (e^{−λt})
-                    continue
-                lam = self.cutoff
-                Wp = lam * (np.concatenate([R.p, p0[:, None]], axis=1) - Fp)
-                W.append(np.concatenate([Wp[:, :-1] - Fcg[:, : R.p.shape[1]], Fcg[:, R.p.shape[1]:]], axis=1))
-                y.append(Ftau - Wp[:, -1])
-        if not W:
-            width = len(self.theta0) + friction_width(robot, self.friction)
-            return np.zeros((0, width)), np.zeros(0)
-        return np.concatenate(W), np.concatenate(y)
+            Wp = lam * (p - Fp)
+            W = np.concatenate([Wp[:, :, :P] - Fcg[:, :, :P], Fcg[:, :, P:]], axis=2)
+            y = Ftau - Wp[:, :, P]
+            return self._keep(W[settled], np.where(np.isnan(TAU), np.nan, y)[settled])
+        if np.isnan(TAU).any():
+            raise StateError("the energy form needs the effort of every DoF (q̇ᵀτ); this recording lacks some "
+                             "(a floating base's, a joint's)", hint="use --form torque or momentum")
+        T = np.concatenate([R.T, 0.5 * np.einsum("kn,kn->k", QD, p_a)[:, None]], axis=1)
+        power = np.einsum("kn,knc->kc", QD, FR)  # q̇ᵀ diag(q̇) = q̇ ∘ q̇, q̇ᵀ diag(sign q̇) = |q̇|
+        FT = self.filters[0](t, T)
+        Fv = self.filters[1](t, np.concatenate([R.Vdot, power], axis=1))
+        if self.effort == "held":  # over (t_{k−1}, t_k]: q̇ from q̇_{k−1} to q̇_k against the held τ_{k−1}
+            before = self.previous_tau(TAU)
+            Fpower = self.filters[2].held(t, np.einsum("kn,kn->k", self.previous_qd(QD), before),
+                                          np.einsum("kn,kn->k", QD, before))[:, 0]
+        else:
+            Fpower = self.filters[2](t, np.einsum("kn,kn->k", QD, TAU))[:, 0]
+        WT = lam * (T - FT)
+        W = np.concatenate([WT[:, :P] + Fv[:, :P], Fv[:, P:]], axis=1)
+        return self._keep(W[settled][:, None, :], (Fpower - WT[:, P])[settled][:, None])
+
+    def _at_samples(self, TAU):
+        """τ at each stamp: a held command's mean over the steps before and after it (to second
+        order what acts at the stamp, as the centred q̈ averages the two steps), or the sample."""
+        return 0.5 * (self.previous_tau(TAU) + TAU) if self.effort == "held" else TAU
+
+    def _keep(self, W, y):
+        """The rows (k·rows, width) whose measured side is known."""
+        W, y = W.reshape(-1, self.width), y.reshape(-1)
+        known = np.isfinite(y)
+        return (W, y) if known.all() else (W[known], y[known])
 
 
 @dataclass
 class Fit:
+    """The identified parameters and what the data say about them."""
+
     theta: np.ndarray  # the bodies' parameters (10 N)
-    friction: np.ndarray  # per DoF: viscous, then Coulomb (by friction mode)
-    base_parameters: int  # the rank of WᵀW
-    condition: float  # of W on its identifiable subspace
-    unidentifiable: tuple  # (body, parameter) pairs whose columns the data never move
+    friction: np.ndarray  # viscous b, then Coulomb c, per friction DoF (friction_names' order)
+    names: tuple  # of [θ; f]
+    base_parameters: int  # the rank of the scaled WᵀW: how many combinations the data identify
+    condition: float  # of W, columns scaled, on its identifiable subspace
     residual_rms: float  # of W x − y over the rows fitted
+    rows: int
+    covariance: np.ndarray  # of [θ; f]: σ² H⁻¹ A H⁻¹ with σ² = RSS / (rows − rank) and H A regularized
+    null_space: np.ndarray  # (P, P − rank), in scaled parameters: the directions the data do not reach
+    scales: np.ndarray  # (P,) each parameter's size
+    moved: np.ndarray  # (P,) bool: whether the parameter's column of W is not zero
+
+    def identifiable(self, gradient: np.ndarray, tol: float = 1e-6) -> bool:
+        """Whether the linear function gradient · [θ; f] is fixed by the data (orthogonal to every
+        direction the data do not reach)."""
+        g = np.asarray(gradient, float) * self.scales
+        norm = float(np.linalg.norm(g))
+        return norm == 0.0 or float(np.linalg.norm(self.null_space.T @ g)) <= tol * norm
+
+    def std(self, gradient: np.ndarray) -> float:
+        """The standard deviation of gradient · [θ; f] (NaN where the data do not fix it)."""
+        g = np.asarray(gradient, float)
+        return float(np.sqrt(max(g @ self.covariance @ g, 0.0))) if self.identifiable(g) else float("nan")
 
 
 def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = "none",
@@ -150,44 +264,51 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     """θ and friction from the accumulated normal equations (see the module's docstring)."""
     if method not in METHODS:
         raise StateError(f"method must be one of {', '.join(METHODS)}, got '{method}'")
-    tree = getattr(robot, "full", robot)
+    if not weight >= 0:
+        raise StateError(f"the regularization weight must be ≥ 0, got {weight}")
+    tree = _tree(robot)
     theta0 = inertial_parameters(tree)
-    nf = friction_width(robot, friction)
+    nf = friction_width(tree, friction)
     P = len(theta0) + nf
     A, b = equations.A, equations.b
-    if A.shape != (P, P) or equations.rows == 0:
-        raise StateError("no rows to fit: the recording gave no samples")
-    eig = np.linalg.eigvalsh(A)
+    if A.shape != (P, P):
+        raise StateError(f"the normal equations hold {A.shape[0]} parameters; this robot and friction need {P}")
+    if equations.rows == 0:
+        raise StateError("no rows to fit: the recordings gave no samples with effort")
+    scale = parameter_scales(tree, theta0, nf)
+    As = A * np.outer(scale, scale)
+    eig, vec = np.linalg.eigh(As)
     top = max(float(eig[-1]), 1e-300)
-    rank = int(np.sum(eig > 1e-10 * top))
-    kept = eig[eig > 1e-10 * top]
-    condition = float(np.sqrt(kept[-1] / kept[0])) if len(kept) else np.inf
-    names = parameter_names(tree)
-    dead = tuple((names[k].split(".")[0], names[k].split(".")[-1]) for k in range(len(theta0))
-                 if A[k, k] <= 1e-12 * top)
+    reached = eig > RANK_TOLERANCE * top
+    rank = int(np.sum(reached))
+    kept = eig[reached]
+    condition = float(np.sqrt(kept[-1] / kept[0])) if len(kept) else float("inf")
     x0 = np.concatenate([theta0, np.zeros(nf)])
-    scale = _scales(tree, theta0, nf)
     w = weight * float(np.mean(np.diag(A)))
-    D2 = np.diag(1.0 / scale**2)
+    H = A + w * np.diag(1.0 / scale**2)
     if method == "ols":
-        x = np.linalg.solve(A + w * D2, b + w * D2 @ x0)
+        x = np.linalg.solve(H, b + w * x0 / scale**2)
     else:
-        x = _consistent(tree, A, b, x0, w, scale, nf)
-    rss = float(x @ A @ x - 2 * b @ x + equations.yy)
-    return Fit(x[: len(theta0)], x[len(theta0):], rank, condition, dead,
-               float(np.sqrt(max(rss, 0.0) / equations.rows)))
+        x = _consistent(tree, H, b + w * x0 / scale**2, nf)
+    rss = max(float(x @ A @ x - 2 * b @ x + equations.yy), 0.0)
+    sigma2 = rss / max(equations.rows - rank, 1)
+    Hinv = np.linalg.inv(H)
+    names = parameter_names(tree) + friction_names(tree, friction)
+    return Fit(x[: len(theta0)], x[len(theta0):], names, rank, condition, float(np.sqrt(rss / equations.rows)),
+               equations.rows, sigma2 * Hinv @ A @ Hinv, vec[:, ~reached], scale, np.diag(As) > RANK_TOLERANCE * top)
 
 
-def _scales(tree, theta0, nf) -> np.ndarray:
-    """Each parameter's size, for the regularizer: the body's mass, m·size, m·size² (size: 0.1 m
-    at least), and 1 for friction."""
+def parameter_scales(tree, theta0, nf) -> np.ndarray:
+    """Each parameter's size: the body's mass, m·size, m·size² (size: 0.1 m at least, else its
+    COM's distance), and 1 for friction (N·m·s, N·m)."""
     out = np.ones(len(theta0) + nf)
     for i in range(tree.n_bodies):
-        m = max(float(theta0[N_PARAMETERS * i]), 1e-3)
-        size = max(0.1, float(np.linalg.norm(theta0[N_PARAMETERS * i + 1 : N_PARAMETERS * i + 4])) / m)
-        out[N_PARAMETERS * i] = m
-        out[N_PARAMETERS * i + 1 : N_PARAMETERS * i + 4] = m * size
-        out[N_PARAMETERS * i + 4 : N_PARAMETERS * (i + 1)] = m * size**2
+        o = N_PARAMETERS * i
+        m = max(float(theta0[o]), 1e-3)
+        size = max(0.1, float(np.linalg.norm(theta0[o + 1 : o + 4])) / m)
+        out[o] = m
+        out[o + 1 : o + 4] = m * size
+        out[o + 4 : o + N_PARAMETERS] = m * size**2
     return out
 
 
@@ -209,17 +330,15 @@ def physically_consistent(theta, tol: float = 1e-9) -> bool:
                for k in range(0, len(theta), N_PARAMETERS))
 
 
-def _consistent(tree, A, b, x0, w, scale, nf) -> np.ndarray:
-    """min xᵀAx − 2bᵀx + w ‖(x − x0)/scale‖² with every body's pseudo-inertia ⪰ 0 and friction ≥ 0."""
+def _consistent(tree, H, g, nf) -> np.ndarray:
+    """min xᵀHx − 2gᵀx with every body's pseudo-inertia ⪰ 0 and friction ≥ 0."""
     try:
         import cvxpy as cp
     except ImportError:
         raise StateError("the consistent fit needs cvxpy and clarabel",
                          hint="pip install 'coriolis-cli[identify]'") from None
-    P = len(x0)
-    H = A + w * np.diag(1.0 / scale**2)
-    g = b + w * x0 / scale**2
-    # xᵀHx − 2gᵀx = ‖L x − L⁻¹g‖² + const with H = L Lᵀ: a sum of squares the conic solver takes
+    P = len(g)
+    # xᵀHx − 2gᵀx = ‖Lᵀx − L⁻¹g‖² + const with H = L Lᵀ: a sum of squares the conic solver takes
     L = np.linalg.cholesky(H + 1e-12 * np.trace(H) / P * np.eye(P))
     target = np.linalg.solve(L, g)
     x = cp.Variable(P)
@@ -234,40 +353,140 @@ def _consistent(tree, A, b, x0, w, scale, nf) -> np.ndarray:
     if nf:
         constraints.append(x[P - nf :] >= 0)
     problem = cp.Problem(cp.Minimize(cp.sum_squares(L.T @ x - target)), constraints)
-    problem.solve(solver=cp.CLARABEL)
+    try:
+        problem.solve(solver=cp.CLARABEL)
+    except (cp.error.SolverError, ImportError) as e:
+        raise StateError(f"the consistent fit failed in the solver: {str(e).splitlines()[0] if str(e) else e}",
+                         hint="pip install 'coriolis-cli[identify]', or use --method ols") from None
     if x.value is None:
-        raise StateError(f"the consistent fit found no solution ({problem.status})")
+        raise StateError(f"the consistent fit found no solution ({problem.status})", hint="try --method ols")
     return np.asarray(x.value, float)
 
 
+def body_quantities(theta_i) -> np.ndarray:
+    """QUANTITIES of one body from its 10 parameters: m, the COM c = h/m, and the inertia about
+    the COM, I_c = I_o − (‖h‖² 1 − h hᵀ)/m."""
+    m, h = theta_i[0], theta_i[1:4]
+    Ixx, Ixy, Iyy, Ixz, Iyz, Izz = theta_i[4:10]
+    c = h / m if m != 0.0 else np.zeros(3)
+    I = np.array([[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]]) - m * (c @ c * np.eye(3) - np.outer(c, c))
+    return np.array([m, *c, I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]])
+
+
+@dataclass
+class BodyReport:
+    name: str
+    prior: np.ndarray  # QUANTITIES
+    identified: np.ndarray
+    std: np.ndarray  # NaN: not identifiable (the data fix only combinations with others)
+    moves: bool  # whether any of its parameters moves the recorded efforts
+
+
+def body_reports(robot, fit: Fit) -> list[BodyReport]:
+    """Per body, the prior and identified mass, COM and inertia about the COM, with standard
+    deviations from the fit's covariance through the Jacobian of body_quantities."""
+    tree = _tree(robot)
+    theta0 = inertial_parameters(tree)
+    out = []
+    for i, b in enumerate(tree.bodies):
+        o = N_PARAMETERS * i
+        th = fit.theta[o : o + N_PARAMETERS]
+        J = np.zeros((len(QUANTITIES), N_PARAMETERS))
+        for k in range(N_PARAMETERS):  # central differences, each step the parameter's size × 1e-6
+            d = np.zeros(N_PARAMETERS)
+            d[k] = 1e-6 * fit.scales[o + k]
+            J[:, k] = (body_quantities(th + d) - body_quantities(th - d)) / (2 * d[k])
+        std = np.empty(len(QUANTITIES))
+        for r in range(len(QUANTITIES)):
+            g = np.zeros(len(fit.scales))
+            g[o : o + N_PARAMETERS] = J[r]
+            std[r] = fit.std(g)
+        moves = bool(np.any(fit.moved[o : o + N_PARAMETERS]))
+        out.append(BodyReport(b.name, body_quantities(theta0[o : o + N_PARAMETERS]), body_quantities(th), std, moves))
+    return out
+
+
+def unidentifiable(robot, fit: Fit) -> dict[str, tuple[str, ...]]:
+    """Per body, the QUANTITIES the data do not fix (every one: the body moves no recorded effort)."""
+    return {r.name: tuple(q for q, s in zip(QUANTITIES, r.std) if np.isnan(s)) for r in body_reports(robot, fit)
+            if np.isnan(r.std).any()}
+
+
 def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff: float = DEFAULT_CUTOFF,
-               equations: NormalEquations | None = None, **options) -> NormalEquations:
+               equations: NormalEquations | None = None, effort: str = "held", **options) -> NormalEquations:
     """The normal equations of the recording ``path`` (recordings.stream_recording's options),
-    added to ``equations`` (several recordings fit one robot)."""
+    added to ``equations`` (several recordings fit one robot; each starts its filters afresh)."""
     from .recordings import stream_recording
 
-    rows = Rows(robot, form, friction, cutoff)
-    width = len(rows.theta0) + friction_width(robot, friction)
-    equations = equations or NormalEquations.empty(width)
+    rows = Rows(robot, form, friction, cutoff, effort)
+    equations = equations or NormalEquations.empty(rows.width)
     for samples in stream_recording(path, robot, accelerations=form == "torque", **options):
         if samples.effort is None:
             raise StateError(f"{path}: the recording has no effort (the applied τ), which identification needs")
-        W, y = rows(samples)
-        equations.add(W, y)
+        for W, y in rows.blocks(samples):
+            equations.add(W, y)
     return equations
 
 
-def torque_rms(robot, path, theta, friction_coefficients=None, friction: str = "none", **options) -> np.ndarray:
-    """Per DoF, the RMS of τ predicted by (θ, friction) minus the recorded τ along ``path``."""
+@dataclass
+class Validation:
+    """Measured and predicted τ along a recording: RMS per DoF for each model, and up to
+    ``keep`` samples of each for a plot."""
+
+    dof_names: tuple
+    rms: dict  # model name → (nv,)
+    t: np.ndarray
+    measured: np.ndarray  # (k, nv)
+    predicted: dict  # model name → (k, nv)
+    samples: int
+
+
+def validate(robot, path, models: dict, friction: str = "none", keep: int = 4000, effort: str = "held",
+             **options) -> Validation:
+    """τ predicted by each of ``models`` (name → (θ, friction coefficients)) against the recorded
+    τ of ``path`` (q̈ differentiated as recordings do; a held τ as Rows takes it); DoF without
+    effort are NaN."""
     from .model.parameters import with_inertial_parameters
     from .recordings import stream_recording
 
-    model = with_inertial_parameters(robot, theta)
-    total, count = np.zeros(robot.nv), 0
-    for samples in stream_recording(path, robot, accelerations=True, **options):
-        tau = engine.inverse_dynamics(model, samples.q, samples.qd, samples.qdd)
-        if friction != "none" and friction_coefficients is not None:
-            tau = tau + np.stack([_friction_columns(v, friction) @ friction_coefficients for v in samples.qd])
-        total += np.sum((tau - np.nan_to_num(samples.effort)) ** 2, axis=0)
-        count += len(samples.t)
-    return np.sqrt(total / max(count, 1))
+    tree = _tree(robot)
+    check_effort(effort)
+    previous = _Previous()
+    built = {name: (with_inertial_parameters(tree, theta), f) for name, (theta, f) in models.items()}
+    n = tree.nv
+    total = {name: np.zeros(n) for name in models}
+    count, samples_seen = np.zeros(n), 0
+    stride, kept = 1, []  # every stride-th sample kept for a plot; the stride doubles past 2 × keep
+    for samples in stream_recording(path, tree, accelerations=True, **options):
+        if samples.effort is None:
+            raise StateError(f"{path}: the recording has no effort (the applied τ) to validate against")
+        FR = friction_columns(tree, samples.qd, friction)
+        measured = 0.5 * (previous(samples.effort) + samples.effort) if effort == "held" else samples.effort
+        known = np.isfinite(measured)
+        count += known.sum(axis=0)
+        predicted = {}
+        for name, (model, f) in built.items():
+            tau = engine.inverse_dynamics(model, samples.q, samples.qd, samples.qdd)
+            if f is not None and len(f):
+                tau = tau + FR @ f
+            predicted[name] = tau
+            total[name] += np.sum(np.where(known, tau - measured, 0.0) ** 2, axis=0)
+        pick = slice((-samples_seen) % stride, None, stride)
+        samples_seen += len(samples.t)
+        kept.append((samples.t[pick], measured[pick], {k: v[pick] for k, v in predicted.items()}))
+        if sum(len(k[0]) for k in kept) > 2 * keep:
+            stride *= 2
+            kept = [(a[::2], b[::2], {k: v[::2] for k, v in c.items()}) for a, b, c in kept]
+    if not samples_seen:
+        raise StateError(f"{path}: no samples to validate against")
+    rms = {name: np.where(count > 0, np.sqrt(v / np.maximum(count, 1)), np.nan) for name, v in total.items()}
+    return Validation(tuple(tree.dof_names), rms, np.concatenate([k[0] for k in kept]),
+                      np.concatenate([k[1] for k in kept]),
+                      {name: np.concatenate([k[2][name] for k in kept]) for name in models}, samples_seen)
+
+
+def torque_rms(robot, path, theta, friction_coefficients=None, friction: str = "none", effort: str = "held",
+               **options) -> np.ndarray:
+    """Per DoF, the RMS of τ predicted by (θ, friction) minus the recorded τ along ``path``."""
+    return validate(robot, path, {"model": (theta, friction_coefficients)}, friction, keep=1, effort=effort,
+                    **options).rms["model"]

@@ -196,6 +196,19 @@ def momentum_batch(model, Q, QD, nc, out, status):
 
 
 @njit(cache=True, parallel=True)
+def momentum_regressor_batch(model, Q, QD, gravity, nc, out, status):
+    """out: (K, 3 nv + 1, 10 N), zeroed: the rows Y_p, Y_c, Y_g, then Y_T, of each state."""
+    K = Q.shape[0]
+    n = model.cols.shape[0]
+    for t in prange(nc):
+        d = kernel_data(Q.shape[1], n, model.ints.shape[0])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            o = out[s]
+            status[s] = momentum_regressor_kernel(model, d, Q[s], QD[s], gravity, o[0:n], o[n : 2 * n],
+                                                  o[2 * n : 3 * n], o[3 * n])
+
+
+@njit(cache=True, parallel=True)
 def trajectory_batch(model, Q, QD, QDD, use_qdd, gravity, nc, out, status):
     """out: (K, QUANTITIES nv + 2), trajectory_kernel's row of each sample."""
     K = Q.shape[0]

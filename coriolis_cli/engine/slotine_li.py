@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from .data import HEADER, TAU_, no_rows, unpack
+from .data import HEADER, TAU_, kernel_data, no_rows, unpack
 from .joints import RECHECK, is_vector
 from .slotine_li_body import adaptation_gradient_local_kernel, slotine_li_local_kernel
 from .slotine_li_world import N_PARAMETERS, regressor_kernel, slotine_li_kernel
@@ -81,3 +81,14 @@ def adaptation_gradient_entry(ints, floats, q, qd, qd_r, qdd_r, gravity, factori
 def regressor_entry(ints, floats, q, qd, qd_r, qdd_r, gravity, factorization, Y, Yts):
     model, data = unpack(ints, floats)
     return regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Y, Yts)
+
+
+@njit(cache=True, parallel=True)
+def regressor_batch(model, Q, QD, QD_R, QDD_R, gravity, factorization, nc, out, status):
+    """out: (K, nv, 10 N), zeroed: Y of each state (what identification's torque form stacks)."""
+    K = Q.shape[0]
+    for t in prange(nc):
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
+        Yts = np.empty(out.shape[2])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = regressor_kernel(model, d, Q[s], QD[s], QD_R[s], QDD_R[s], gravity, factorization, out[s], Yts)

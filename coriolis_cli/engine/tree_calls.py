@@ -16,11 +16,11 @@ from .coriolis import coriolis_batch, coriolis_entry, coriolis_into_entry
 from .crba import mass_matrix_batch, mass_matrix_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
 from .kinematics import placement_entry, views
-from .momentum import (QUANTITIES, MomentumRegressors, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_entry,
-                       trajectory_batch)
+from .momentum import (QUANTITIES, MomentumRegressors, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_batch,
+                       momentum_regressor_entry, trajectory_batch)
 from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
-from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_entry, slotine_li_entry, slotine_li_estimate_entry,
-                         slotine_li_model_entry)
+from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_batch, regressor_entry, slotine_li_entry,
+                         slotine_li_estimate_entry, slotine_li_model_entry)
 from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_vector, run_batch,
                     settle, stacked_states, velocities_of, with_hint)
 from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
@@ -235,8 +235,15 @@ def momentum_regressors(robot: RobotModel, q, qd, gravity=True):
     """(Y_p, Y_c, Y_g, Y_T, Y_V̇) at one state (engine.momentum.momentum_regressor_kernel);
     Y_V̇ = q̇ᵀ Y_g, so that Y_V̇ θ = q̇ᵀg."""
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
-    q, qd = checked(robot, q, ("qd", qd))
     n, width = robot.nv, N_PARAMETERS * robot.n_bodies
+    if not is_vector(q):
+        Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))
+        if batch:
+            out = run_batch(robot, momentum_regressor_batch, np.zeros((Q.shape[0], 3 * n + 1, width)), Q, (QD, g),
+                            ("qd", QD))
+            Yg = out[:, 2 * n : 3 * n]
+            return MomentumRegressors(out[:, :n], out[:, n : 2 * n], Yg, out[:, 3 * n], np.einsum("kr,krc->kc", QD, Yg))
+    q, qd = checked(robot, q, ("qd", qd))
     Yp, Yc, Yg, YT = np.zeros((n, width)), np.zeros((n, width)), np.zeros((n, width)), np.zeros(width)
     data = shared_data(robot)
     status = _MOMENTUM_REGRESSOR.call(data.ints, data.floats, q, qd, g, Yp, Yc, Yg, YT)
@@ -353,6 +360,13 @@ def _states(robot, gravity, factorization, q, qd, qd_r, qdd_r):
 
 
 def regressor(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization: str = DEFAULT_FACTORIZATION):
+    if not is_vector(q):
+        Q, (QD, QDR, QDDR), batch = stacked_states(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
+        if batch:
+            g = robot.gravity_array if gravity is True else gravity_of(gravity)
+            out = np.zeros((Q.shape[0], robot.nv, N_PARAMETERS * robot.n_bodies))
+            return run_batch(robot, regressor_batch, out, Q, (QD, QDR, QDDR, g, factorization_code(factorization)),
+                             ("qd", QD), ("qd_r", QDR), ("qdd_r", QDDR))
     g, kind, q, qd, qd_r, qdd_r = _states(robot, gravity, factorization, q, qd, qd_r, qdd_r)
     Y = np.zeros((robot.nv, N_PARAMETERS * robot.n_bodies))
     Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
