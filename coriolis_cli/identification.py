@@ -42,7 +42,7 @@ DEFAULT_WEIGHT = 1e-6
 SETTLE = 5.0  # time constants of the filter left out at the start of a recording
 RANK_TOLERANCE = 1e-10  # eigenvalues of the scaled WᵀW below this × the largest: directions not reached
 BLOCK_VALUES = 1 << 21  # regressor entries per block (16 MB), whatever the robot
-QUANTITIES = ("m", "cx", "cy", "cz", "Ixx", "Iyy", "Izz", "Ixy", "Ixz", "Iyz")  # per body, I about the COM
+QUANTITIES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")  # θ_i: what the dynamics are linear in
 
 
 def _tree(robot):
@@ -363,46 +363,28 @@ def _consistent(tree, H, g, nf) -> np.ndarray:
     return np.asarray(x.value, float)
 
 
-def body_quantities(theta_i) -> np.ndarray:
-    """QUANTITIES of one body from its 10 parameters: m, the COM c = h/m, and the inertia about
-    the COM, I_c = I_o − (‖h‖² 1 − h hᵀ)/m."""
-    m, h = theta_i[0], theta_i[1:4]
-    Ixx, Ixy, Iyy, Ixz, Iyz, Izz = theta_i[4:10]
-    c = h / m if m != 0.0 else np.zeros(3)
-    I = np.array([[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]]) - m * (c @ c * np.eye(3) - np.outer(c, c))
-    return np.array([m, *c, I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]])
-
-
 @dataclass
 class BodyReport:
     name: str
-    prior: np.ndarray  # QUANTITIES
+    prior: np.ndarray  # θ_i (QUANTITIES: m, m·c, I about the body frame's origin)
     identified: np.ndarray
-    std: np.ndarray  # NaN: not identifiable (the data fix only combinations with others)
+    std: np.ndarray  # NaN: not identifiable alone (the data fix only combinations with others)
     moves: bool  # whether any of its parameters moves the recorded efforts
 
 
 def body_reports(robot, fit: Fit) -> list[BodyReport]:
-    """Per body, the prior and identified mass, COM and inertia about the COM, with standard
-    deviations from the fit's covariance through the Jacobian of body_quantities."""
+    """Per body, its prior and identified parameters with their standard deviations. They are
+    θ_i itself: the first moment m·c, not c, is what joint torques see (a payload's m·c about
+    the last joint is identifiable when its mass is not)."""
     tree = _tree(robot)
     theta0 = inertial_parameters(tree)
+    unit = np.eye(len(fit.scales))
     out = []
     for i, b in enumerate(tree.bodies):
         o = N_PARAMETERS * i
-        th = fit.theta[o : o + N_PARAMETERS]
-        J = np.zeros((len(QUANTITIES), N_PARAMETERS))
-        for k in range(N_PARAMETERS):  # central differences, each step the parameter's size × 1e-6
-            d = np.zeros(N_PARAMETERS)
-            d[k] = 1e-6 * fit.scales[o + k]
-            J[:, k] = (body_quantities(th + d) - body_quantities(th - d)) / (2 * d[k])
-        std = np.empty(len(QUANTITIES))
-        for r in range(len(QUANTITIES)):
-            g = np.zeros(len(fit.scales))
-            g[o : o + N_PARAMETERS] = J[r]
-            std[r] = fit.std(g)
-        moves = bool(np.any(fit.moved[o : o + N_PARAMETERS]))
-        out.append(BodyReport(b.name, body_quantities(theta0[o : o + N_PARAMETERS]), body_quantities(th), std, moves))
+        std = np.array([fit.std(unit[o + k]) for k in range(N_PARAMETERS)])
+        out.append(BodyReport(b.name, theta0[o : o + N_PARAMETERS], fit.theta[o : o + N_PARAMETERS], std,
+                              bool(np.any(fit.moved[o : o + N_PARAMETERS]))))
     return out
 
 

@@ -138,7 +138,7 @@ def test_unidentifiable_parameters_are_named_not_invented(recordings, fits):
     missing = ID.unidentifiable(prior, fit)
     # the last link's mass alone: a payload there or on the link before moves the same torques
     assert "m" in missing["panda_link7"]
-    assert set(missing["panda_link1"]) >= {"m", "cx", "cy"}  # the first joint's axis is vertical
+    assert set(missing["panda_link1"]) >= {"m", "mcx", "mcy", "mcz"}  # the first joint turns about the vertical
     g = np.zeros(len(fit.scales))
     g[60] = 1.0  # m of panda_link7
     assert not fit.identifiable(g) and np.isnan(fit.std(g))

@@ -11,7 +11,7 @@ from .common import (cli, emit, err, load_options, lock_option, locked, package_
                      xacro_arg_option)
 
 
-def _write_description(desc, output: str, force: bool):
+def write_description(desc, output: str, force: bool):
     from ..model import to_urdf, to_yaml
     from ..model.loader import URDF_EXT, YAML_EXT
     from ..model.description import STANDARD_GRAVITY
@@ -75,7 +75,7 @@ def convert(robot, output, force):
 
         emit(expand(robot, options["xacro_args"], options["package_paths"]), output, force)  # xacro's own text
         return
-    _write_description(desc, output, force)
+    write_description(desc, output, force)
     dropped = _comments(robot) if desc.origin_format != "mjcf" else 0  # MJCF's elements are not carried either
     if dropped:
         err.print(styled(("note:", "yellow"), f" {dropped} XML comment{'s' if dropped > 1 else ''} of {robot} "
@@ -112,4 +112,4 @@ def generate(spec, output, seed, force):
     if seed is not None and spec.count(":") == 2 and seed != spec_seed:
         raise StateError(f"two seeds: {spec} says {spec_seed}, --seed says {seed}; give one")
     check_writable(output, force)
-    _write_description(make(topo, dof, spec_seed if seed is None else seed), output, force)
+    write_description(make(topo, dof, spec_seed if seed is None else seed), output, force)

@@ -23,6 +23,9 @@ ENTRIES = {
     "regressor": "slotine_li.regressor_entry",
     "trajectory_dynamics": "momentum.trajectory_batch",
     "generalized_momentum": "momentum.momentum_into_entry",
+    # identification's batches (with rnea's batch and the filter)
+    "identification_torque": "slotine_li.regressor_batch",
+    "identification_filtered": "momentum.momentum_regressor_batch",
     # robots in other coordinates: the loop solve, and the tree's calls with a workspace
     "closed_loops": "closure.continuation_kernel",
     "other_coordinates": "base_velocity.coriolis_kernel",
@@ -59,12 +62,25 @@ def warm_up(functions) -> None:
         "regressor": lambda: engine.regressor(robot, q, z, z, z),
         "trajectory_dynamics": lambda: engine.trajectory_dynamics(robot, q[None], z[None], z[None]),
         "generalized_momentum": lambda: engine.generalized_momentum(robot, q, z),
+        "identification_torque": lambda: (engine.regressor(robot, q[None], z[None], z[None], z[None]),
+                                          engine.inverse_dynamics(robot, q[None], z[None], z[None])),
+        "identification_filtered": lambda: _filtered(robot, q, z),
     }
     calls["closed_loops"] = lambda: _in_other_coordinates(load_robot(bundled_path("fourbar")))
     calls["other_coordinates"] = lambda: _in_other_coordinates(
         with_base_velocity(build_model(generate("serial", 2, 0), floating_base=True), "mixed"))
     for f in functions:
         calls[f]()
+
+
+def _filtered(robot, q, z) -> None:
+    from .. import engine
+    from .filters import low_pass
+
+    engine.momentum_regressors(robot, q[None], z[None])
+    engine.generalized_momentum(robot, q[None], z[None])
+    x = np.zeros((1, 1))
+    low_pass(np.zeros(1), x, x, 1.0, np.zeros(1), np.zeros(2), np.zeros((1, 1)))
 
 
 def _in_other_coordinates(robot) -> None:
