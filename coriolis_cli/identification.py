@@ -284,15 +284,21 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     kept = eig[reached]
     condition = float(np.sqrt(kept[-1] / kept[0])) if len(kept) else float("inf")
     x0 = np.concatenate([theta0, np.zeros(nf)])
-    w = weight * float(np.mean(np.diag(A)))
-    H = A + w * np.diag(1.0 / scale**2)
+    w = weight * float(np.mean(np.diag(As)))
+    # in scaled offsets from the prior, z = (x − x0)/scale: (S A S + w 1) z = S (b − A x0); with
+    # w = 0, the least-norm z (the prior kept exactly where the data say nothing)
+    inverse = np.where(reached, 1.0 / np.where(reached, eig + w, 1.0), 1.0 / w if w > 0 else 0.0)
+    Hs_inv = (vec * inverse) @ vec.T
     if method == "ols":
-        x = np.linalg.solve(H, b + w * x0 / scale**2)
+        x = x0 + scale * (Hs_inv @ (scale * (b - A @ x0)))
     else:
+        if w == 0:
+            raise StateError("the consistent fit needs a regularization weight > 0", hint="e.g. --weight 1e-6")
+        H = A + w * np.diag(1.0 / scale**2)
         x = _consistent(tree, H, b + w * x0 / scale**2, nf)
     rss = max(float(x @ A @ x - 2 * b @ x + equations.yy), 0.0)
     sigma2 = rss / max(equations.rows - rank, 1)
-    Hinv = np.linalg.inv(H)
+    Hinv = Hs_inv * np.outer(scale, scale)
     names = parameter_names(tree) + friction_names(tree, friction)
     return Fit(x[: len(theta0)], x[len(theta0):], names, rank, condition, float(np.sqrt(rss / equations.rows)),
                equations.rows, sigma2 * Hinv @ A @ Hinv, vec[:, ~reached], scale, np.diag(As) > RANK_TOLERANCE * top)

@@ -38,7 +38,9 @@ def true_panda():
         links.append(replace(l, inertial=i))
     return replace(desc, links=tuple(links))
 
-def simulate(desc, seconds=8.0, seed=0, noise=0.02):
+def simulate(desc, seconds=8.0, seed=0, noise=0.02, damping=None):
+    """(t, q, q̇, τ + noise) of a PD-tracked multisine run: τ is held over each RK4 step. ``damping``
+    (per joint) is MuJoCo's viscous joint damping."""
     from coriolis_cli.model.tree import build_model
     robot = build_model(desc)
     peer = MujocoPeer(robot)
@@ -47,6 +49,8 @@ def simulate(desc, seconds=8.0, seed=0, noise=0.02):
     m.opt.integrator = int(mujoco.mjtIntegrator.mjINT_RK4)  # continuous dynamics, τ held over each step
     m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT) | int(mujoco.mjtDisableBit.mjDSBL_LIMIT)
     order = [da for _, _, _, _, da, _ in peer.layout.joints]
+    if damping is not None:
+        m.dof_damping[order] = damping
     rng = np.random.default_rng(seed)
     freqs = rng.uniform(0.1, 0.6, (m.nq, 3)); amps = rng.uniform(0.2, 0.5, (m.nq, 3)) / 2; ph = rng.uniform(0, 6, (m.nq, 3))
     steps = int(seconds / m.opt.timestep)
@@ -166,3 +170,63 @@ def test_pseudo_inertia_tells_consistent_parameters():
     bad = theta.copy()
     bad[4] = 10 * (bad[6] + bad[9])  # Ixx beyond Iyy + Izz: the triangle inequality broken
     assert not physically_consistent(bad)
+
+
+def test_identify_command_writes_a_robot_that_verifies_and_reports_json(recordings, run_cli, tmp_path):
+    import json
+
+    prior, truth, paths = recordings
+    out, plot = tmp_path / "identified.yaml", tmp_path / "torque.png"
+    r = run_cli("identify", "panda", paths["fit"], "--validate", paths["validate"], "--method", "ols", "-o", out,
+                "--plot", plot, "--format", "json")
+    assert r.code == 0, r.err
+    report = json.loads(r.out)
+    assert report["base_parameters"] == 43 and report["parameters"] == 70
+    identified = np.array(report["validation"]["rms_identified"])
+    assert np.all(identified <= 1.2 * NOISE / np.sqrt(2) * 1.05)
+    assert "m" in report["not_identifiable"]["panda_link7"]
+    assert plot.stat().st_size > 10_000
+    assert run_cli("verify", out).code == 0
+    # the written robot predicts the validation torques as the fit did
+    from coriolis_cli import identification as ID
+    from coriolis_cli.model.parameters import inertial_parameters
+
+    written = cc.load_robot(str(out))
+    rms = ID.torque_rms(written, paths["validate"], inertial_parameters(written))
+    assert np.allclose(rms, identified, rtol=1e-6)
+
+
+def test_identify_refuses_what_it_cannot_use_in_one_line(recordings, run_cli, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    prior, truth, paths = recordings
+    no_effort = tmp_path / "no_effort.parquet"
+    t = np.arange(100) * 1e-3
+    pq.write_table(pa.table({"time": t, **{f"q/{n}": 0.1 * np.sin(t) for n in prior.dof_names}}), no_effort)
+    for args, words in (((no_effort,), "no effort"),
+                        ((paths["fit"], "-o", tmp_path / "x.txt"), "unknown extension"),
+                        ((paths["fit"], "--form", "energy", "--cutoff", "-1"), "cutoff")):
+        r = run_cli("identify", "panda", *args, "--method", "ols")
+        assert r.code == 2 and words in r.err and len(r.err.strip().splitlines()) == 1, r.err
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_friction_is_identified_with_the_inertias(tmp_path):
+    """MuJoCo's joint damping on the true robot: the viscous fit recovers it per joint with the
+    inertias, at the noise; a fit without friction cannot explain the same torques."""
+    from coriolis_cli import identification as ID
+
+    prior = cc.load_robot("panda")
+    damping = np.linspace(0.3, 0.9, 7)
+    path = str(tmp_path / "friction.parquet")
+    write(path, prior, *simulate(true_panda(), seconds=8.0, seed=3, noise=NOISE, damping=damping))
+    for friction in ("viscous", "coulomb-viscous"):
+        fit = ID.fit(prior, ID.accumulate(prior, path, friction=friction), "ols", friction)
+        b, c = fit.friction[:7], fit.friction[7:]
+        assert np.allclose(b, damping, rtol=0.02), b / damping
+        assert np.all(np.abs(c) <= 0.01)  # no dry friction in this run
+        rms = ID.torque_rms(prior, path, fit.theta, fit.friction, friction)
+        assert np.all(rms <= 1.2 * NOISE / np.sqrt(2)), rms
+    without = ID.fit(prior, ID.accumulate(prior, path), "ols")
+    assert np.all(ID.torque_rms(prior, path, without.theta) > 2 * rms)
