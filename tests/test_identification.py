@@ -230,3 +230,28 @@ def test_friction_is_identified_with_the_inertias(tmp_path):
         assert np.all(rms <= 1.2 * NOISE / np.sqrt(2)), rms
     without = ID.fit(prior, ID.accumulate(prior, path), "ols")
     assert np.all(ID.torque_rms(prior, path, without.theta) > 2 * rms)
+
+
+def test_excite_designs_a_trajectory_within_the_limits_that_lowers_the_condition_number(run_cli, tmp_path):
+    import re
+
+    import pyarrow.csv as pcsv
+
+    out = tmp_path / "excitation.csv"
+    r = run_cli("excite", "panda", "-o", out, "--period", "4", "--rate", "250", "--harmonics", "3", "--seconds", "8")
+    assert r.code == 0, r.err
+    reached, start = (float(x) for x in re.search(r"condition number (\S+) \(from (\S+) ", r.out).groups())
+    assert reached < start
+    table = pcsv.read_csv(out).to_pydict()
+    robot = cc.load_robot("panda")
+    assert len(table["time"]) == 1000
+    for body in robot.bodies:
+        lim, name = body.joint.limits, body.joint.name
+        q, qd, qdd = (np.array(table[f"{k}/{name}"]) for k in ("q", "qd", "qdd"))
+        assert lim.lower < q.min() and q.max() < lim.upper
+        assert np.abs(qd).max() <= lim.velocity * (1 + 1e-9) and np.abs(qdd).max() <= 5.0 * (1 + 1e-9)
+        assert np.allclose(np.gradient(q, 1 / 250)[5:-5], qd[5:-5], atol=1e-3)
+    # the file is a recording this project reads (its q̈ columns aside)
+    from coriolis_cli.recordings import load_recording
+
+    assert load_recording(str(out), robot).q.shape == (1000, 7)

@@ -10,7 +10,7 @@ import warnings
 import click
 
 from ..errors import CoriolisError
-from . import bench, codegen, compute, convert, identify, info, observe, simulate, skew, verify  # noqa: F401 - each registers its command
+from . import bench, codegen, compute, convert, excite, identify, info, observe, simulate, skew, verify  # noqa: F401 - each registers its command
 from .common import cli, err, styled
 
 __all__ = ["cli", "main"]
