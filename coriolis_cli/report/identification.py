@@ -91,31 +91,22 @@ def identification_json(summary: dict, fit, bodies, friction_rows, validation) -
 def torque_plot(validation, fmt: str = "png", max_panels: int = 24) -> bytes:
     """Measured τ against the prior's and the identified model's, one panel per DoF with effort
     (the first ``max_panels``, largest prior error first)."""
-    from .plots import _png, offscreen_pyplot
+    from .plots import finish_panels, panel_grid
 
-    plt = offscreen_pyplot()
     v = validation
     t = v.t - v.t[0]
     known = [j for j in range(v.measured.shape[1]) if np.isfinite(v.rms["prior"][j])]
     n = len(known)
     order = sorted(known, key=lambda j: -v.rms["prior"][j])[:max_panels] if n > max_panels else known
-    cols = 1 if len(order) <= 8 else 2
-    rows = max(1, int(np.ceil(len(order) / cols)))
-    fig, axes = plt.subplots(rows, cols, figsize=(9 if cols == 1 else 12, 1.6 * rows + 1.2), sharex=True, squeeze=False)
+    fig, axes = panel_grid(len(order))
     for ax, j in zip(axes.ravel(), order):
         ax.plot(t, v.measured[:, j], color="#9a9a9a", lw=1.6, label="measured")
         ax.plot(t, v.predicted["prior"][:, j], color="#c55a11", lw=0.9, ls="--", label="prior")
         ax.plot(t, v.predicted["identified"][:, j], color="#1f4e79", lw=0.9, label="identified")
         ax.set_ylabel(v.dof_names[j], fontsize=8, rotation=0, ha="right", va="center")
         ax.tick_params(labelsize=7)
-    for ax in axes.ravel()[len(order):]:
-        ax.set_visible(False)
-    for ax in axes[-1]:
-        ax.set_xlabel("t (s, from the first sample)", fontsize=8)
     axes[0, 0].legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=3, frameon=False)
     title = "measured and predicted joint torque (N·m or N)"
     if n > max_panels:
         title += f" ({max_panels} of {n} DoF, largest prior error first)"
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    return _png(fig, fmt)
+    return finish_panels(fig, axes, len(order), title, fmt)

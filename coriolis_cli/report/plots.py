@@ -198,17 +198,35 @@ def tree_plot(robot, fmt: str = "png") -> bytes:
     return _png(fig, fmt)
 
 
+def panel_grid(count: int):
+    """A figure of ``count`` panels against time sharing their x axis, one column up to 8, then
+    two: (fig, axes as a 2-D array)."""
+    plt = offscreen_pyplot()
+    cols = 1 if count <= 8 else 2
+    rows = max(1, int(np.ceil(count / cols)))
+    fig, axes = plt.subplots(rows, cols, figsize=(9 if cols == 1 else 12, 1.6 * rows + 1.0), sharex=True, squeeze=False)
+    return fig, axes
+
+
+def finish_panels(fig, axes, used: int, title: str, fmt: str = "png") -> bytes:
+    """panel_grid's figure with its unused panels hidden, the time axis labelled and ``title``."""
+    for ax in axes.ravel()[used:]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("t (s, from the first sample)", fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return _png(fig, fmt)
+
+
 def residual_plot(observation, fmt: str = "png", max_panels: int = 24) -> bytes:
     """The momentum observer's residual per DoF against time, its threshold band, the events
     shaded; one panel per DoF (the first ``max_panels``, ranked by their largest |r| / θ)."""
-    plt = offscreen_pyplot()
     obs = observation
     t = obs.t - obs.t[0]
     n = obs.r.shape[1]
     order = np.argsort(-(np.abs(obs.r) / obs.threshold).max(axis=0))[:max_panels] if n > max_panels else np.arange(n)
-    cols = 1 if len(order) <= 8 else 2
-    rows = int(np.ceil(len(order) / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(9 if cols == 1 else 12, 1.6 * rows + 1.0), sharex=True, squeeze=False)
+    fig, axes = panel_grid(len(order))
     for ax, j in zip(axes.ravel(), order):
         ax.fill_between(t, -obs.threshold[:, j], obs.threshold[:, j], color="#d9e6f2", lw=0, label="threshold")
         ax.plot(t, obs.r[:, j], color="#1f4e79", lw=0.9, label="residual r")
@@ -216,13 +234,7 @@ def residual_plot(observation, fmt: str = "png", max_panels: int = 24) -> bytes:
             ax.axvspan(e.start - obs.t[0], e.end - obs.t[0], color="#f4b183", alpha=0.5, lw=0)
         ax.set_ylabel(obs.dof_names[j], fontsize=8, rotation=0, ha="right", va="center")
         ax.tick_params(labelsize=7)
-    for ax in axes.ravel()[len(order):]:
-        ax.set_visible(False)
-    for ax in axes[-1]:
-        ax.set_xlabel("t (s, from the first sample)", fontsize=8)
     title = f"momentum observer, bandwidth {obs.bandwidth[0]:g} 1/s: {len(obs.events)} event{'s' if len(obs.events) != 1 else ''}"
     if n > max_panels:
         title += f" ({max_panels} of {n} DoF, largest first)"
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    return _png(fig, fmt)
+    return finish_panels(fig, axes, len(order), title, fmt)
