@@ -96,12 +96,14 @@ def friction_names(robot, friction: str) -> tuple[str, ...]:
 
 @dataclass
 class NormalEquations:
-    """WᵀW, Wᵀy and yᵀy of every row added so far, and how many rows."""
+    """WᵀW, Wᵀy and yᵀy of every row added so far, how many rows, and how many samples of the
+    recordings they came from."""
 
     A: np.ndarray
     b: np.ndarray
     yy: float = 0.0
     rows: int = 0
+    samples: int = 0
 
     @classmethod
     def empty(cls, width: int) -> "NormalEquations":
@@ -125,6 +127,12 @@ class _Previous:
         first = X[:1] if self.last is None else self.last
         self.last = X[-1:].copy()
         return np.concatenate([first, X[:-1]])
+
+
+def effort_at_samples(TAU, effort: str, previous: _Previous) -> np.ndarray:
+    """τ at each stamp: a held command's mean over the steps before and after it (to second order
+    what acts at the stamp, as the centred q̈ averages the two steps), or the sample itself."""
+    return 0.5 * (previous(TAU) + TAU) if effort == "held" else TAU
 
 
 class _LowPass:
@@ -181,7 +189,8 @@ class Rows:
         if self.form == "torque":
             Y = engine.regressor(robot, Q, QD, QD, QDD)
             armature = engine.inverse_dynamics(robot, Q, QD, QDD) - Y @ self.theta0  # no parameter of θ
-            return self._keep(np.concatenate([Y, FR], axis=2), self._at_samples(TAU) - armature)
+            return self._keep(np.concatenate([Y, FR], axis=2), effort_at_samples(TAU, self.effort, self.previous_tau)
+                              - armature)
         lam = self.cutoff
         R = engine.momentum_regressors(robot, Q, QD)
         p_a = engine.generalized_momentum(robot, Q, QD) - R.p @ self.theta0  # the armature's M_a q̇
@@ -217,11 +226,6 @@ class Rows:
         WT = lam * (T - FT)
         W = np.concatenate([WT[:, :P] + Fv[:, :P], Fv[:, P:]], axis=1)
         return self._keep(W[settled][:, None, :], (Fpower - WT[:, P])[settled][:, None])
-
-    def _at_samples(self, TAU):
-        """τ at each stamp: a held command's mean over the steps before and after it (to second
-        order what acts at the stamp, as the centred q̈ averages the two steps), or the sample."""
-        return 0.5 * (self.previous_tau(TAU) + TAU) if self.effort == "held" else TAU
 
     def _keep(self, W, y):
         """The rows (k·rows, width) whose measured side is known."""
@@ -336,13 +340,21 @@ def physically_consistent(theta, tol: float = 1e-9) -> bool:
                for k in range(0, len(theta), N_PARAMETERS))
 
 
-def _consistent(tree, H, g, nf) -> np.ndarray:
-    """min xᵀHx − 2gᵀx with every body's pseudo-inertia ⪰ 0 and friction ≥ 0."""
+def require_solver() -> None:
+    """StateError, saying what to install, unless the consistent fit's cvxpy and Clarabel import."""
     try:
-        import cvxpy as cp
+        import clarabel  # noqa: F401
+        import cvxpy  # noqa: F401
     except ImportError:
         raise StateError("the consistent fit needs cvxpy and clarabel",
-                         hint="pip install 'coriolis-cli[identify]'") from None
+                         hint="pip install 'coriolis-cli[identify]', or use --method ols") from None
+
+
+def _consistent(tree, H, g, nf) -> np.ndarray:
+    """min xᵀHx − 2gᵀx with every body's pseudo-inertia ⪰ 0 and friction ≥ 0."""
+    require_solver()
+    import cvxpy as cp
+
     P = len(g)
     # xᵀHx − 2gᵀx = ‖Lᵀx − L⁻¹g‖² + const with H = L Lᵀ: a sum of squares the conic solver takes
     L = np.linalg.cholesky(H + 1e-12 * np.trace(H) / P * np.eye(P))
@@ -394,6 +406,12 @@ def body_reports(robot, fit: Fit) -> list[BodyReport]:
     return out
 
 
+def friction_reports(fit: Fit) -> list[tuple[str, str, float, float]]:
+    """Per friction coefficient: (DoF, kind, identified, standard deviation)."""
+    P, unit = len(fit.theta), np.eye(len(fit.scales))
+    return [(*name.rsplit(".", 1), float(fit.friction[k]), fit.std(unit[P + k])) for k, name in enumerate(fit.names[P:])]
+
+
 def unidentifiable(robot, fit: Fit) -> dict[str, tuple[str, ...]]:
     """Per body, the QUANTITIES the data do not fix (every one: the body moves no recorded effort)."""
     return {r.name: tuple(q for q, s in zip(QUANTITIES, r.std) if np.isnan(s)) for r in body_reports(robot, fit)
@@ -413,6 +431,7 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
             raise StateError(f"{path}: the recording has no effort (the applied τ), which identification needs")
         for W, y in rows.blocks(samples):
             equations.add(W, y)
+        equations.samples += len(samples.t)
     return equations
 
 
@@ -449,7 +468,7 @@ def validate(robot, path, models: dict, friction: str = "none", keep: int = 4000
         if samples.effort is None:
             raise StateError(f"{path}: the recording has no effort (the applied τ) to validate against")
         FR = friction_columns(tree, samples.qd, friction)
-        measured = 0.5 * (previous(samples.effort) + samples.effort) if effort == "held" else samples.effort
+        measured = effort_at_samples(samples.effort, effort, previous)
         known = np.isfinite(measured)
         count += known.sum(axis=0)
         predicted = {}

@@ -26,10 +26,11 @@ from .common import check_outputs, cli, compile_first, emit, err, load, robot_ar
 @click.option("--cutoff", type=float, default=20.0, show_default=True, help="λ (1/s) of the momentum and energy forms' filter.")
 @click.option("--effort", type=click.Choice(["held", "sampled"]), default="held", show_default=True,
               help="held: each τ is a command held until the next sample; sampled: measured at its stamp.")
-@click.option("--validate", "validation", multiple=True, metavar="RECORDING",
-              help="Torque RMS per joint on a recording not fitted (repeatable; default: the first fitted one).")
+@click.option("--validate", "validation", metavar="RECORDING",
+              help="Torque RMS per joint on a recording not fitted (default: the first fitted one).")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Measured against predicted torque (PNG, SVG, PDF).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: the report; json: the same with every number.")
 @click.option("--topic", help="The JointState topic (see compute --recording).")
 @click.option("--base-topic", help="A floating base's Odometry topic.")
 @click.option("--window", type=int, default=11, show_default=True, help="Savitzky–Golay window for q̇, q̈.")
@@ -52,44 +53,25 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
         figure_format(plot)
     check_outputs(force, output, plot)
     if method == "consistent":
-        try:
-            import clarabel  # noqa: F401
-            import cvxpy  # noqa: F401
-        except ImportError:
-            raise StateError("--method consistent needs cvxpy and clarabel",
-                             hint="pip install 'coriolis-cli[identify]', or use --method ols") from None
+        ID.require_solver()  # before the recordings are read
     model = load(robot, floating_base)
     compile_first("identification_torque" if form == "torque" else "identification_filtered")
     options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
     equations = None
-    samples = 0
     for path in recordings:
-        before = equations.rows if equations else 0
         equations = ID.accumulate(model, path, form, friction, cutoff, equations, effort, **options)
-        samples += equations.rows - before
     fit = ID.fit(model, equations, method, friction, weight)
-    bodies = ID.body_reports(model, fit)
-    friction_rows = []
-    P = len(fit.theta)
-    for k, name in enumerate(fit.names[P:]):
-        g = [0.0] * len(fit.scales)
-        g[P + k] = 1.0
-        dof, kind = name.rsplit(".", 1)
-        friction_rows.append((dof, kind, float(fit.friction[k]), fit.std(g)))
+    bodies, friction_rows = ID.body_reports(model, fit), ID.friction_reports(fit)
     import numpy as np
 
-    checks = list(validation) or [recordings[0]]
+    check = validation or recordings[0]
     models = {"prior": (inertial_parameters(model), np.zeros(len(fit.friction))), "identified": (fit.theta, fit.friction)}
-    v = None
-    for path in checks:
-        v = ID.validate(model, path, models, friction, effort=effort, **options)
-        if path == checks[0]:
-            first = v
-    label = checks[0] if validation else f"{checks[0]} (fitted; give --validate for data not fitted)"
-    report = {"label": label, "samples": first.samples, "dof_names": first.dof_names, "prior": first.rms["prior"],
-              "identified": first.rms["identified"]}
+    v = ID.validate(model, check, models, friction, effort=effort, **options)
+    label = check if validation else f"{check} (fitted; give --validate for data not fitted)"
+    report = {"label": label, "samples": v.samples, "dof_names": v.dof_names, "prior": v.rms["prior"],
+              "identified": v.rms["identified"]}
     summary = {"robot": model.name, "recordings": list(recordings), "form": form, "method": method, "friction": friction,
-               "weight": weight, "effort": effort, "rows": equations.rows, "samples": _samples(form, model, equations),
+               "weight": weight, "effort": effort, "rows": equations.rows, "samples": equations.samples,
                "physically_consistent": bool(ID.physically_consistent(fit.theta))}
     if output:
         from .convert import write_description
@@ -99,7 +81,7 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
     if plot:
         from ..report.identification import torque_plot
 
-        emit(torque_plot(first, figure_format(plot)), plot, force)
+        emit(torque_plot(v, figure_format(plot)), plot, force)
     from ..report.identification import identification_json, identification_table
 
     if fmt == "json":
@@ -113,8 +95,3 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
                          "is not ⪰ 0); --method consistent prevents it"), soft_wrap=True)
     if output:
         err.print(styled(("wrote", "green"), f" {output}"), soft_wrap=True)
-
-
-def _samples(form, model, equations) -> int:
-    """Samples behind the rows: one row per sample in the energy form, one per DoF with effort otherwise."""
-    return equations.rows if form == "energy" else equations.rows // max(1, model.nv)
