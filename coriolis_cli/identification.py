@@ -170,6 +170,9 @@ class Rows:
             raise StateError(f"the filter's cutoff λ must be positive, got {cutoff}")
         self.robot, self.form, self.friction, self.cutoff = _tree(robot), form, friction, cutoff
         self.theta0 = inertial_parameters(robot)
+        # the armature's torque and momentum, found as the model's less Y θ0: a second pass, taken
+        # only when some joint has armature
+        self.armature = any(any(b.joint.armature) for b in robot.bodies)
         self.width = len(self.theta0) + friction_width(robot, friction)
         self.filters = [_LowPass(cutoff) for _ in range(3)]
         self.effort, self.previous_tau, self.previous_qd = effort, _Previous(), _Previous()
@@ -188,12 +191,13 @@ class Rows:
         FR = friction_columns(robot, QD, self.friction)
         if self.form == "torque":
             Y = engine.regressor(robot, Q, QD, QD, QDD)
-            armature = engine.inverse_dynamics(robot, Q, QD, QDD) - Y @ self.theta0  # no parameter of θ
+            armature = engine.inverse_dynamics(robot, Q, QD, QDD) - Y @ self.theta0 if self.armature else 0.0
             return self._keep(np.concatenate([Y, FR], axis=2), effort_at_samples(TAU, self.effort, self.previous_tau)
                               - armature)
         lam = self.cutoff
         R = engine.momentum_regressors(robot, Q, QD)
-        p_a = engine.generalized_momentum(robot, Q, QD) - R.p @ self.theta0  # the armature's M_a q̇
+        p_a = (engine.generalized_momentum(robot, Q, QD) - R.p @ self.theta0 if self.armature  # M_a q̇
+               else np.zeros(QD.shape))
         self.start = t[0] if self.start is None else self.start
         settled = t - self.start >= SETTLE / lam  # F[ṗ] = λ(p − F[p]) once the filters forget their start
         if self.form == "momentum":

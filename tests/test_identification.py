@@ -38,9 +38,10 @@ def true_panda():
         links.append(replace(l, inertial=i))
     return replace(desc, links=tuple(links))
 
-def simulate(desc, seconds=8.0, seed=0, noise=0.02, damping=None):
+def simulate(desc, seconds=8.0, seed=0, noise=0.02, damping=None, armature=None):
     """(t, q, q̇, τ + noise) of a PD-tracked multisine run: τ is held over each RK4 step. ``damping``
-    (per joint) is MuJoCo's viscous joint damping."""
+    (per joint) is MuJoCo's viscous joint damping, ``armature`` its dof_armature (the peer built
+    from a URDF-like description carries none)."""
     from coriolis_cli.model.tree import build_model
     robot = build_model(desc)
     peer = MujocoPeer(robot)
@@ -51,6 +52,8 @@ def simulate(desc, seconds=8.0, seed=0, noise=0.02, damping=None):
     order = [da for _, _, _, _, da, _ in peer.layout.joints]
     if damping is not None:
         m.dof_damping[order] = damping
+    if armature is not None:
+        m.dof_armature[order] = armature
     rng = np.random.default_rng(seed)
     freqs = rng.uniform(0.1, 0.6, (m.nq, 3)); amps = rng.uniform(0.2, 0.5, (m.nq, 3)) / 2; ph = rng.uniform(0, 6, (m.nq, 3))
     steps = int(seconds / m.opt.timestep)
@@ -255,3 +258,24 @@ def test_excite_designs_a_trajectory_within_the_limits_that_lowers_the_condition
     from coriolis_cli.recordings import load_recording
 
     assert load_recording(str(out), robot).q.shape == (1000, 7)
+
+
+def test_armature_is_known_not_fitted(tmp_path):
+    """Joints with rotor inertia (MuJoCo's armature, in the prior and the true robot alike): the
+    torque and momentum forms take it as known, and the fits still explain the torques."""
+    from coriolis_cli import identification as ID
+    from coriolis_cli.model.parameters import inertial_parameters
+    from coriolis_cli.model.tree import build_model
+
+    def with_armature(desc):
+        return replace(desc, joints=tuple(replace(j, armature=(0.1,)) if j.type == "revolute" else j
+                                          for j in desc.joints))
+
+    prior, truth = build_model(with_armature(load_description("panda"))), build_model(with_armature(true_panda()))
+    path = str(tmp_path / "armature.parquet")
+    write(path, prior, *simulate(true_panda(), seconds=8.0, seed=4, noise=NOISE, armature=0.1))
+    truth_rms = ID.torque_rms(prior, path, inertial_parameters(truth))
+    assert np.all(truth_rms <= 1.05 * NOISE / np.sqrt(2))
+    for form in ("torque", "momentum"):
+        fit = ID.fit(prior, ID.accumulate(prior, path, form=form), "ols")
+        assert np.all(ID.torque_rms(prior, path, fit.theta) <= 1.2 * truth_rms), form
