@@ -139,7 +139,8 @@ def coriolis_transpose_velocity(robot, q, qd, data: Data | None = None):
 def momentum_regressors(robot, q, qd, gravity=True) -> MomentumRegressors:
     """Y_p, Y_c, Y_g, Y_T and Y_V̇ at (q, q̇) (see MomentumRegressors), by one O(N d) pass with
     10 unit parameters per body, as ``regressor`` computes Y; for identification from momentum
-    and energy, which need no q̈ (coriolis identify --form momentum|energy)."""
+    and energy, which need no q̈ (coriolis identify --form momentum|energy). Batches: q, qd of
+    shape (K, ·) give each array with a leading K, in parallel."""
     try:
         implementation = _MOMENTUM_REGRESSORS[robot.__class__]
     except KeyError:
@@ -188,7 +189,8 @@ def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = DEFA
     """Y (nv x 10 N) with Y θ = slotine_li(robot, q, qd, qd_r, qdd_r, θ) for every θ (Wensing–Slotine
     Alg. 4), less the joints' armature, which is no inertial parameter (engine.armature): Y θ + diag(a) q̈_r
     on joints other than free ones. At
-    qd_r = qd it is Pinocchio's computeJointTorqueRegressor(q, qd, qdd_r)."""
+    qd_r = qd it is Pinocchio's computeJointTorqueRegressor(q, qd, qdd_r). Batches: every state
+    argument of shape (K, ·) gives Y of shape (K, nv, 10 N), in parallel."""
     try:
         implementation = _REGRESSOR[robot.__class__]
     except KeyError:

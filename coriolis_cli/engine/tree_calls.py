@@ -232,7 +232,7 @@ def coriolis_transpose_velocity(robot: RobotModel, q, qd, data: Data | None = No
 
 
 def momentum_regressors(robot: RobotModel, q, qd, gravity=True):
-    """(Y_p, Y_c, Y_g, Y_T, Y_V̇) at one state (engine.momentum.momentum_regressor_kernel);
+    """(Y_p, Y_c, Y_g, Y_T, Y_V̇) at one state or a batch (engine.momentum.momentum_regressor_kernel);
     Y_V̇ = q̇ᵀ Y_g, so that Y_V̇ θ = q̇ᵀg."""
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     n, width = robot.nv, N_PARAMETERS * robot.n_bodies
