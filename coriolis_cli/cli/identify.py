@@ -93,5 +93,3 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
     if not summary["physically_consistent"]:
         err.print(styled(("note:", "yellow"), " some identified bodies are not physically consistent (a pseudo-inertia "
                          "is not ⪰ 0); --method consistent prevents it"), soft_wrap=True)
-    if output:
-        err.print(styled(("wrote", "green"), f" {output}"), soft_wrap=True)
