@@ -43,6 +43,22 @@ class Backend:
             out[index] = s * array[index]
         return out
 
+    def combine(self, constant, terms):
+        """constant + Σ s·A over the (scalar, numeric array) ``terms``, entry by entry. For symbols,
+        entries of A that are 0 or ±1 add nothing or ±s: SX folds x·0 but keeps 1 − (1 − cos q)
+        as written, so the form of a sum decides how many operations the C code does."""
+        if self.dtype is not object:
+            return constant + sum(s * A for s, A in terms)
+        out = np.empty(np.shape(constant), dtype=object)
+        for index in np.ndindex(out.shape):
+            x = float(constant[index])
+            for s, A in terms:
+                a = float(A[index])
+                if a != 0.0:
+                    x = x + (s if a == 1.0 else -s if a == -1.0 else a * s)
+            out[index] = x
+        return out
+
     def array(self, rows):
         """A 1-D or 2-D array from nested lists (element by element, so that symbols stay scalars)."""
         if self.dtype is not object:
@@ -121,9 +137,10 @@ class Tree:
             Rp, pp = (R[par], p[par]) if par >= 0 else (np.eye(3), np.zeros(3))
             origin = pp + Rp @ g[i, G_TRANS : G_TRANS + 3]
             axis = g[i, G_AXIS : G_AXIS + 3]
-            if code == REVOLUTE:  # L = E Rot(a, q) = E (1 + sin q â + (1 − cos q) â²)
+            if code == REVOLUTE:  # L = E Rot(a, q) = E (1 + sin q â + (1 − cos q) â²), the numbers gathered
                 hat = skew(axis, NUMERIC)
-                R[i] = Rp @ (E + bk.scale(bk.sin(q[qs]), E @ hat) + bk.scale(1 - bk.cos(q[qs]), E @ hat @ hat))
+                E1, E2 = E @ hat, E @ hat @ hat
+                R[i] = Rp @ bk.combine(E + E2, ((bk.sin(q[qs]), E1), (bk.cos(q[qs]), -E2)))
                 p[i] = origin
                 w = Rp @ (E @ axis)
                 S[0:3, cols] = w[:, None]

@@ -36,10 +36,30 @@ def cross_bar_star(f, bk):
     return out
 
 
-def body_coriolis(v, inertia, bk):
-    """B(v, I) of eq. (10), the Christoffel-consistent factorization:
+def body_coriolis_definition(v, inertia, bk):
+    """B(v, I) of eq. (10), the Christoffel-consistent factorization, as the paper writes it:
     ½ [crf(v) I + (I v) ×̄* − I crm(v)]."""
     return 0.5 * (crf(v, bk) @ inertia + cross_bar_star(inertia @ v, bk) - inertia @ crm(v, bk))
+
+
+def body_coriolis(v, inertia, bk):
+    """B(v, I) of eq. (10) in blocks: with I = [[J, ĥ], [ĥᵀ, m 1]] and v = [ω; u], I v = [n; f],
+    B = [[½(ω̂J − Jω̂) − ½(h uᵀ + u hᵀ) + (u·h) 1 − ½ n̂, 0], [−f̂, 0]] (engine.spatial derives it;
+    tests hold it to the definition). Its right half vanishes exactly: on symbols the generic
+    products leave it as expressions that cancel only in value, which generated code computes."""
+    w, u = v[0:3], v[3:6]
+    J, m = inertia[0:3, 0:3], inertia[5, 5]
+    h = bk.array([inertia[2, 4], inertia[0, 5], inertia[1, 3]])
+    n = J @ w + skew(h, bk) @ u
+    f = skew(w, bk) @ h + bk.scale(m, u)
+    A, N = skew(w, bk) @ J, skew(n, bk)
+    uh = u @ h
+    out = bk.zeros((6, 6))
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = 0.5 * (A[r, c] + A[c, r]) - 0.5 * (h[r] * u[c] + u[r] * h[c]) - 0.5 * N[r, c] + (uh if r == c else 0.0)
+    out[3:6, 0:3] = -skew(f, bk)
+    return out
 
 
 def spatial_inertia(mass, com, inertia_com, bk):
