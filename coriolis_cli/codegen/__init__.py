@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .c_source import check_prefix, default_prefix, header, source, stack_bytes
+from .c_source import check_prefix, default_prefix, header, source
 from .trace import FUNCTIONS, WHAT, casadi, trace
 
 
@@ -56,7 +56,8 @@ def c_files(prefix: str, robot, made: dict) -> tuple[str, str]:
     generator = casadi().CodeGenerator(f"{prefix}_casadi", {"with_header": False, "with_export": False, "main": False})
     for f in made.values():
         generator.add(f)
-    return header(prefix, robot, tuple(made), stack_bytes(made)), source(prefix, made, generator.dump())
+    c_text, stack = source(prefix, made, generator.dump())
+    return header(prefix, robot, tuple(made), stack), c_text
 
 
 def generate_code(robot, directory, prefix: str | None = None, what=None, force: bool = False) -> GeneratedCode:
