@@ -245,3 +245,21 @@ def test_split_functions_compute_every_number_the_whole_function_does(tmp_path, 
         assert np.array_equal(a.christoffel(q), b.christoffel(q))
         assert np.array_equal(a.inverse_dynamics(q, qd, qdd_r), b.inverse_dynamics(q, qd, qdd_r))
         assert np.array_equal(a.slotine_li(q, qd, qd_r, qdd_r), b.slotine_li(q, qd, qd_r, qdd_r))
+
+
+def test_codegen_says_whether_the_code_or_the_engine_is_faster_for_large_functions(run_cli, tmp_path, monkeypatch):
+    """Each function above the size where the engine's call costs about as much is compared: the
+    code's time estimated from its operations, the engine's timed on this robot with data=."""
+    from coriolis_cli.bench import generated
+
+    r = run_cli("codegen", "planar_2link", "-o", tmp_path / "small", "--what", "C,Gamma")
+    assert r.code == 0 and "faster route" not in r.err  # a few hundred operations: nothing to say
+    monkeypatch.setattr(generated, "SMALL_MICROSECONDS", 0.0)
+    monkeypatch.setattr(generated, "NS_PER_OPERATION", 1e6)  # as if the code took a millisecond an operation
+    r = run_cli("codegen", "planar_2link", "-o", tmp_path / "slow", "--what", "C,Gamma")
+    assert r.code == 0, r.err
+    notes = [line for line in r.err.splitlines() if line.startswith("note: planar_2link_")]
+    assert [n.split(":")[1].strip() for n in notes] == ["planar_2link_coriolis", "planar_2link_christoffel"]
+    assert all(n.endswith("the engine is the faster route here") for n in notes), notes
+    speeds = generated.route_speeds(cc.load_robot("planar_2link"), {"christoffel": 100}, budget=0.05)
+    assert 0 < speeds[0].engine_microseconds < 1e3 and speeds[0].code_microseconds == 100 * 1e6 * 1e-3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import ExampleLast, cli, emit, load, robot_options
+from .common import ExampleLast, cli, compile_first, emit, err, load, robot_options, styled
 
 
 @cli.command(cls=ExampleLast)
@@ -40,7 +40,24 @@ def codegen(robot, floating_base, directory, prefix, what, check, force):
 
         comparison = compare_generated(model, generated)
     emit(codegen_renderable(generated, comparison), None, False)
+    _say_which_route_is_faster(model, generated)
     if comparison is not None and not comparison.passed:
         from ..errors import CheckFailed
 
         raise CheckFailed(f"the generated code differs from the engine by more than {comparison.tolerance:.0e}")
+
+
+def _say_which_route_is_faster(model, generated) -> None:
+    """For each large function: its estimated time against the engine's, timed on this robot
+    (Table 2 found the engine faster for Γ past 15 bodies)."""
+    from ..bench.generated import ENGINE_FUNCTIONS, SMALL_MICROSECONDS, code_microseconds, route_speeds
+
+    large = {name: n for name, n in generated.operations.items() if code_microseconds(n) >= SMALL_MICROSECONDS}
+    if not large:
+        return
+    compile_first(*(ENGINE_FUNCTIONS[name] for name in large))
+    for r in route_speeds(model, large):
+        faster = "the engine is the faster route here" if r.engine_faster else "the code is the faster route"
+        err.print(styled(("note:", "yellow"), f" {generated.prefix}_{r.function}: about {r.code_microseconds:,.0f} µs a call "
+                         f"estimated ({r.operations:,} operations, cc -O2); the engine's {ENGINE_FUNCTIONS[r.function]} "
+                         f"takes {r.engine_microseconds:,.0f} µs with data= on this robot: {faster}"), soft_wrap=True)

@@ -1,0 +1,69 @@
+"""Generated code or the engine: which is faster for each function codegen writes, on this robot.
+
+The code's time is estimated from its operation count, at NS_PER_OPERATION as measured with
+cc -O2 (BENCHMARKS.md: the 9-DoF Panda's M, Ṁ, C 1.15 µs for 5,117 operations, TALOS's Γ
+36-59 µs for 123,912). Straight-line code that outgrows the caches runs slower per operation,
+so large functions get the upper figure. The engine is timed, with data=, on this robot. Code
+below SMALL_MICROSECONDS is not compared: the engine's call from Python alone costs about that.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+NS_PER_OPERATION = 0.22  # code that stays in cache
+NS_PER_OPERATION_LARGE = 0.45  # past LARGE_OPERATIONS (TALOS's Γ, the slower of its runs)
+LARGE_OPERATIONS = 50_000
+SMALL_MICROSECONDS = 3.0
+ENGINE_FUNCTIONS = {"coriolis": "coriolis_matrix", "christoffel": "christoffel", "inverse_dynamics": "inverse_dynamics",
+                    "slotine_li": "slotine_li"}
+
+
+@dataclass(frozen=True)
+class RouteSpeed:
+    function: str  # the generated function, without the prefix
+    operations: int
+    code_microseconds: float  # estimated
+    engine_microseconds: float  # measured, median
+
+    @property
+    def engine_faster(self) -> bool:
+        return self.engine_microseconds < self.code_microseconds
+
+
+def code_microseconds(operations: int) -> float:
+    per = NS_PER_OPERATION_LARGE if operations > LARGE_OPERATIONS else NS_PER_OPERATION
+    return operations * per * 1e-3
+
+
+def route_speeds(robot, operations: dict, budget: float = 0.3) -> list[RouteSpeed]:
+    """For each generated function whose code takes over SMALL_MICROSECONDS (estimated): that
+    estimate and the engine's median time on this robot, timed for about ``budget`` seconds."""
+    import coriolis_cli as cc
+
+    out = []
+    rng = np.random.default_rng(0)
+    data = None
+    for name, count in operations.items():
+        estimate = code_microseconds(count)
+        if estimate < SMALL_MICROSECONDS:
+            continue
+        if data is None:
+            data = robot.create_data()
+            q = robot.random_configuration(rng)
+            qd, qdd = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
+        call = {"coriolis": lambda: cc.coriolis_matrix(robot, q, qd, data=data),
+                "christoffel": lambda: cc.christoffel(robot, q, data=data),
+                "inverse_dynamics": lambda: cc.inverse_dynamics(robot, q, qd, qdd, data=data),
+                "slotine_li": lambda: cc.slotine_li(robot, q, qd, qd, qdd, data=data)}[name]
+        call()  # compiled or loaded from the cache here
+        times, stop = [], time.perf_counter() + budget
+        while time.perf_counter() < stop or len(times) < 5:
+            start = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - start)
+        out.append(RouteSpeed(name, count, estimate, float(np.median(times)) * 1e6))
+    return out
