@@ -50,21 +50,27 @@ def shape(code: str, output_sizes: dict, noinline: str) -> tuple[str, dict]:
         end = lines.index("}", i)
         name = entry.group(1)
         body = lines[i + 1 : end]
-        declarations = [line for line in body if line.startswith("  casadi_real a")]
-        statements = [line for line in body if line not in declarations and not line.startswith("  (void)")
-                      and line != "  return 0;"]
+        statements = [line for line in body if not line.startswith("  casadi_real a")
+                      and not line.startswith("  (void)") and line != "  return 0;"]
         statements, cleared = _drop_zero_stores(statements)
         clears = [f"  if (res[{r}]!=0) {{ casadi_int k; for (k=0; k<{output_sizes[name][r]}; ++k) res[{r}][k]=0.; }}"
                   for r in sorted(cleared)]
         header = [lines[i], "  (void)arg; (void)res; (void)iw; (void)w; (void)mem;"]
         if len(statements) <= SPLIT_ABOVE:
-            out += header + declarations + clears + statements + ["  return 0;", "}"]
+            out += header + _declarations(statements) + clears + statements + ["  return 0;", "}"]
         else:
             parts, count, work[name] = _parts(name, statements, noinline)
             out += parts + header + clears + [f"  {name}_part{p}(arg, res, w);" for p in range(count)]
             out += ["  return 0;", "}"]
         i = end + 1
     return "\n".join(out), work
+
+
+def _declarations(statements) -> list[str]:
+    """The variables the statements use (a dropped zero may have been the only use of one)."""
+    used = sorted({v for line in statements for v in VARIABLE.findall(line)}, key=int)
+    names = [f"a{v}" for v in used]
+    return [f"  casadi_real {', '.join(names[k : k + 12])};" for k in range(0, len(names), 12)]
 
 
 def _drop_zero_stores(statements):
