@@ -223,7 +223,7 @@ def test_split_functions_compute_every_number_the_whole_function_does(tmp_path, 
     Structural zeros are cleared, not stored one by one, in both."""
     from coriolis_cli.codegen import generate_code, straight_line
 
-    robot = cc.load_robot("quadruped", floating_base=True)
+    robot = cc.load_robot("panda")
     whole = generate_code(robot, tmp_path / "whole", prefix="robot")
     monkeypatch.setattr(straight_line, "SPLIT_ABOVE", 300)
     monkeypatch.setattr(straight_line, "PART_STATEMENTS", 200)
