@@ -39,22 +39,22 @@ def code_microseconds(operations: int) -> float:
     return operations * per * 1e-3
 
 
+def large_functions(operations: dict) -> dict:
+    """The generated functions (name → operations) whose code takes SMALL_MICROSECONDS or more."""
+    return {name: n for name, n in operations.items() if code_microseconds(n) >= SMALL_MICROSECONDS}
+
+
 def route_speeds(robot, operations: dict, budget: float = 0.3) -> list[RouteSpeed]:
-    """For each generated function whose code takes over SMALL_MICROSECONDS (estimated): that
-    estimate and the engine's median time on this robot, timed for about ``budget`` seconds."""
+    """For each of the generated functions ``operations`` names: its code's estimated time and
+    the engine's median time on this robot, timed for about ``budget`` seconds each."""
     import coriolis_cli as cc
 
     out = []
     rng = np.random.default_rng(0)
-    data = None
+    data = robot.create_data()
+    q = robot.random_configuration(rng)
+    qd, qdd = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
     for name, count in operations.items():
-        estimate = code_microseconds(count)
-        if estimate < SMALL_MICROSECONDS:
-            continue
-        if data is None:
-            data = robot.create_data()
-            q = robot.random_configuration(rng)
-            qd, qdd = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
         call = {"coriolis": lambda: cc.coriolis_matrix(robot, q, qd, data=data),
                 "christoffel": lambda: cc.christoffel(robot, q, data=data),
                 "inverse_dynamics": lambda: cc.inverse_dynamics(robot, q, qd, qdd, data=data),
@@ -65,5 +65,5 @@ def route_speeds(robot, operations: dict, budget: float = 0.3) -> list[RouteSpee
             start = time.perf_counter()
             call()
             times.append(time.perf_counter() - start)
-        out.append(RouteSpeed(name, count, estimate, float(np.median(times)) * 1e6))
+        out.append(RouteSpeed(name, count, code_microseconds(count), float(np.median(times)) * 1e6))
     return out

@@ -50,9 +50,9 @@ def codegen(robot, floating_base, directory, prefix, what, check, force):
 def _say_which_route_is_faster(model, generated) -> None:
     """For each large function: its estimated time against the engine's, timed on this robot
     (Table 2 found the engine faster for Γ past 15 bodies)."""
-    from ..bench.generated import ENGINE_FUNCTIONS, SMALL_MICROSECONDS, code_microseconds, route_speeds
+    from ..bench.generated import ENGINE_FUNCTIONS, large_functions, route_speeds
 
-    large = {name: n for name, n in generated.operations.items() if code_microseconds(n) >= SMALL_MICROSECONDS}
+    large = large_functions(generated.operations)
     if not large:
         return
     compile_first(*(ENGINE_FUNCTIONS[name] for name in large))

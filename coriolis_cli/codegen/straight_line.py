@@ -28,7 +28,7 @@ PART_STATEMENTS = 1_000
 
 ENTRY = re.compile(r"static int (casadi_f\d+)\(const casadi_real\*\* arg, casadi_real\*\* res, casadi_int\* iw, "
                    r"casadi_real\* w, int mem\) \{$")
-VARIABLE = re.compile(r"\ba(\d+)\b")
+VARIABLE = re.compile(r"\ba\d+\b")
 ASSIGN = re.compile(r"  (a\d+)=(.*);$")
 STORE = re.compile(r"  if \(res\[(\d+)\]!=0\) res\[\1\]\[\d+\]=(a\d+);$")
 ZERO = re.compile(r"0\.?0*$")  # not -0.: clearing writes +0.
@@ -66,10 +66,21 @@ def shape(code: str, output_sizes: dict, noinline: str) -> tuple[str, dict]:
     return "\n".join(out), work
 
 
+def _accesses(line) -> tuple[str | None, set]:
+    """The variable a statement writes (None for a store) and those it reads."""
+    assign = ASSIGN.match(line)
+    if assign:
+        return assign.group(1), set(VARIABLE.findall(assign.group(2)))
+    return None, set(VARIABLE.findall(line))
+
+
+def _index(variable: str) -> int:
+    return int(variable[1:])
+
+
 def _declarations(statements) -> list[str]:
     """The variables the statements use (a dropped zero may have been the only use of one)."""
-    used = sorted({v for line in statements for v in VARIABLE.findall(line)}, key=int)
-    names = [f"a{v}" for v in used]
+    names = sorted({v for line in statements for v in VARIABLE.findall(line)}, key=_index)
     return [f"  casadi_real {', '.join(names[k : k + 12])};" for k in range(0, len(names), 12)]
 
 
@@ -91,24 +102,18 @@ def _drop_zero_stores(statements):
     # a zero only those stores read is now set and never used (-Wextra says so): dropped too
     live, needed = set(), []
     for line in reversed(kept):
-        assign = ASSIGN.match(line)
-        if assign and ZERO.match(assign.group(2)) and assign.group(1) not in live:
+        written, read = _accesses(line)
+        if written is not None and written not in live and ZERO.match(ASSIGN.match(line).group(2)):
             continue
-        if assign:
-            live.discard(assign.group(1))
-        live |= {f"a{x}" for x in VARIABLE.findall(assign.group(2) if assign else line)}
+        live.discard(written)
+        live |= read
         needed.append(line)
     return needed[::-1], cleared
 
 
 def _parts(name, statements, noinline):
     """The part functions of ``statements``, their number and the size of ``w`` they use."""
-    written_by, read_by = [], []
-    for line in statements:
-        assign = ASSIGN.match(line)
-        written_by.append(assign.group(1) if assign else None)
-        read_by.append(set(VARIABLE.findall(assign.group(2) if assign else line)))
-    read_by = [{f"a{x}" for x in names} for names in read_by]
+    written_by, read_by = zip(*map(_accesses, statements))
     cuts = list(range(0, len(statements), PART_STATEMENTS)) + [len(statements)]
     # the variables read after each cut before being written again
     live_after, live = {}, set()
@@ -128,16 +133,15 @@ def _parts(name, statements, noinline):
                 written.add(written_by[k])
                 used.add(written_by[k])
         live_out = written & live_after.get(stop, set())
-        index = {v: int(v[1:]) for v in used}
-        largest = max([largest] + [index[v] + 1 for v in live_in | live_out])
+        largest = max([largest] + [_index(v) + 1 for v in live_in | live_out])
         lines.append(f"static {noinline} void {name}_part{p}(const casadi_real** arg, casadi_real** res, casadi_real* w) {{")
         lines.append("  (void)arg; (void)res; (void)w;")
         if live_in:
-            lines.append("  casadi_real " + ", ".join(f"{v}=w[{index[v]}]" for v in sorted(live_in, key=index.get)) + ";")
-        others = sorted(used - live_in, key=index.get)
+            lines.append("  casadi_real " + ", ".join(f"{v}=w[{_index(v)}]" for v in sorted(live_in, key=_index)) + ";")
+        others = sorted(used - live_in, key=_index)
         if others:
             lines.append("  casadi_real " + ", ".join(others) + ";")
         lines += statements[start:stop]
-        lines += [f"  w[{index[v]}]={v};" for v in sorted(live_out, key=index.get)]
+        lines += [f"  w[{_index(v)}]={v};" for v in sorted(live_out, key=_index)]
         lines += ["}", ""]
     return lines, len(cuts) - 1, largest
