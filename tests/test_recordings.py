@@ -119,12 +119,7 @@ def write_rosbag2(path, robot, t, Q, V, effort, storage="sqlite3"):
     store = _typestore()
     plugin = StoragePlugin.SQLITE3 if storage == "sqlite3" else StoragePlugin.MCAP
     with Writer(path, version=9, storage_plugin=plugin) as writer:
-        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=store)
-        od = writer.add_connection("/odom", "nav_msgs/msg/Odometry", typestore=store) if robot.floating_base else None
-        for ns, msg, odom in _messages(robot, t, Q, V, effort, store):
-            if odom is not None:
-                writer.write(od, ns, store.serialize_cdr(odom, "nav_msgs/msg/Odometry"))
-            writer.write(js, ns, store.serialize_cdr(msg, "sensor_msgs/msg/JointState"))
+        _write_bag(writer, store, store.serialize_cdr, robot, t, Q, V, effort)
 
 
 def write_rosbag1(path, robot, t, Q, V, effort):
@@ -132,12 +127,17 @@ def write_rosbag1(path, robot, t, Q, V, effort):
 
     store = _typestore(ros1=True)
     with Writer(path) as writer:
-        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=store)
-        od = writer.add_connection("/odom", "nav_msgs/msg/Odometry", typestore=store) if robot.floating_base else None
-        for ns, msg, odom in _messages(robot, t, Q, V, effort, store):
-            if odom is not None:
-                writer.write(od, ns, store.serialize_ros1(odom, "nav_msgs/msg/Odometry"))
-            writer.write(js, ns, store.serialize_ros1(msg, "sensor_msgs/msg/JointState"))
+        _write_bag(writer, store, store.serialize_ros1, robot, t, Q, V, effort)
+
+
+def _write_bag(writer, store, serialize, robot, t, Q, V, effort):
+    """/joint_states (and /odom for a floating base) through an open rosbags writer, either version."""
+    js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=store)
+    od = writer.add_connection("/odom", "nav_msgs/msg/Odometry", typestore=store) if robot.floating_base else None
+    for ns, msg, odom in _messages(robot, t, Q, V, effort, store):
+        if odom is not None:
+            writer.write(od, ns, serialize(odom, "nav_msgs/msg/Odometry"))
+        writer.write(js, ns, serialize(msg, "sensor_msgs/msg/JointState"))
 
 
 def _plotjuggler_columns(robot, t, Q, V, effort):
