@@ -41,13 +41,19 @@ class Compiled:
     """A kernel's ``*_entry`` function (e.g. coriolis.coriolis_entry) called through its compiled entry point, past numba's per-call
     type dispatch (35 ns per array argument). The first call goes through the
     dispatcher, which compiles or loads the kernel for these argument types; later calls must
-    pass the same types, which the checks in this module guarantee."""
+    pass the same types, which the checks in this module guarantee.
 
-    __slots__ = ("dispatcher", "call")
+    ``strict`` is for the control calls, where those checks in Python cost more than the kernel's
+    own work on a small arm: the dispatcher checks the argument types in compiled code and calls
+    the one compiled kernel, and anything else (another dtype, a stride, a read-only array, a
+    list) raises TypeError instead of compiling, for the caller's checked path to take over."""
+
+    __slots__ = ("dispatcher", "call", "strict")
 
     def __init__(self, dispatcher):
         self.dispatcher = dispatcher
         self.call = self._first
+        self.strict = self._first_strict
 
     def _first(self, *args):
         args = tuple(a.copy() if isinstance(a, np.ndarray) and not a.flags.writeable and a.ndim == 1 else a for a in args)
@@ -55,8 +61,18 @@ class Compiled:
         compiled = self.dispatcher.overloads.get(tuple(typeof(a) for a in args))
         if compiled is not None:
             self.call = compiled.entry_point
+            if len(self.dispatcher.overloads) == 1:
+                self.dispatcher.disable_compile()
+                self.strict = self.dispatcher
         return result
 
+    def _first_strict(self, address, *vectors):
+        """Before the kernel is compiled: the type checks in Python, once, for the types the
+        checked path gives (vectors of float64, contiguous, writable)."""
+        for x in vectors:
+            if not (type(x) is ND and x.dtype is F64 and x.ndim == 1 and x.flags.c_contiguous and x.flags.writeable):
+                raise TypeError("not the compiled kernel's types")
+        return self._first(address, *vectors)
 
 
 # ---- checks -------------------------------------------------------------------------------

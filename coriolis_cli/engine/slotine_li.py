@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .data import HEADER, TAU_, kernel_data, no_rows, unpack
+from .data import BODY_FRAME_, TAU_, kernel_data, no_rows, unpack, unpack_at
 from .joints import RECHECK, is_vector
 from .slotine_li_body import adaptation_gradient_local_kernel, slotine_li_local_kernel
 from .slotine_li_world import N_PARAMETERS, regressor_kernel, slotine_li_kernel
@@ -41,27 +41,27 @@ def slotine_li_entry(ints, floats, q, qd, qd_r, qdd_r, gravity, theta, factoriza
     if not _usable_parameters(theta, N_PARAMETERS * ints[0]):
         return RECHECK
     tau = data.vectors[TAU_]
-    if ints[HEADER - 1]:  # 1-DoF joints under at most a free root: constant body-frame inertias
+    if ints[BODY_FRAME_]:  # 1-DoF joints under at most a free root: constant body-frame inertias
         return slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, theta.size > 0, theta, factorization, tau)
     return slotine_li_kernel(model, data, q, qd, qd_r, qdd_r, gravity, theta.size > 0, theta, factorization, tau)
 
 
 # slotine_li as a control loop calls it, on a robot of 1-DoF joints under at most a free root (the
 # body-frame kernel), with the model's parameters or an estimate θ̂: standard gravity, the
-# Christoffel-consistent C and whether θ is used are compiled in as constants. On a 7-DoF arm
-# that takes 1.55 µs against 1.77 µs passing them; the price is two more compiled
-# specializations of the kernel, about 3 s each on a first run.
+# Christoffel-consistent C and whether θ is used are compiled in as constants, and the workspace
+# comes as one address (data.unpack_at). On a 7-DoF arm that took 1.55 µs against 1.77 µs passing
+# them; the price is two more compiled specializations of the kernel, about 3 s each on a first run.
 @njit(cache=True)
-def slotine_li_model_entry(ints, floats, q, qd, qd_r, qdd_r):
-    model, data = unpack(ints, floats)
+def slotine_li_model_entry(address, q, qd, qd_r, qdd_r):
+    model, data = unpack_at(address)
     return slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, STANDARD_GRAVITY, False, MODEL_THETA, CHRISTOFFEL,
                                    data.vectors[TAU_])
 
 
 @njit(cache=True)
-def slotine_li_estimate_entry(ints, floats, q, qd, qd_r, qdd_r, theta):
-    model, data = unpack(ints, floats)
-    if not _usable_parameters(theta, N_PARAMETERS * ints[0]) or theta.size == 0:
+def slotine_li_estimate_entry(address, q, qd, qd_r, qdd_r, theta):
+    model, data = unpack_at(address)
+    if not _usable_parameters(theta, N_PARAMETERS * model.ints.shape[0]) or theta.size == 0:
         return RECHECK
     return slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, STANDARD_GRAVITY, True, theta, CHRISTOFFEL,
                                    data.vectors[TAU_])
@@ -72,7 +72,7 @@ def adaptation_gradient_entry(ints, floats, q, qd, qd_r, qdd_r, gravity, factori
     """Yᵀs into ``Yts``: in body coordinates where the body-frame kernels apply, else through the
     regressor kernel with a Y of zero rows (not computed)."""
     model, data = unpack(ints, floats)
-    if ints[HEADER - 1]:
+    if ints[BODY_FRAME_]:
         return adaptation_gradient_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Yts)
     return regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, no_rows(floats, Yts.shape[0]), Yts)
 

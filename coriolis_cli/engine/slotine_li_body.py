@@ -14,37 +14,87 @@ from ..model.joints import FREE, REVOLUTE
 from ..model.tree import G_AXIS, G_COM, G_INERTIA, G_MASS, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2, G_TRANS
 from .armature import add_armature_force
 from .joints import failed, load_state, root_acceleration
-from .slotine_li_world import N_PARAMETERS, UNIT_PARAMETERS, complete_inertia
-from .spatial import body_factorization
+from .slotine_li_world import N_PARAMETERS, UNIT_PARAMETERS
+from .spatial import CHRISTOFFEL
 
 
 @njit(cache=True)
-def _local_parameter_inertia(theta, o, out):
-    """The spatial inertia of theta[o : o + 10] about the body origin, in body axes."""
-    m, h0, h1, h2 = theta[o], theta[o + 1], theta[o + 2], theta[o + 3]
-    out[0, 0], out[0, 1], out[1, 1], out[0, 2], out[1, 2], out[2, 2] = (
-        theta[o + 4], theta[o + 5], theta[o + 6], theta[o + 7], theta[o + 8], theta[o + 9])
-    out[1, 0], out[2, 0], out[2, 1] = out[0, 1], out[0, 2], out[1, 2]
-    complete_inertia(m, h0, h1, h2, out)
-
-
-@njit(cache=True)
-def _local_inertia(geom, use_theta, theta, i, out):
-    """Body i's spatial inertia about its own origin in its own axes (no rotation to make): from
-    the model (mass, COM, inertia about the COM) or from theta."""
+def _local_parameters(geom, use_theta, theta, i):
+    """Body i's ten inertial parameters about its own origin in its own axes (no rotation to make):
+    m, h = m c, and J = (J00, J01, J11, J02, J12, J22), from theta (Pinocchio's order) or from the
+    model (mass, COM, inertia about the COM: J = I_c + m (c·c 1 − c cᵀ))."""
     if use_theta:
-        _local_parameter_inertia(theta, N_PARAMETERS * i, out)
-        return
+        o = N_PARAMETERS * i
+        return (theta[o], theta[o + 1], theta[o + 2], theta[o + 3], theta[o + 4], theta[o + 5], theta[o + 6],
+                theta[o + 7], theta[o + 8], theta[o + 9])
     m = geom[i, G_MASS]
     c0, c1, c2 = geom[i, G_COM], geom[i, G_COM + 1], geom[i, G_COM + 2]
-    h0, h1, h2 = m * c0, m * c1, m * c2
-    cc = c0 * c0 + c1 * c1 + c2 * c2
-    c = (c0, c1, c2)
-    for r in range(3):
-        for s in range(3):
-            out[r, s] = geom[i, G_INERTIA + 3 * r + s] - m * c[r] * c[s]
-        out[r, r] += m * cc
-    complete_inertia(m, h0, h1, h2, out)
+    I = G_INERTIA
+    return (m, m * c0, m * c1, m * c2,
+            geom[i, I] + m * (c1 * c1 + c2 * c2), geom[i, I + 1] - m * c0 * c1, geom[i, I + 4] + m * (c0 * c0 + c2 * c2),
+            geom[i, I + 2] - m * c0 * c2, geom[i, I + 5] - m * c1 * c2, geom[i, I + 8] + m * (c0 * c0 + c1 * c1))
+
+
+@njit(cache=True)
+def _body_force(p, v, w, a, i, factorization):
+    """f_i = I a + B(v, I) w (Alg. 3, line 8) from I's ten parameters ``p``, with no 6 x 6 matrix
+    formed: with I = [[J, ĥ], [ĥᵀ, m 1]], I x = [J x_ω + h × x_u; x_ω × h + m x_u], and B of eq.
+    (10) in blocks (spatial.body_factorization: [[P, 0], [−f̂, 0]], n and f of I v) needs w_ω only:
+
+        B w = [½(ω × J w_ω − J (ω × w_ω)) − ½(h (u·w_ω) + u (h·w_ω)) + (u·h) w_ω − ½ n × w_ω;
+               w_ω × f]
+
+    or for eq. (9), B w = v ×* (I w) = [ω × n_w + u × f_w; ω × f_w]. Returns f_i as six numbers."""
+    m, h0, h1, h2, J00, J01, J11, J02, J12, J22 = p
+    w0, w1, w2, u0, u1, u2 = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
+    x0, x1, x2, y0, y1, y2 = w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5]
+    b0, b1, b2, c0, c1, c2 = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a[i, 5]
+    # I a
+    n0 = J00 * b0 + J01 * b1 + J02 * b2 + h1 * c2 - h2 * c1
+    n1 = J01 * b0 + J11 * b1 + J12 * b2 + h2 * c0 - h0 * c2
+    n2 = J02 * b0 + J12 * b1 + J22 * b2 + h0 * c1 - h1 * c0
+    f0 = b1 * h2 - b2 * h1 + m * c0
+    f1 = b2 * h0 - b0 * h2 + m * c1
+    f2 = b0 * h1 - b1 * h0 + m * c2
+    if factorization == CHRISTOFFEL:
+        k0 = J00 * x0 + J01 * x1 + J02 * x2  # J w_ω
+        k1 = J01 * x0 + J11 * x1 + J12 * x2
+        k2 = J02 * x0 + J12 * x1 + J22 * x2
+        e0 = w1 * x2 - w2 * x1  # ω × w_ω
+        e1 = w2 * x0 - w0 * x2
+        e2 = w0 * x1 - w1 * x0
+        g0 = J00 * w0 + J01 * w1 + J02 * w2 + h1 * u2 - h2 * u1  # n of I v
+        g1 = J01 * w0 + J11 * w1 + J12 * w2 + h2 * u0 - h0 * u2
+        g2 = J02 * w0 + J12 * w1 + J22 * w2 + h0 * u1 - h1 * u0
+        l0 = w1 * h2 - w2 * h1 + m * u0  # f of I v
+        l1 = w2 * h0 - w0 * h2 + m * u1
+        l2 = w0 * h1 - w1 * h0 + m * u2
+        ux = u0 * x0 + u1 * x1 + u2 * x2
+        hx = h0 * x0 + h1 * x1 + h2 * x2
+        uh = u0 * h0 + u1 * h1 + u2 * h2
+        n0 += 0.5 * ((w1 * k2 - w2 * k1) - (J00 * e0 + J01 * e1 + J02 * e2) - h0 * ux - u0 * hx
+                     - (g1 * x2 - g2 * x1)) + uh * x0
+        n1 += 0.5 * ((w2 * k0 - w0 * k2) - (J01 * e0 + J11 * e1 + J12 * e2) - h1 * ux - u1 * hx
+                     - (g2 * x0 - g0 * x2)) + uh * x1
+        n2 += 0.5 * ((w0 * k1 - w1 * k0) - (J02 * e0 + J12 * e1 + J22 * e2) - h2 * ux - u2 * hx
+                     - (g0 * x1 - g1 * x0)) + uh * x2
+        f0 += x1 * l2 - x2 * l1
+        f1 += x2 * l0 - x0 * l2
+        f2 += x0 * l1 - x1 * l0
+    else:
+        g0 = J00 * x0 + J01 * x1 + J02 * x2 + h1 * y2 - h2 * y1  # I w
+        g1 = J01 * x0 + J11 * x1 + J12 * x2 + h2 * y0 - h0 * y2
+        g2 = J02 * x0 + J12 * x1 + J22 * x2 + h0 * y1 - h1 * y0
+        l0 = x1 * h2 - x2 * h1 + m * y0
+        l1 = x2 * h0 - x0 * h2 + m * y1
+        l2 = x0 * h1 - x1 * h0 + m * y2
+        n0 += w1 * g2 - w2 * g1 + u1 * l2 - u2 * l1
+        n1 += w2 * g0 - w0 * g2 + u2 * l0 - u0 * l2
+        n2 += w0 * g1 - w1 * g0 + u0 * l1 - u1 * l0
+        f0 += w1 * l2 - w2 * l1
+        f1 += w2 * l0 - w0 * l2
+        f2 += w0 * l1 - w1 * l0
+    return n0, n1, n2, f0, f1, f2
 
 
 @njit(cache=True)
@@ -151,17 +201,11 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
     N = ints.shape[0]
     n = model.cols.shape[0]
     B, V = data.blocks, data.rows
-    IC, BC, Xb = B[0:N], B[N : 2 * N], B[2 * N : 3 * N]
-    work = B[3 * N + 2 : 3 * N + 4]
+    Xb = B[2 * N : 3 * N]
     v, a, f, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 2 * N : 2 * n + 3 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
     for i in range(N):
-        _local_inertia(geom, use_theta, theta, i, IC[i])
-        body_factorization(v[i], IC[i], factorization, work, BC[i])
-        for r in range(6):  # f = I a + B(v, I) w
-            acc = 0.0
-            for c in range(6):
-                acc += IC[i, r, c] * a[i, c] + BC[i, r, c] * w[i, c]
-            f[i, r] = acc
+        f[i, 0], f[i, 1], f[i, 2], f[i, 3], f[i, 4], f[i, 5] = _body_force(
+            _local_parameters(geom, use_theta, theta, i), v, w, a, i, factorization)
     for i in range(N - 1, -1, -1):  # τ_i = S_iᵀ f_i, f_p += pX_i* f_i
         jt, vs, p = ints[i, 1], ints[i, 3], ints[i, 0]
         if jt == FREE:
@@ -198,18 +242,13 @@ def adaptation_gradient_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, f
         return status
     N = model.ints.shape[0]
     n = model.cols.shape[0]
-    B, V = data.blocks, data.rows
-    Ik, Bk, work = B[0], B[N], B[3 * N + 2 : 3 * N + 4]
+    V = data.rows
     v, a, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
     for j in range(N):
         for k in range(N_PARAMETERS):
-            _local_parameter_inertia(UNIT_PARAMETERS[k], 0, Ik)
-            body_factorization(v[j], Ik, factorization, work, Bk)
+            y = _body_force(_local_parameters(model.geom, True, UNIT_PARAMETERS[k], 0), v, w, a, j, factorization)
             s = 0.0
             for r in range(6):
-                fr = 0.0
-                for c in range(6):
-                    fr += Ik[r, c] * a[j, c] + Bk[r, c] * w[j, c]
-                s += fr * (v[j, r] - w[j, r])
+                s += y[r] * (v[j, r] - w[j, r])
             Yts[N_PARAMETERS * j + k] = s
     return status

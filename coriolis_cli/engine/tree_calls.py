@@ -317,18 +317,19 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
 
 def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization: str = DEFAULT_FACTORIZATION,
                data: Data | None = None):
-    if (gravity is True and factorization is DEFAULT_FACTORIZATION and data is not None
-            and type(q) is ND and type(qd) is ND and type(qd_r) is ND and type(qdd_r) is ND and q.dtype is F64
-            and qd.dtype is F64 and qd_r.dtype is F64 and qdd_r.dtype is F64 and q.ndim == 1 and qd.ndim == 1
-            and qd_r.ndim == 1 and qdd_r.ndim == 1 and getattr(data, "robot", None) is robot and data.control_entry):
-        # the control-loop call (a workspace, float64 vectors, the model's parameters or an
-        # estimate): straight to the kernel; anything it reports is sorted out below
-        if theta is None:
-            if not _SLOTINE_LI_MODEL.call(data.ints, data.floats, q, qd, qd_r, qdd_r):
+    if (data is not None and gravity is True and factorization is DEFAULT_FACTORIZATION
+            and getattr(data, "control_entry", False) and data.robot is robot):
+        # the control-loop call (a workspace, the model's parameters or an estimate): straight to
+        # the kernel, whose dispatcher checks the vectors' types; anything else, or anything the
+        # kernel reports, is sorted out below
+        try:
+            if theta is None:
+                if not _SLOTINE_LI_MODEL.strict(data.address, q, qd, qd_r, qdd_r):
+                    return data.tau
+            elif not _SLOTINE_LI_ESTIMATE.strict(data.address, q, qd, qd_r, qdd_r, theta):
                 return data.tau
-        elif type(theta) is ND and theta.dtype is F64 and theta.ndim == 1:
-            if not _SLOTINE_LI_ESTIMATE.call(data.ints, data.floats, q, qd, qd_r, qdd_r, theta):
-                return data.tau
+        except (TypeError, ValueError):  # no compiled kernel for these types (numba's messages)
+            pass
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if theta is None:
         th = MODEL_THETA
