@@ -29,10 +29,13 @@ def test_v_never_rises_with_an_admissible_factorization(panda, controller, facto
 
 
 def test_v_rises_with_c_plus_s(panda):
-    """Same equations of motion (S q̇ = 0), but Ṁ − 2(C + S) is not skew: V grows."""
+    """Same equations of motion (S q̇ = 0), but Ṁ − 2(C + S) is not skew: V rises.
+
+    Where V ends is not asserted: this loop amplifies round-off. Two forward dynamics that agree
+    to 7e-14 on every call (LᵀDL and the articulated-body algorithm) end this run at V = 12.0 and
+    1.7 from V = 3.4, both with rises of 0.11-0.12."""
     res = simulate(panda, "passivity", "nonadmissible", duration=0.5)
     assert res.largest_rise_of_V > 1e-3
-    assert res.V[-1] > res.V[0]
 
 
 def test_passivity_with_true_parameters_converges_and_adaptation_moves_estimates(panda):

@@ -161,9 +161,11 @@ def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
 
 
 def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):
-    """q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)): CRBA, then M = LᵀDL factored along the tree with its
-    branch-induced sparsity (engine.forward_dynamics). With ``data=`` the result is ``data.qdd``
-    (and ``data.M`` holds M(q)). Batches: q, qd, tau of shape (K, ·)."""
+    """q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)). Robots of 1-DoF joints under at most a free root take
+    the articulated-body algorithm in body coordinates (engine.forward_dynamics_body), others
+    CRBA, then M = LᵀDL factored along the tree with its branch-induced sparsity
+    (engine.forward_dynamics). With ``data=`` the result is ``data.qdd``; ``data.M`` is not
+    written (``mass_matrix(robot, q, data=data)`` gives it). Batches: q, qd, tau of shape (K, ·)."""
     try:
         implementation = _FORWARD_DYNAMICS[robot.__class__]
     except KeyError:

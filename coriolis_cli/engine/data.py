@@ -212,6 +212,9 @@ class Data:
         header = [N, nv, nq, int(self.body_frame_joints), self.floats.ctypes.data, self.floats.size]
         self.ints = np.concatenate([header, model.ints.ravel(), model.cols.ravel()]).astype(np.int64)
         self.address = self.ints.ctypes.data  # valid while this Data lives (see unpack_at)
+        # the robot's gravity as the control calls pass it (writable like any gravity given, so
+        # that both take one compiled specialization)
+        self.gravity = np.array(robot.gravity_array, dtype=float)
         geom, blocks, rows, q, matrices, vectors = (
             part.reshape(shape) for part, shape in zip(np.split(self.floats, np.cumsum(sizes)[:-1]), shapes))
         geom[:] = model.geom

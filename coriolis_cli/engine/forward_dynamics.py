@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from numba import njit, prange
 
+from ..model.joints import FREE, PRISMATIC, REVOLUTE
 from .armature import add_armature_mass
 from .crba import composite_mass_matrix
 from .data import LTDL_, M_, QDD_, ZERO_, kernel_data, unpack
 from .joints import OK, SINGULAR, check_finite, failed
 from .kinematics import views
 from .rnea import rnea_kernel
+from .forward_dynamics_body import forward_dynamics_local_kernel
 
 
 # A pivot D_k that keeps less than this share of M_kk, or of M's largest diagonal entry, means M
@@ -116,8 +118,16 @@ def forward_dynamics_entry(ints, floats, q, qd, tau, gravity):
 
 @njit(cache=True, parallel=True)
 def forward_dynamics_batch(model, Q, QD, TAU, gravity, nc, qdd, status):
+    """Each state as a call with data= computes it: the articulated-body algorithm in body
+    coordinates where it applies (engine.forward_dynamics_body), else or where it leaves the
+    state (RECHECK) through M = LᵀDL, so that a batch equals its single calls to the last bit."""
     K = Q.shape[0]
+    codes = model.ints[:, 1]
+    local = True
+    for b in range(codes.shape[0]):
+        local = local and (codes[b] == REVOLUTE or codes[b] == PRISMATIC or codes[b] == FREE)
     for t in prange(nc):
         d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):
-            status[s] = forward_dynamics_kernel(model, d, Q[s], QD[s], TAU[s], gravity, qdd[s])
+            done = local and forward_dynamics_local_kernel(model, d, Q[s], QD[s], TAU[s], gravity, qdd[s]) == OK
+            status[s] = OK if done else forward_dynamics_kernel(model, d, Q[s], QD[s], TAU[s], gravity, qdd[s])

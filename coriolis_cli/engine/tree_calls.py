@@ -15,6 +15,7 @@ from .christoffel import christoffel_batch, christoffel_entry
 from .coriolis import coriolis_batch, coriolis_entry, coriolis_into_entry
 from .crba import mass_matrix_batch, mass_matrix_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
+from .forward_dynamics_body import forward_dynamics_local_entry
 from .kinematics import placement_entry, views
 from .momentum import (QUANTITIES, MomentumRegressors, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_batch,
                        momentum_regressor_entry, trajectory_batch)
@@ -40,6 +41,7 @@ _INVERSE_DYNAMICS = Compiled(inverse_dynamics_entry)
 _GRAVITY = Compiled(gravity_vector_entry)
 _PLACEMENT = Compiled(placement_entry)
 _FORWARD = Compiled(forward_dynamics_entry)
+_FORWARD_LOCAL = Compiled(forward_dynamics_local_entry)
 _SLOTINE_LI = Compiled(slotine_li_entry)
 _SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)
 _SLOTINE_LI_ESTIMATE = Compiled(slotine_li_estimate_entry)
@@ -295,10 +297,20 @@ def placements(robot: RobotModel, q):
 
 # ---- control: forward dynamics, Slotine–Li -------------------------------------------------
 def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | None = None):
-    g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
+        g = data.gravity if gravity is True else gravity_of(gravity)
+        if data.body_frame_joints:  # the articulated-body algorithm in body coordinates
+            try:
+                if not _FORWARD_LOCAL.strict(data.address, q, qd, tau, g):
+                    return data.qdd
+            except (TypeError, ValueError):  # other types: checked, then the same kernel
+                q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
+                if not _FORWARD_LOCAL.call(data.address, q, qd, tau, g):
+                    return data.qdd
+        # other joints, or what the body-frame kernel leaves (RECHECK): through M = LᵀDL, which
+        # also says what is wrong
         if not (type(q) is ND and type(qd) is ND and type(tau) is ND and q.dtype is F64 and qd.dtype is F64
                 and tau.dtype is F64 and q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1):
             q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
@@ -306,6 +318,7 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
         if status:
             settle(robot, status, _FORWARD, data, q, (("qd", qd), ("tau", tau)), (g,))
         return data.qdd
+    g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if not (is_vector(q) and is_vector(qd) and is_vector(tau)):
         Q, (QD, TAU), batch = stacked_states(robot, q, ("qd", qd), ("tau", tau))
         if batch:
