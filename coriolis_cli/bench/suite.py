@@ -156,7 +156,7 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
     tau, qd_r, qdd_r = (rng.standard_normal(robot.nv) for _ in range(3))
     if "fd" in what:
         out.timings.append(Timing("fd", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.forward_dynamics(robot, q, qd, tau, data=data), repeat), "CRBA + LTDL, robot.create_data() reused"))
+            lambda: engine.forward_dynamics(robot, q, qd, tau, data=data), repeat), "ABA in body coordinates, create_data() reused"))
     if "slotine" in what:
         out.timings.append(Timing("slotine", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), repeat), "Alg. 3, robot.create_data() reused"))
