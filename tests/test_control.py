@@ -196,6 +196,16 @@ joints:
 """
 
 
+def _body_frame_robot(tmp_path, spec, floating):
+    """A robot of 1-DoF joints: a bundled one, or the slider arm of prismatic joints."""
+    if spec == "prismatic":
+        path = tmp_path / "slider.yaml"
+        path.write_text(PRISMATIC_ARM)
+    else:
+        path = robot_path(spec + ".urdf")
+    return cc.load_robot(str(path), floating_base=floating)
+
+
 @pytest.mark.parametrize("spec,floating", [("panda", False), ("quadruped", True), ("humanoid", False), ("binary20", True),
                                            ("prismatic", False), ("prismatic", True)])
 def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, floating):
@@ -205,12 +215,7 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
     from coriolis_cli.engine import FACTORIZATIONS
     from coriolis_cli.engine.slotine_li_world import slotine_li_kernel
 
-    if spec == "prismatic":
-        path = tmp_path / "slider.yaml"
-        path.write_text(PRISMATIC_ARM)
-    else:
-        path = robot_path(spec + ".urdf")
-    robot = cc.load_robot(str(path), floating_base=floating)
+    robot = _body_frame_robot(tmp_path, spec, floating)
     data = robot.create_data()
     assert data.body_frame_joints
     rng = np.random.default_rng(8)
@@ -232,20 +237,15 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
 def test_articulated_body_forward_dynamics_equals_the_factored_mass_matrix(tmp_path, spec, floating):
     """Robots of 1-DoF joints (under a free root) take the articulated-body algorithm in body
     coordinates; it must give what M = LᵀDL gives (engine.forward_dynamics), with armature on
-    the joints too, and inputs it leaves (a note on q) must come out as before."""
+    the joints too, and lists (the checked path) the same bits as arrays."""
     from coriolis_cli.engine import spatial
     from coriolis_cli.engine.forward_dynamics import forward_dynamics_kernel
 
-    if spec == "prismatic":
-        path = tmp_path / "slider.yaml"
-        path.write_text(PRISMATIC_ARM)
-    else:
-        path = robot_path(spec + ".urdf")
     from dataclasses import replace
 
     from coriolis_cli.model.tree import build_model
 
-    plain = cc.load_robot(str(path), floating_base=floating)
+    plain = _body_frame_robot(tmp_path, spec, floating)
     joints = tuple(replace(j, armature=(0.1 + 0.05 * k,)) if j.type in ("revolute", "continuous", "prismatic") else j
                    for k, j in enumerate(plain.description.joints))
     for robot in (plain, build_model(replace(plain.description, joints=joints), floating_base=floating)):

@@ -24,12 +24,13 @@ import math
 from numba import njit
 
 from ..model.joints import FREE, REVOLUTE
-from ..model.tree import G_ARMATURE, G_AXIS, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2, G_TRANS
+from ..model.tree import G_ARMATURE, G_AXIS
 from .armature import armature_at
 from .data import QDD_, unpack_at
 from .joints import OK, RECHECK, load_state, root_acceleration
 from .slotine_li import MODEL_THETA
-from .slotine_li_body import _child_rows, _local_parameters
+from .slotine_li_body import _child_rows, _local_parameters, body_placement
+from .slotine_li_world import complete_inertia
 
 # A pivot D_i below this share of trace(IA_i) is left to the general kernel's LTDL, whose test
 # against M_ii decides whether M is singular.
@@ -43,13 +44,7 @@ def _inertia_matrix(p, out):
     out[0, 0], out[0, 1], out[0, 2] = J00, J01, J02
     out[1, 0], out[1, 1], out[1, 2] = J01, J11, J12
     out[2, 0], out[2, 1], out[2, 2] = J02, J12, J22
-    out[0, 3], out[0, 4], out[0, 5] = 0.0, -h2, h1
-    out[1, 3], out[1, 4], out[1, 5] = h2, 0.0, -h0
-    out[2, 3], out[2, 4], out[2, 5] = -h1, h0, 0.0
-    for r in range(3):
-        for c in range(3):
-            out[3 + r, c] = out[c, 3 + r]
-            out[3 + r, 3 + c] = m if r == c else 0.0
+    complete_inertia(m, h0, h1, h2, out)
 
 
 @njit(cache=True)
@@ -150,19 +145,7 @@ def forward_dynamics_local_kernel(model, data, q, qd, tau, gravity, qdd):
             for k in range(3):
                 v[i, k], v[i, 3 + k] = qd[vs + 3 + k], qd[vs + k]
         else:
-            x = qn[qs]
-            if jt == REVOLUTE:  # L = E + sin q E â + (1 − cos q) E â², r = the joint origin
-                sn, cs = math.sin(x), 1.0 - math.cos(x)
-                for r in range(3):
-                    for k in range(3):
-                        m = 3 * r + k
-                        Xb[i, r, k] = geom[i, G_ROT + m] + sn * geom[i, G_ROT_HAT + m] + cs * geom[i, G_ROT_HAT2 + m]
-                    Xb[i, 3, r] = geom[i, G_TRANS + r]
-            else:  # prismatic: L = E, r = the joint origin moved along E a
-                for r in range(3):
-                    for k in range(3):
-                        Xb[i, r, k] = geom[i, G_ROT + 3 * r + k]
-                    Xb[i, 3, r] = geom[i, G_TRANS + r] + geom[i, G_PARENT_AXIS + r] * x
+            body_placement(geom, jt, qn[qs], i, Xb)
             if p >= 0:
                 _child_rows(Xb, i, v, p, v)
             else:

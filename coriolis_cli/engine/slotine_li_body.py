@@ -98,6 +98,24 @@ def _body_force(p, v, w, a, i, factorization):
 
 
 @njit(cache=True)
+def body_placement(geom, jt, x, i, Xb):
+    """Xb[i] = body i's placement in its parent (L, child axes in the parent's, in Xb[i, 0:3, 0:3]
+    and r, its origin, in Xb[i, 3, 0:3]) for a revolute or prismatic joint at x."""
+    if jt == REVOLUTE:  # L = E + sin q E â + (1 − cos q) E â², r = the joint origin
+        sn, cs = math.sin(x), 1.0 - math.cos(x)
+        for r in range(3):
+            for c in range(3):
+                k = 3 * r + c
+                Xb[i, r, c] = geom[i, G_ROT + k] + sn * geom[i, G_ROT_HAT + k] + cs * geom[i, G_ROT_HAT2 + k]
+            Xb[i, 3, r] = geom[i, G_TRANS + r]
+    else:  # prismatic: L = E, r = the joint origin moved along E a
+        for r in range(3):
+            for c in range(3):
+                Xb[i, r, c] = geom[i, G_ROT + 3 * r + c]
+            Xb[i, 3, r] = geom[i, G_TRANS + r] + geom[i, G_PARENT_AXIS + r] * x
+
+
+@njit(cache=True)
 def _child_rows(Xb, i, src, j, dst):
     """dst[i] = iX_p src[j] for a parent's motion vector [ω; v_O]: ω' = Lᵀω, v' = Lᵀ(v + ω × r),
     with L (child axes in the parent's) and r (the child origin in the parent) in Xb[i]. Rows are
@@ -139,19 +157,7 @@ def _local_motion(model, data, q, qd, qd_r, qdd_r, gravity):
                 a[i, 3 + k] = F[0, 3 + k] + qdd_r[vs + k]
             s0, s1, s2, s3, s4, s5 = qd_r[vs + 3], qd_r[vs + 4], qd_r[vs + 5], qd_r[vs], qd_r[vs + 1], qd_r[vs + 2]
         else:
-            x = qn[qs]
-            if jt == REVOLUTE:  # L = E + sin q E â + (1 − cos q) E â², r = the joint origin
-                sn, cs = math.sin(x), 1.0 - math.cos(x)
-                for r in range(3):
-                    for c in range(3):
-                        k = 3 * r + c
-                        Xb[i, r, c] = geom[i, G_ROT + k] + sn * geom[i, G_ROT_HAT + k] + cs * geom[i, G_ROT_HAT2 + k]
-                    Xb[i, 3, r] = geom[i, G_TRANS + r]
-            else:  # prismatic: L = E, r = the joint origin moved along E a
-                for r in range(3):
-                    for c in range(3):
-                        Xb[i, r, c] = geom[i, G_ROT + 3 * r + c]
-                    Xb[i, 3, r] = geom[i, G_TRANS + r] + geom[i, G_PARENT_AXIS + r] * x
+            body_placement(geom, jt, qn[qs], i, Xb)
             if p >= 0:
                 _child_rows(Xb, i, v, p, v)
                 _child_rows(Xb, i, w, p, w)
