@@ -29,7 +29,7 @@ from .armature import armature_at
 from .data import QDD_, unpack_at
 from .joints import OK, RECHECK, load_state, root_acceleration
 from .slotine_li import MODEL_THETA
-from .slotine_li_body import _child_rows, _local_parameters, body_placement
+from .slotine_li_body import _child_rows, _local_parameters, add_parent_force, body_placement
 from .slotine_li_world import complete_inertia
 
 # A pivot D_i below this share of trace(IA_i) is left to the general kernel's LTDL, whose test
@@ -209,18 +209,7 @@ def forward_dynamics_local_kernel(model, data, q, qd, tau, gravity, qdd):
                 s += Ia[r, k] * c[i, k]
             W[0, r] = s
         _add_to_parent(Xb, i, Ia, B[3 * N + 2], IA[p])
-        g0 = Xb[i, 0, 0] * W[0, 3] + Xb[i, 0, 1] * W[0, 4] + Xb[i, 0, 2] * W[0, 5]  # pA_p += pX_i* pa
-        g1 = Xb[i, 1, 0] * W[0, 3] + Xb[i, 1, 1] * W[0, 4] + Xb[i, 1, 2] * W[0, 5]
-        g2 = Xb[i, 2, 0] * W[0, 3] + Xb[i, 2, 1] * W[0, 4] + Xb[i, 2, 2] * W[0, 5]
-        r0, r1, r2 = Xb[i, 3, 0], Xb[i, 3, 1], Xb[i, 3, 2]
-        for k in range(3):
-            pA[p, k] += Xb[i, k, 0] * W[0, 0] + Xb[i, k, 1] * W[0, 1] + Xb[i, k, 2] * W[0, 2]
-        pA[p, 0] += r1 * g2 - r2 * g1
-        pA[p, 1] += r2 * g0 - r0 * g2
-        pA[p, 2] += r0 * g1 - r1 * g0
-        pA[p, 3] += g0
-        pA[p, 4] += g1
-        pA[p, 5] += g2
+        add_parent_force(Xb, i, W, 0, pA, p)  # pA_p += pX_i* pa
     for i in range(N):  # accelerations, root down
         jt, vs, p = ints[i, 1], ints[i, 3], ints[i, 0]
         if jt == FREE:

@@ -116,6 +116,24 @@ def body_placement(geom, jt, x, i, Xb):
 
 
 @njit(cache=True)
+def add_parent_force(Xb, i, src, j, dst, p):
+    """dst[p] += pX_i* src[j] for a force [n; f] of body i: f' = L f, n' = L n + r × f' (L, r in
+    Xb[i] as body_placement writes them)."""
+    r0, r1, r2 = Xb[i, 3, 0], Xb[i, 3, 1], Xb[i, 3, 2]
+    g0 = Xb[i, 0, 0] * src[j, 3] + Xb[i, 0, 1] * src[j, 4] + Xb[i, 0, 2] * src[j, 5]
+    g1 = Xb[i, 1, 0] * src[j, 3] + Xb[i, 1, 1] * src[j, 4] + Xb[i, 1, 2] * src[j, 5]
+    g2 = Xb[i, 2, 0] * src[j, 3] + Xb[i, 2, 1] * src[j, 4] + Xb[i, 2, 2] * src[j, 5]
+    for k in range(3):
+        dst[p, k] += Xb[i, k, 0] * src[j, 0] + Xb[i, k, 1] * src[j, 1] + Xb[i, k, 2] * src[j, 2]
+    dst[p, 0] += r1 * g2 - r2 * g1
+    dst[p, 1] += r2 * g0 - r0 * g2
+    dst[p, 2] += r0 * g1 - r1 * g0
+    dst[p, 3] += g0
+    dst[p, 4] += g1
+    dst[p, 5] += g2
+
+
+@njit(cache=True)
 def _child_rows(Xb, i, src, j, dst):
     """dst[i] = iX_p src[j] for a parent's motion vector [ω; v_O]: ω' = Lᵀω, v' = Lᵀ(v + ω × r),
     with L (child axes in the parent's) and r (the child origin in the parent) in Xb[i]. Rows are
@@ -221,19 +239,8 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
         else:
             o = 0 if jt == REVOLUTE else 3
             tau[vs] = geom[i, G_AXIS] * f[i, o] + geom[i, G_AXIS + 1] * f[i, o + 1] + geom[i, G_AXIS + 2] * f[i, o + 2]
-        if p >= 0:  # f = L f', n = L n' + r × f
-            r0, r1, r2 = Xb[i, 3, 0], Xb[i, 3, 1], Xb[i, 3, 2]
-            g0 = Xb[i, 0, 0] * f[i, 3] + Xb[i, 0, 1] * f[i, 4] + Xb[i, 0, 2] * f[i, 5]
-            g1 = Xb[i, 1, 0] * f[i, 3] + Xb[i, 1, 1] * f[i, 4] + Xb[i, 1, 2] * f[i, 5]
-            g2 = Xb[i, 2, 0] * f[i, 3] + Xb[i, 2, 1] * f[i, 4] + Xb[i, 2, 2] * f[i, 5]
-            for k in range(3):
-                f[p, k] += Xb[i, k, 0] * f[i, 0] + Xb[i, k, 1] * f[i, 1] + Xb[i, k, 2] * f[i, 2]
-            f[p, 0] += r1 * g2 - r2 * g1
-            f[p, 1] += r2 * g0 - r0 * g2
-            f[p, 2] += r0 * g1 - r1 * g0
-            f[p, 3] += g0
-            f[p, 4] += g1
-            f[p, 5] += g2
+        if p >= 0:
+            add_parent_force(Xb, i, f, i, f, p)
     add_armature_force(model, data.q, qd, qdd_r, qd_r, tau, data.blocks[3 * N + 1])
     return status
 
