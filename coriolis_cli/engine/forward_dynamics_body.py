@@ -29,7 +29,7 @@ from .armature import armature_at
 from .data import QDD_, unpack_at
 from .joints import OK, RECHECK, load_state, root_acceleration
 from .slotine_li import MODEL_THETA
-from .slotine_li_body import _child_rows, _local_parameters, add_parent_force, body_placement
+from .slotine_li_body import child_rows, local_parameters, add_parent_force, body_placement
 from .slotine_li_world import complete_inertia
 
 # A pivot D_i below this share of trace(IA_i) is left to the general kernel's LTDL, whose test
@@ -147,7 +147,7 @@ def forward_dynamics_local_kernel(model, data, q, qd, tau, gravity, qdd):
         else:
             body_placement(geom, jt, qn[qs], i, Xb)
             if p >= 0:
-                _child_rows(Xb, i, v, p, v)
+                child_rows(Xb, i, v, p, v)
             else:
                 for k in range(6):
                     v[i, k] = 0.0
@@ -165,7 +165,7 @@ def forward_dynamics_local_kernel(model, data, q, qd, tau, gravity, qdd):
                 c[i, 3] = l1 * s2 - l2 * s1
                 c[i, 4] = l2 * s0 - l0 * s2
                 c[i, 5] = l0 * s1 - l1 * s0
-        par = _local_parameters(geom, False, MODEL_THETA, i)
+        par = local_parameters(geom, False, MODEL_THETA, i)
         _inertia_matrix(par, IA[i])
         m, h0, h1, h2 = par[0], par[1], par[2], par[3]
         w0, w1, w2, u0, u1, u2 = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
@@ -220,9 +220,9 @@ def forward_dynamics_local_kernel(model, data, q, qd, tau, gravity, qdd):
                 a[i, 3 + k] = a0[3 + k] + qdd[vs + k]
             continue
         if p >= 0:
-            _child_rows(Xb, i, a, p, a)
+            child_rows(Xb, i, a, p, a)
         else:
-            _child_rows(Xb, i, B[3 * N], 0, a)  # a_0, the first row of that block
+            child_rows(Xb, i, B[3 * N], 0, a)  # a_0, the first row of that block
         s = Du[vs, 1]
         for k in range(6):
             a[i, k] += c[i, k]

@@ -19,7 +19,7 @@ from .spatial import CHRISTOFFEL
 
 
 @njit(cache=True)
-def _local_parameters(geom, use_theta, theta, i):
+def local_parameters(geom, use_theta, theta, i):
     """Body i's ten inertial parameters about its own origin in its own axes (no rotation to make):
     m, h = m c, and J = (J00, J01, J11, J02, J12, J22), from theta (Pinocchio's order) or from the
     model (mass, COM, inertia about the COM: J = I_c + m (c·c 1 − c cᵀ))."""
@@ -134,7 +134,7 @@ def add_parent_force(Xb, i, src, j, dst, p):
 
 
 @njit(cache=True)
-def _child_rows(Xb, i, src, j, dst):
+def child_rows(Xb, i, src, j, dst):
     """dst[i] = iX_p src[j] for a parent's motion vector [ω; v_O]: ω' = Lᵀω, v' = Lᵀ(v + ω × r),
     with L (child axes in the parent's) and r (the child origin in the parent) in Xb[i]. Rows are
     indexed in place: a view per row would cost reference counting."""
@@ -177,14 +177,14 @@ def _local_motion(model, data, q, qd, qd_r, qdd_r, gravity):
         else:
             body_placement(geom, jt, qn[qs], i, Xb)
             if p >= 0:
-                _child_rows(Xb, i, v, p, v)
-                _child_rows(Xb, i, w, p, w)
-                _child_rows(Xb, i, a, p, a)
+                child_rows(Xb, i, v, p, v)
+                child_rows(Xb, i, w, p, w)
+                child_rows(Xb, i, a, p, a)
             else:
                 for k in range(6):
                     v[i, k] = 0.0
                     w[i, k] = 0.0
-                _child_rows(Xb, i, F, 0, a)  # a_0 = −g in the computation frame
+                child_rows(Xb, i, F, 0, a)  # a_0 = −g in the computation frame
             a0_, a1_, a2_ = geom[i, G_AXIS], geom[i, G_AXIS + 1], geom[i, G_AXIS + 2]
             o = 0 if jt == REVOLUTE else 3  # S = [a; 0] or [0; a]
             v[i, o] += a0_ * qd[vs]
@@ -229,7 +229,7 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
     v, a, f, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 2 * N : 2 * n + 3 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
     for i in range(N):
         f[i, 0], f[i, 1], f[i, 2], f[i, 3], f[i, 4], f[i, 5] = _body_force(
-            _local_parameters(geom, use_theta, theta, i), v, w, a, i, factorization)
+            local_parameters(geom, use_theta, theta, i), v, w, a, i, factorization)
     for i in range(N - 1, -1, -1):  # τ_i = S_iᵀ f_i, f_p += pX_i* f_i
         jt, vs, p = ints[i, 1], ints[i, 3], ints[i, 0]
         if jt == FREE:
@@ -259,7 +259,7 @@ def adaptation_gradient_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, f
     v, a, w = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 3 * N : 2 * n + 4 * N]
     for j in range(N):
         for k in range(N_PARAMETERS):
-            y = _body_force(_local_parameters(model.geom, True, UNIT_PARAMETERS[k], 0), v, w, a, j, factorization)
+            y = _body_force(local_parameters(model.geom, True, UNIT_PARAMETERS[k], 0), v, w, a, j, factorization)
             s = 0.0
             for r in range(6):
                 s += y[r] * (v[j, r] - w[j, r])
