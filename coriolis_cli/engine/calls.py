@@ -61,18 +61,21 @@ class Compiled:
         compiled = self.dispatcher.overloads.get(tuple(typeof(a) for a in args))
         if compiled is not None:
             self.call = compiled.entry_point
-            if len(self.dispatcher.overloads) == 1:
-                self.dispatcher.disable_compile()
-                self.strict = self.dispatcher
         return result
 
     def _first_strict(self, address, *vectors):
         """Before the kernel is compiled: the type checks in Python, once, for the types the
-        checked path gives (vectors of float64, contiguous, writable)."""
+        checked path gives (vectors of float64, contiguous, writable). Then the dispatcher checks
+        them, and may never compile another specialization; entries only ever called through
+        ``call`` keep theirs compiling."""
         for x in vectors:
             if not (type(x) is ND and x.dtype is F64 and x.ndim == 1 and x.flags.c_contiguous and x.flags.writeable):
                 raise TypeError("not the compiled kernel's types")
-        return self._first(address, *vectors)
+        result = self._first(address, *vectors)
+        if len(self.dispatcher.overloads) == 1:
+            self.dispatcher.disable_compile()
+            self.strict = self.dispatcher
+        return result
 
 
 # ---- checks -------------------------------------------------------------------------------
