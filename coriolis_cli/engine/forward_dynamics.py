@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from numba import njit, prange
 
-from ..model.joints import FREE, PRISMATIC, REVOLUTE
 from .armature import add_armature_mass
 from .crba import composite_mass_matrix
 from .data import LTDL_, M_, QDD_, ZERO_, kernel_data, unpack
@@ -117,15 +116,11 @@ def forward_dynamics_entry(ints, floats, q, qd, tau, gravity):
 
 
 @njit(cache=True, parallel=True)
-def forward_dynamics_batch(model, Q, QD, TAU, gravity, nc, qdd, status):
+def forward_dynamics_batch(model, Q, QD, TAU, gravity, local, nc, qdd, status):
     """Each state as a call with data= computes it: the articulated-body algorithm in body
-    coordinates where it applies (engine.forward_dynamics_body), else or where it leaves the
-    state (RECHECK) through M = LᵀDL, so that a batch equals its single calls to the last bit."""
+    coordinates where it applies (``local``: Data.body_frame_joints), else or where it leaves
+    the state (RECHECK) through M = LᵀDL, so that a batch equals its single calls to the last bit."""
     K = Q.shape[0]
-    codes = model.ints[:, 1]
-    local = True
-    for b in range(codes.shape[0]):
-        local = local and (codes[b] == REVOLUTE or codes[b] == PRISMATIC or codes[b] == FREE)
     for t in prange(nc):
         d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):

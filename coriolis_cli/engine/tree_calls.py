@@ -322,7 +322,8 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
     if not (is_vector(q) and is_vector(qd) and is_vector(tau)):
         Q, (QD, TAU), batch = stacked_states(robot, q, ("qd", qd), ("tau", tau))
         if batch:
-            return run_batch(robot, forward_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q, (QD, TAU, g), ("qd", QD),
+            local = kernel_scratch(robot).body_frame_joints
+            return run_batch(robot, forward_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q, (QD, TAU, g, local), ("qd", QD),
                           ("tau", TAU))
         q, qd, tau = Q[0], QD[0], TAU[0]
     return forward_dynamics(robot, q, qd, tau, gravity, shared_data(robot)).copy()
