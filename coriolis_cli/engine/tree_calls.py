@@ -303,12 +303,14 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
         g = data.gravity if gravity is True else gravity_of(gravity)
         if data.body_frame_joints:  # the articulated-body algorithm in body coordinates
             try:
-                if not _FORWARD_LOCAL.strict(data.address, q, qd, tau, g):
-                    return data.qdd
-            except (TypeError, ValueError):  # other types: checked, then the same kernel
+                status = _FORWARD_LOCAL.strict(data.address, q, qd, tau, g)
+            except (TypeError, ValueError):  # other types: checked (outside this handler, so that
+                status = None  # a StateError does not carry numba's message), then the same kernel
+            if status is None:
                 q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
-                if not _FORWARD_LOCAL.call(data.address, q, qd, tau, g):
-                    return data.qdd
+                status = _FORWARD_LOCAL.call(data.address, q, qd, tau, g)
+            if not status:
+                return data.qdd
         # other joints, or what the body-frame kernel leaves (RECHECK): through M = LᵀDL, which
         # also says what is wrong
         if not (type(q) is ND and type(qd) is ND and type(tau) is ND and q.dtype is F64 and qd.dtype is F64
