@@ -22,21 +22,21 @@ is read from the workspace's normalized q.
 
 from __future__ import annotations
 
-from numba import njit
 
 from ..model.joints import FLOATING, FREE
 from ..model.tree import G_ARMATURE
+from .jit import helper
 from .joints import quaternion_matrix
 
 
-@njit(cache=True)
+@helper
 def armature_at(model, j):
     """The armature of DoF j (its diagonal entry in MuJoCo's coordinates)."""
     b = model.cols[j, 0]
     return model.geom[b, G_ARMATURE + j - model.ints[b, 3]]
 
 
-@njit(cache=True)
+@helper
 def _linear_armature(model, q, b, W):
     """W[0:3, 3:6] = M_a = Rᵀ A R for the free joint of body b (W[0:3, 0:3] holds R); False when
     its linear DoF have no armature. W is 6x6 scratch."""
@@ -60,13 +60,13 @@ def _linear_armature(model, q, b, W):
     return True
 
 
-@njit(cache=True)
+@helper
 def _is_free(model, b):
     code = model.ints[b, 1]
     return code == FREE or code == FLOATING
 
 
-@njit(cache=True)
+@helper
 def _diagonal_armature(model, j):
     """DoF j's constant diagonal armature; 0 on a free joint's linear DoF (their M_a is a block)."""
     b = model.cols[j, 0]
@@ -75,7 +75,7 @@ def _diagonal_armature(model, j):
     return armature_at(model, j)
 
 
-@njit(cache=True)
+@helper
 def add_armature_mass(model, q, M, W):
     """M += the armature's M_a; W is 6x6 scratch."""
     ints = model.ints
@@ -89,7 +89,7 @@ def add_armature_mass(model, q, M, W):
                     M[s + r, s + c] += W[r, 3 + c]
 
 
-@njit(cache=True)
+@helper
 def add_armature_coriolis(model, q, qd, Mdot, C, W):
     """C += C_a and Ṁ += Ṁ_a of the free joints (other joints' armature adds nothing to them)."""
     ints = model.ints
@@ -109,7 +109,7 @@ def add_armature_coriolis(model, q, qd, Mdot, C, W):
                 Mdot[s + r, s + c] += dC[r, c] + dC[c, r]
 
 
-@njit(cache=True)
+@helper
 def add_armature_christoffel(model, q, Gamma, W):
     """Γ[:, :, k] += C_a(q, e_k) of the free joints."""
     ints = model.ints
@@ -126,7 +126,7 @@ def add_armature_christoffel(model, q, Gamma, W):
             Gamma[s + r, s + 1, s + 5] -= Ma[r, 0]
 
 
-@njit(cache=True)
+@helper
 def add_armature_transpose(model, q, qd, out, W):
     """out += C_aᵀ q̇: −ω × (M_a v) on a free joint's linear DoF (C_aᵀ = −[ω]× M_a)."""
     ints = model.ints
@@ -143,7 +143,7 @@ def add_armature_transpose(model, q, qd, out, W):
         out[s + 2] -= wx * m1 - wy * m0
 
 
-@njit(cache=True)
+@helper
 def add_armature_force(model, q, qd, x, w, tau, W):
     """τ += M_a x + C_a(q, q̇) w: the armature's force at acceleration x (q̈, or Slotine–Li's q̈_r)
     with C multiplying w (q̇, or q̇_r)."""

@@ -15,6 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .jit import helper
 from .joints import quaternion_matrix
 
 BODY, MIXED, INERTIAL = 0, 1, 2
@@ -22,7 +23,7 @@ REPRESENTATIONS = {"body": BODY, "mixed": MIXED, "inertial": INERTIAL}
 B = 6  # the base's velocity coordinates, first in ν
 
 
-@njit(cache=True)
+@helper
 def _hat_into(v, out, r, c):
     """out[r:r+3, c:c+3] = v̂ (the cross-product matrix)."""
     out[r, c], out[r, c + 1], out[r, c + 2] = 0.0, -v[2], v[1]
@@ -78,7 +79,7 @@ def transform_kernel(E, t, q, nu, representation, X, Xdot, W):
                     Rt[r, 0] * T[0, c] + Rt[r, 1] * T[1, c] + Rt[r, 2] * T[2, c])
 
 
-@njit(cache=True)
+@helper
 def _transform_rows(X, Y, out):
     """out = Aᵀ Y: the base's rows become Xᵀ Y[0:6], the others are copied."""
     n, m = Y.shape
@@ -92,7 +93,7 @@ def _transform_rows(X, Y, out):
             out[i, j] = Y[i, j]
 
 
-@njit(cache=True)
+@helper
 def _transform_columns(X, Y):
     """Y = Y A in place: the base's columns become Y[:, 0:6] X."""
     t = np.empty(B)
@@ -142,7 +143,7 @@ def coriolis_kernel(X, Xdot, M, Mdot, C, Mbar, Mdotbar, Cbar):
                 Y[j, i] = s
 
 
-@njit(cache=True)
+@helper
 def _transform_first_index(X, G):
     """G[a, j, k] = Σ_b X[b, a] G[b, j, k] for the base's a < 6, in place (a transposed view of Γ
     transforms another index)."""

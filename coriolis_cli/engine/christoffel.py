@@ -14,12 +14,13 @@ from numba import njit, prange
 
 from .armature import add_armature_christoffel
 from .data import KernelData, kernel_data, unpack
+from .jit import helper
 from .joints import failed, load_configuration
 from .kinematics import forward_kinematics, views
 from .spatial import CHRISTOFFEL, add_child_composite, bar_crf_minus, body_factorization, matvec6
 
 
-@njit(cache=True)
+@helper
 def _composite_inertias(ints, IC):
     for i in range(ints.shape[0] - 1, -1, -1):
         p = ints[i, 0]
@@ -27,7 +28,7 @@ def _composite_inertias(ints, IC):
             add_child_composite(IC, p, i)
 
 
-@njit(cache=True)
+@helper
 def _is_ancestor(ints, a, b):
     """a ⪯ b: body a lies on the path from b to the root."""
     while b >= 0:
@@ -37,7 +38,7 @@ def _is_ancestor(ints, a, b):
     return False
 
 
-@njit(cache=True)
+@helper
 def christoffel_kernel(model, data, q):
     """Γ into data.Gamma; returns a status code (engine.joints). Only entries of mutually related
     DoF are written: clearing nv³ entries would cost O(N³), more than the algorithm on branched

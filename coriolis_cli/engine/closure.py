@@ -23,20 +23,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jit import helper
 from .joints import failed
 from .kinematics import body_velocities, placement_kernel, views
 
 _RP, _OP, _RC, _OC, _AXIS, _N1, _N2 = 0, 9, 12, 21, 24, 27, 30  # model.loops.CLOSURE_GEOM_WIDTH = 33 in all
 
 
-@njit(cache=True)
+@helper
 def _directions(RP, RC, cg, c, k, u, w):
     """Orientation row k's directions: u in frame P, w in frame C (n_k, a for k < 2; n_1, n_2)."""
     _rotate(RP, cg, c, _N1 if k != 1 else _N2, u)
     _rotate(RC, cg, c, _AXIS if k < 2 else _N2, w)
 
 
-@njit(cache=True)
+@helper
 def _frame(X, N, b, cg, c, R_off, o_off, R, p):
     """A closure frame's rotation R and origin p in the computation frame."""
     for r in range(3):
@@ -53,13 +54,13 @@ def _frame(X, N, b, cg, c, R_off, o_off, R, p):
                     R[r, k] += X[b, r, m] * cg[c, R_off + 3 * m + k]
 
 
-@njit(cache=True)
+@helper
 def _rotate(R, cg, c, off, out):
     for r in range(3):
         out[r] = R[r, 0] * cg[c, off] + R[r, 1] * cg[c, off + 1] + R[r, 2] * cg[c, off + 2]
 
 
-@njit(cache=True)
+@helper
 def _cross(a, b, out):
     out[0] = a[1] * b[2] - a[2] * b[1]
     out[1] = a[2] * b[0] - a[0] * b[2]
@@ -157,7 +158,7 @@ def constraint_rate_kernel(model, data, q, u, ci, cg, support, Kdot):
 
 
 # ---- the loop solve: Newton's method and continuation, compiled ---------------------------------
-@njit(cache=True)
+@helper
 def _norm(x):
     s = 0.0
     for k in range(x.shape[0]):
@@ -165,7 +166,7 @@ def _norm(x):
     return s**0.5
 
 
-@njit(cache=True)
+@helper
 def _dependent_solve(K, dep_v, rhs):
     """argmin ‖K_d x − rhs‖ through the normal equations K_dᵀK_d x = K_dᵀ rhs, which a planar
     loop's redundant rows leave well posed as long as K_d has full column rank; Gaussian

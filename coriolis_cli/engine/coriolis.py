@@ -12,12 +12,13 @@ from numba import njit, prange
 
 from .data import C_, M_, MDOT_, kernel_data, unpack
 from .armature import add_armature_coriolis, add_armature_mass
+from .jit import helper
 from .joints import failed
 from .kinematics import forward_pass, views
 from .spatial import add_child_composite, body_factorization
 
 
-@njit(cache=True)
+@helper
 def coriolis_kernel(model, data, q, qd, factorization, out):
     """M, Ṁ, C into out[0], out[1], out[2] (data.M, data.Mdot, data.C, or a caller's fresh
     zeros: the outputs are an argument of their own so that a call without data= needs no

@@ -6,12 +6,13 @@ from numba import njit, prange
 
 from .data import M_, kernel_data, unpack
 from .armature import add_armature_mass
+from .jit import helper
 from .joints import failed
 from .kinematics import placement_kernel, views
 from .spatial import add_child_composite, dot6, matvec6
 
 
-@njit(cache=True)
+@helper
 def composite_mass_matrix(model, S, IC, F2, M):
     """M_ij = S_iᵀ IC_j S_j for related DoF, IC accumulated from the leaves (IC is overwritten
     with the composites); F2 is 6-vector scratch. The rigid bodies' M: the callers add the
@@ -33,7 +34,7 @@ def composite_mass_matrix(model, S, IC, F2, M):
                 add_child_composite(IC, p, b)
 
 
-@njit(cache=True)
+@helper
 def mass_matrix_kernel(model, data, q):
     """M into data.M (related DoF only); returns a status code (engine.joints)."""
     status = placement_kernel(model, data, q)  # placements, S and the bodies' inertias

@@ -22,6 +22,7 @@ from numba.extending import intrinsic
 from ..errors import SizeError
 from ..model.joints import FREE, PRISMATIC, REVOLUTE
 from ..model.tree import GEOM_WIDTH, ModelArrays
+from .jit import helper
 
 # Γ holds nv³ doubles; above this many bytes we refuse unless asked with force=True.
 GAMMA_MAX_BYTES = 256 * 2**20
@@ -60,7 +61,7 @@ def workspace_shapes(N, nv, nq):
             (N_VECTORS, nv))
 
 
-@njit(cache=True)
+@helper
 def kernel_data(nq, nv, n_bodies):
     """A zeroed workspace of separate arrays (compiled, so that the parallel batches make theirs
     with the same code). Γ is (0, 0, 0) until christoffel is first called with it."""
@@ -81,7 +82,7 @@ def _element_pointer(typingctx, array, index):
     return sig, codegen
 
 
-@njit(cache=True)
+@helper
 def _part(flat, offset, shape):
     """The part of ``flat`` at ``offset`` with ``shape``, and the offset after it. A carray view
     has no reference count to keep, so naming a part costs nothing, where slicing and reshaping
@@ -92,7 +93,7 @@ def _part(flat, offset, shape):
     return carray(_element_pointer(flat, offset), shape), offset + size
 
 
-@njit(cache=True)
+@helper
 def no_rows(flat, columns):
     """A (0, columns) view of ``flat``: an output of no rows, for kernels told to skip it."""
     return carray(_element_pointer(flat, 0), (0, columns))
@@ -109,7 +110,7 @@ def _at(typingctx, address, example):
     return sig, codegen
 
 
-@njit(cache=True)
+@helper
 def unpack_at(address):
     """unpack of the Data whose ``ints`` start at ``address`` (Data.address; floats' address is in
     its header). One integer argument instead of two arrays: numba unboxes an array in about
@@ -123,7 +124,7 @@ _INT_EXAMPLE = np.zeros(0, dtype=np.int64)
 _FLOAT_EXAMPLE = np.zeros(0)
 
 
-@njit(cache=True)
+@helper
 def unpack(ints, floats):
     """(ModelArrays, KernelData) named over a Data's two flat arrays; valid while they live."""
     N, nv, nq = ints[0], ints[1], ints[2]

@@ -18,6 +18,7 @@ from numba import njit, prange
 from .armature import add_armature_mass
 from .crba import composite_mass_matrix
 from .data import LTDL_, M_, QDD_, ZERO_, kernel_data, unpack
+from .jit import helper
 from .joints import OK, SINGULAR, check_finite, failed
 from .kinematics import views
 from .rnea import rnea_kernel
@@ -30,7 +31,7 @@ PIVOT_SHARE = 1e-12
 PIVOT_FLOOR = 1e-16
 
 
-@njit(cache=True)
+@helper
 def ltdl_factor(lam, H, M):
     """H = Lᵀ D L in place, for H whose only nonzeros off the diagonal lie on λ-chains: D on the
     diagonal, L strictly below it (RBDA Table 6.3); M is H before factoring. Returns OK, or
@@ -55,7 +56,7 @@ def ltdl_factor(lam, H, M):
     return OK
 
 
-@njit(cache=True)
+@helper
 def ltdl_solve(lam, H, x):
     """x = (Lᵀ D L)⁻¹ x in place (RBDA Table 6.4)."""
     n = H.shape[0]

@@ -27,6 +27,7 @@ from ..model.joints import FREE, REVOLUTE
 from ..model.tree import G_ARMATURE, G_AXIS
 from .armature import armature_at
 from .data import QDD_, unpack_at
+from .jit import helper
 from .joints import OK, RECHECK, load_state, root_acceleration
 from .slotine_li import MODEL_THETA
 from .slotine_li_body import child_rows, local_parameters, add_parent_force, body_placement
@@ -37,7 +38,7 @@ from .slotine_li_world import complete_inertia
 PIVOT_TRUST = 1e-9
 
 
-@njit(cache=True)
+@helper
 def _inertia_matrix(p, out):
     """out = [[J, ĥ], [ĥᵀ, m 1]] from the ten parameters (m, h, J)."""
     m, h0, h1, h2, J00, J01, J11, J02, J12, J22 = p
@@ -47,7 +48,7 @@ def _inertia_matrix(p, out):
     complete_inertia(m, h0, h1, h2, out)
 
 
-@njit(cache=True)
+@helper
 def _add_to_parent(Xb, i, Ia, W, out):
     """out += pX_i* Ia iX_p: Ia = [[A, B], [Bᵀ, C]] rotated by L (A' = L A Lᵀ, ...), then moved by
     r: [[A' + r̂B'ᵀ − B'r̂ − r̂C'r̂, B' + r̂C'], [·ᵀ, C']]. W is 6x6 scratch."""
@@ -76,7 +77,7 @@ def _add_to_parent(Xb, i, Ia, W, out):
         out[r, 5] += z2
 
 
-@njit(cache=True)
+@helper
 def _root_solve(model, i, vs, IA, pA, a0, tau, qdd, K):
     """A free root: (Pᵀ IA P + armature) ν̇ = τ − Pᵀ (pA + IA a_0) by Cholesky; K is 6x6 scratch.
     Returns False if a pivot is too small to trust."""
@@ -121,7 +122,7 @@ def _root_solve(model, i, vs, IA, pA, a0, tau, qdd, K):
     return True
 
 
-@njit(cache=True)
+@helper
 def forward_dynamics_local_kernel(model, data, q, qd, tau, gravity, qdd):
     """q̈ into ``qdd`` by the articulated-body algorithm; returns OK, or RECHECK for the general
     kernel (data.M is not computed here)."""

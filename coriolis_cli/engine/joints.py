@@ -14,6 +14,7 @@ from numba import njit
 
 from ..model.joints import FLOATING, FREE, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL
 from ..model.tree import G_ARMATURE, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2
+from .jit import helper
 
 # A quaternion this far from unit norm is normalized with a warning.
 QUATERNION_TOLERANCE = 1e-6
@@ -28,7 +29,7 @@ RECHECK = -1
 SINGULAR = 1 << 40
 
 
-@njit(cache=True)
+@helper
 def quaternion_matrix(x, y, z, w, out, o):
     """out[o:o+3, o:o+3] = the rotation of the unit quaternion (x, y, z, w)."""
     out[o, o] = 1 - 2 * (y * y + z * z)
@@ -42,7 +43,7 @@ def quaternion_matrix(x, y, z, w, out, o):
     out[o + 2, o + 2] = 1 - 2 * (x * x + y * y)
 
 
-@njit(cache=True)
+@helper
 def _place_multi_dof(jt, geom, q, qs, vs, p, i, X, S):
     """Spherical, planar and non-root free joints: the joint moves the child by (R_J(q), t_J(q))
     in the joint frame, and its motion subspace is constant in the child frame (Pinocchio's
@@ -99,7 +100,7 @@ def _place_multi_dof(jt, geom, q, qs, vs, p, i, X, S):
             k += 1
 
 
-@njit(cache=True)
+@helper
 def _linear_column(X, i, axis, S, k):
     S[k, 0] = 0.0
     S[k, 1] = 0.0
@@ -109,7 +110,7 @@ def _linear_column(X, i, axis, S, k):
     S[k, 5] = X[i, 2, axis]
 
 
-@njit(cache=True, inline="always")
+@helper(inline="always")
 def _rotation_column(X, i, w0, w1, w2, S, k):
     """S[k] = [w; p_i × w]: rotation about the axis w through body i's origin."""
     S[k, 0] = w0
@@ -120,12 +121,12 @@ def _rotation_column(X, i, w0, w1, w2, S, k):
     S[k, 5] = X[i, 3, 0] * w1 - X[i, 3, 1] * w0
 
 
-@njit(cache=True)
+@helper
 def _angular_column(X, i, axis, S, k):
     _rotation_column(X, i, X[i, 0, axis], X[i, 1, axis], X[i, 2, axis], S, k)
 
 
-@njit(cache=True, inline="always")
+@helper(inline="always")
 def _place_free_root(vs, i, X, S):
     """The free root joint: the computation frame is the base frame at this instant."""
     for r in range(3):
@@ -140,7 +141,7 @@ def _place_free_root(vs, i, X, S):
         S[vs + 3 + k, k] = 1.0
 
 
-@njit(cache=True)
+@helper
 def place_body(jt, geom, q, qs, vs, p, i, X, S):
     """Body i's rotation X[i, 0:3] (from its parent's, X[p, 0:3], or the identity when p < 0) and
     its position X[i, 3] (the joint origin on entry), and the joint's columns of S."""
@@ -188,14 +189,14 @@ def place_body(jt, geom, q, qs, vs, p, i, X, S):
     _rotation_column(X, i, w0, w1, w2, S, vs)  # revolute (and continuous)
 
 
-@njit(cache=True)
+@helper
 def is_vector(x, n):
     """x holds n contiguous doubles. Callers from Python check type, dtype and ndim only: arrays
     reach the kernels typed as contiguous, and the stride is read before any entry."""
     return x.shape[0] == n and (n < 2 or x.strides[0] == 8)
 
 
-@njit(cache=True)
+@helper
 def load_configuration(model, q, out):
     """Copy q into ``out`` as the kernels use it: every entry finite, quaternions of unit norm.
     Returns a status code (see the module's OK)."""
@@ -232,7 +233,7 @@ def load_configuration(model, q, out):
     return status
 
 
-@njit(cache=True)
+@helper
 def check_finite(x, n, offset):
     """RECHECK unless x holds n contiguous doubles; status k + 1 + offset for the first
     non-finite x[k]; else OK."""
@@ -244,7 +245,7 @@ def check_finite(x, n, offset):
     return OK
 
 
-@njit(cache=True)
+@helper
 def load_state(model, q, out, v1, v2, v3, count):
     """Every kernel's first step: q into ``out`` (load_configuration), then the first ``count`` of
     the velocity-like vectors v1, v2, v3 checked (nv doubles each, their entries numbered after
@@ -267,7 +268,7 @@ def failed(status):
     return status > 0 or status == RECHECK or (status < 0 and status % 2 == 0)
 
 
-@njit(cache=True)
+@helper
 def root_acceleration(model, q, gravity, out):
     """out = a_0 = [0; −g] in the computation frame. With a free root joint that frame is the
     base's, whose rotation is E R(quaternion) (E: the joint frame in the world; the quaternion has

@@ -14,6 +14,7 @@ from numba import njit
 
 from ..model.tree import G_COM, G_INERTIA, G_MASS, G_TRANS
 from .data import unpack
+from .jit import helper
 from .joints import failed, load_configuration, load_state, place_body
 from .spatial import crm_vec, spatial_inertia
 
@@ -36,7 +37,7 @@ class Parts(NamedTuple):
     G: np.ndarray  # (6, 6, 6): 6 x 6 scratch for Algorithm 2
 
 
-@njit(cache=True)
+@helper
 def views(data, N, n):
     """The workspace's parts, named (see Parts); blocks = IC, BC, X, F, T, G and rows = S, Ṡ, v,
     a, f (then the Slotine–Li reference velocities), the layout engine.data.workspace_shapes sizes."""
@@ -46,7 +47,7 @@ def views(data, N, n):
                  T=B[3 * N + 1 : 3 * N + 5], G=B[3 * N + 5 : 3 * N + 11])
 
 
-@njit(cache=True)
+@helper
 def forward_pass(model, data, q, qd, second, third, mode):
     """The prologue Algorithm 1, RNEA and Slotine–Li share: q and the velocities loaded and
     checked (engine.joints.load_state, ``mode`` says which), then in the computation frame the
@@ -61,7 +62,7 @@ def forward_pass(model, data, q, qd, second, third, mode):
     return status
 
 
-@njit(cache=True)
+@helper
 def forward_kinematics(model, q, X, S, IC, T):
     """Body placements X (see views), motion subspaces S (nv x 6) and inertias into IC, all in
     the computation frame. T is 6x6x4 scratch from the workspace (no allocation per call)."""
@@ -95,7 +96,7 @@ def forward_kinematics(model, q, X, S, IC, T):
         spatial_inertia(geom[i, G_MASS], cw, Icw, IC, i)
 
 
-@njit(cache=True)
+@helper
 def propagate(model, S, x, out):
     """out_i = out_p(i) + S_i x_i, zero above the roots: body velocities for x = q̇ (and the
     reference velocities of the Slotine–Li recursion for x = q̇_r)."""
@@ -111,7 +112,7 @@ def propagate(model, S, x, out):
             out[b, r] += S[c, r] * x[c]
 
 
-@njit(cache=True)
+@helper
 def body_velocities(model, S, qd, v, Sd):
     """v_i = v_p(i) + S_i q̇_i and Ṡ_i = v_i × S_i (Φ̊ = 0 for every joint in this frame)."""
     cols = model.cols
@@ -120,7 +121,7 @@ def body_velocities(model, S, qd, v, Sd):
         crm_vec(v[cols[c, 0]], S[c], Sd[c])
 
 
-@njit(cache=True)
+@helper
 def placement_kernel(model, data, q):
     """Body placements and motion subspaces only (see views): what loop closures need."""
     ints, cols = model.ints, model.cols

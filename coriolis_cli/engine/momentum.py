@@ -24,6 +24,7 @@ from numba import njit, prange
 
 from .armature import add_armature_force, add_armature_transpose
 from .data import CT_, P_, ZERO_, kernel_data, unpack
+from .jit import helper
 from .joints import failed, root_acceleration
 from .kinematics import forward_pass, views
 from .rnea import accelerations, joint_torques
@@ -48,7 +49,7 @@ G_COL, CQD_COL, CTQD_COL, P_COL, TAU_COL = 0, 1, 2, 3, 4
 QUANTITIES = 5
 
 
-@njit(cache=True)
+@helper
 def momentum_kernel(model, data, q, qd, p, ct):
     """p = M q̇ into ``p`` and Cᵀq̇ into ``ct``; returns a status code (engine.joints)."""
     status = forward_pass(model, data, q, qd, qd, qd, 1)
@@ -68,7 +69,7 @@ def momentum_kernel(model, data, q, qd, p, ct):
     return status
 
 
-@njit(cache=True)
+@helper
 def trajectory_kernel(model, data, q, qd, qdd, use_qdd, gravity, row):
     """One sample of a trajectory into ``row`` (QUANTITIES nv + 2): g, C q̇, Cᵀq̇, p, τ (NaN
     without q̈), T and the potential energy in the computation frame. Returns a status code."""
@@ -133,7 +134,7 @@ def trajectory_kernel(model, data, q, qd, qdd, use_qdd, gravity, row):
     return status
 
 
-@njit(cache=True)
+@helper
 def momentum_regressor_kernel(model, data, q, qd, gravity, Yp, Yc, Yg, YT):
     """Algorithm 4's other regressors (App. B-B), column 10 j + k for the k-th unit parameter of
     body j (I_jk its inertia, h = I_jk v_j): Y_p = S_cᵀh, Y_c = Ṡ_cᵀh, Y_g = S_cᵀ I_jk a_0 for the

@@ -11,12 +11,13 @@ from numba import njit, prange
 
 from .data import G_, TAU_, ZERO_, kernel_data, unpack
 from .armature import add_armature_force
+from .jit import helper
 from .joints import failed, root_acceleration
 from .kinematics import forward_pass, views
 from .spatial import crf_vec, dot6, matvec6
 
 
-@njit(cache=True)
+@helper
 def accelerations(model, S, Sd, qd, qdd, a0, a):
     """a_i = a_p(i) + S_i q̈_i + Ṡ_i q̇_i, from a_0 at the roots."""
     ints, cols = model.ints, model.cols
@@ -30,7 +31,7 @@ def accelerations(model, S, Sd, qd, qdd, a0, a):
             a[b, r] += S[c, r] * qdd[c] + Sd[c, r] * qd[c]
 
 
-@njit(cache=True)
+@helper
 def inertial_forces(IC, v, a, f, h, g):
     """f_i = I_i a_i + v_i ×* I_i v_i (h, g: 6-vector scratch)."""
     for i in range(IC.shape[0]):
@@ -41,7 +42,7 @@ def inertial_forces(IC, v, a, f, h, g):
             f[i, r] += g[r]
 
 
-@njit(cache=True)
+@helper
 def joint_torques(model, S, f, tau):
     """τ_i = S_iᵀ Σ_{j ⪰ i} f_j: each body's force added to its parent's once its columns are done."""
     ints, cols = model.ints, model.cols
@@ -55,7 +56,7 @@ def joint_torques(model, S, f, tau):
                     f[p, r] += f[b, r]
 
 
-@njit(cache=True)
+@helper
 def rnea_kernel(model, data, q, qd, qdd, gravity, tau):
     """τ into ``tau`` (data.tau, or data.g for g(q)); returns a status code (engine.joints)."""
     ints, cols = model.ints, model.cols

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from .data import BODY_FRAME_, TAU_, kernel_data, no_rows, unpack, unpack_at
+from .jit import helper
 from .joints import RECHECK, is_vector
 from .slotine_li_body import adaptation_gradient_local_kernel, slotine_li_local_kernel
 from .slotine_li_world import N_PARAMETERS, regressor_kernel, slotine_li_kernel
@@ -20,7 +21,7 @@ from .spatial import CHRISTOFFEL, STANDARD_GRAVITY
 MODEL_THETA = np.zeros(0)  # theta of length zero: the model's own inertial parameters
 
 
-@njit(cache=True)
+@helper
 def _usable_parameters(theta, n):
     """θ of length zero (the model's own) or n contiguous finite doubles; else the caller gets
     RECHECK and checks θ in full (model.parameters.check_parameters) for the message."""

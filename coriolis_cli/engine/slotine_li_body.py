@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
 from ..model.joints import FREE, REVOLUTE
 from ..model.tree import G_AXIS, G_COM, G_INERTIA, G_MASS, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2, G_TRANS
 from .armature import add_armature_force
+from .jit import helper
 from .joints import failed, load_state, root_acceleration
 from .slotine_li_world import N_PARAMETERS, UNIT_PARAMETERS
 from .spatial import CHRISTOFFEL
 
 
-@njit(cache=True)
+@helper
 def local_parameters(geom, use_theta, theta, i):
     """Body i's ten inertial parameters about its own origin in its own axes (no rotation to make):
     m, h = m c, and J = (J00, J01, J11, J02, J12, J22), from theta (Pinocchio's order) or from the
@@ -35,7 +35,7 @@ def local_parameters(geom, use_theta, theta, i):
             geom[i, I + 2] - m * c0 * c2, geom[i, I + 5] - m * c1 * c2, geom[i, I + 8] + m * (c0 * c0 + c1 * c1))
 
 
-@njit(cache=True)
+@helper
 def _body_force(p, v, w, a, i, factorization):
     """f_i = I a + B(v, I) w (Alg. 3, line 8) from I's ten parameters ``p``, with no 6 x 6 matrix
     formed: with I = [[J, ĥ], [ĥᵀ, m 1]], I x = [J x_ω + h × x_u; x_ω × h + m x_u], and B of eq.
@@ -97,7 +97,7 @@ def _body_force(p, v, w, a, i, factorization):
     return n0, n1, n2, f0, f1, f2
 
 
-@njit(cache=True)
+@helper
 def body_placement(geom, jt, x, i, Xb):
     """Xb[i] = body i's placement in its parent (L, child axes in the parent's, in Xb[i, 0:3, 0:3]
     and r, its origin, in Xb[i, 3, 0:3]) for a revolute or prismatic joint at x."""
@@ -115,7 +115,7 @@ def body_placement(geom, jt, x, i, Xb):
             Xb[i, 3, r] = geom[i, G_TRANS + r] + geom[i, G_PARENT_AXIS + r] * x
 
 
-@njit(cache=True)
+@helper
 def add_parent_force(Xb, i, src, j, dst, p):
     """dst[p] += pX_i* src[j] for a force [n; f] of body i: f' = L f, n' = L n + r × f' (L, r in
     Xb[i] as body_placement writes them)."""
@@ -133,7 +133,7 @@ def add_parent_force(Xb, i, src, j, dst, p):
     dst[p, 5] += g2
 
 
-@njit(cache=True)
+@helper
 def child_rows(Xb, i, src, j, dst):
     """dst[i] = iX_p src[j] for a parent's motion vector [ω; v_O]: ω' = Lᵀω, v' = Lᵀ(v + ω × r),
     with L (child axes in the parent's) and r (the child origin in the parent) in Xb[i]. Rows are
@@ -147,7 +147,7 @@ def child_rows(Xb, i, src, j, dst):
         dst[i, k] = Xb[i, 0, k] * w0 + Xb[i, 1, k] * w1 + Xb[i, 2, k] * w2
         dst[i, 3 + k] = Xb[i, 0, k] * u0 + Xb[i, 1, k] * u1 + Xb[i, 2, k] * u2
 
-@njit(cache=True, inline="always")
+@helper(inline="always")
 def _local_motion(model, data, q, qd, qd_r, qdd_r, gravity):
     """Alg. 3, lines 2-6 in body coordinates: each body's placement in its parent (Xb), and v
     (true velocity), w (reference velocity) and a (reference acceleration, gravity included) in
@@ -211,7 +211,7 @@ def _local_motion(model, data, q, qd, qd_r, qdd_r, gravity):
     return status
 
 
-@njit(cache=True)
+@helper
 def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta, factorization, tau):
     """Alg. 3 in body coordinates, as Pinocchio's RNEA runs: each body's inertia is constant in its
     own frame, and S_i of a revolute ([a; 0]) or prismatic ([0; a]) joint and of a free root (the
@@ -245,7 +245,7 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
     return status
 
 
-@njit(cache=True)
+@helper
 def adaptation_gradient_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Yts):
     """Alg. 3, line 9 in body coordinates: Yts[10 j + k] = 𝒴_j[:, k] · (v_j − w_j), with 𝒴_j e_k
     = I_k a_j + B(v_j, I_k) w_j for the k-th unit parameter's inertia I_k, constant in body j's

@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from .armature import add_armature_force
+from .jit import helper
 from .joints import failed, root_acceleration
 from .kinematics import forward_pass, propagate, views
 from .rnea import accelerations, joint_torques
@@ -30,7 +31,7 @@ from .spatial import body_factorization, dot6, matvec6
 N_PARAMETERS = 10  # per body: m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz
 
 
-@njit(cache=True)
+@helper
 def complete_inertia(m, h0, h1, h2, out):
     """Fill out = [[J, ĥ], [ĥᵀ, m 1]] around the J already in out[0:3, 0:3] (h = m c)."""
     out[0, 3], out[0, 4], out[0, 5] = 0.0, -h2, h1
@@ -42,7 +43,7 @@ def complete_inertia(m, h0, h1, h2, out):
             out[3 + r, 3 + c] = m if r == c else 0.0
 
 
-@njit(cache=True)
+@helper
 def parameter_inertia(theta, o, X, i, out):
     """out = body i's spatial inertia in the computation frame from theta[o : o + 10], given in
     body i's frame (Pinocchio's Inertia.toDynamicParameters: h = m c, I about the body origin).
@@ -75,7 +76,7 @@ def parameter_inertia(theta, o, X, i, out):
     complete_inertia(m, g[0] + m * p0, g[1] + m * p1, g[2] + m * p2, out)
 
 
-@njit(cache=True)
+@helper
 def _reference_motion(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta, w):
     """Lines 2-6 for every body: placements, inertias (the model's or theta's), v, Ṡ, w, a.
     Returns the status code."""
@@ -124,7 +125,7 @@ def slotine_li_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta, theta
 UNIT_PARAMETERS = np.eye(N_PARAMETERS)  # row k: the k-th unit parameter vector of one body
 
 
-@njit(cache=True)
+@helper
 def regressor_kernel(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Y, Yts):
     """Alg. 4: Y (nv x 10N) with Y θ = τ of slotine_li_kernel, and Alg. 3's line 9:
     Yts[10 j + k] = 𝒴_j[:, k] · (v_j − w_j). A Y of zero rows skips Y (the adaptation term alone).

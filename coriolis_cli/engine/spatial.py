@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from .jit import helper
 
 CHRISTOFFEL, FEATHERSTONE = 0, 1
 FACTORIZATIONS = {"christoffel": CHRISTOFFEL, "featherstone": FEATHERSTONE}
@@ -18,7 +19,7 @@ STANDARD_GRAVITY = np.array([0.0, 0.0, -9.81])  # m/s², world z up; gravity=Tru
 STANDARD_GRAVITY.setflags(write=False)
 
 
-@njit(cache=True)
+@njit(cache=True)  # tests call it from Python
 def crm_mat(v, out):
     """out (6x6) = crm(v)."""
     for r in range(6):
@@ -40,7 +41,7 @@ def crm_mat(v, out):
     out[5, 1] = l0
 
 
-@njit(cache=True)
+@helper
 def crm_vec(v, w, out):
     """out = v × w (motion cross product)."""
     w0, w1, w2, l0, l1, l2 = v[0], v[1], v[2], v[3], v[4], v[5]
@@ -66,7 +67,7 @@ def crf_vec(v, f, out):
     out[5] = w0 * f1 - w1 * f0
 
 
-@njit(cache=True)
+@helper
 def matvec6(A, x, out):
     for r in range(6):
         s = 0.0
@@ -75,7 +76,7 @@ def matvec6(A, x, out):
         out[r] = s
 
 
-@njit(cache=True)
+@helper
 def dot6(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
 
@@ -109,7 +110,7 @@ def spatial_inertia(m, c, Ic, IC, i):
         IC[i, 3 + r, 3 + r] = m
 
 
-@njit(cache=True)
+@helper
 def add_bar_crf(h, out):
     """out += (h ×̄*) = [[-n×, -f×], [-f×, 0]] for h = [n; f]."""
     n0, n1, n2, f0, f1, f2 = h[0], h[1], h[2], h[3], h[4], h[5]
@@ -128,7 +129,7 @@ def add_bar_crf(h, out):
         out[o1 + 2, o2 + 1] -= f0
 
 
-@njit(cache=True)
+@helper
 def add_child_composite(A, p, b):
     """A[p] += A[b] for 6x6 composites (indices, not views: no reference counting in loops)."""
     for r in range(6):
@@ -223,7 +224,7 @@ def body_factorization_dense(v, I, work, out):
             out[r, c] *= 0.5
 
 
-@njit(cache=True)
+@helper
 def bar_crf_minus(h, B, out):
     """out = (h ×̄*) - B  (the D of Algorithm 2, line 6)."""
     for r in range(6):
