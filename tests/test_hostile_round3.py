@@ -199,6 +199,30 @@ def test_dollar_signs_in_names_are_drawn_as_written(tmp_path, run_cli):
         assert r.code == 0, r
 
 
+def test_log_tick_labels_are_drawn_as_text_not_as_math_source():
+    """Names are drawn as written (math mode off), so the log axes and the M, Ṁ, C colour bars
+    label their ticks in plain text: 10⁻², −10¹, 2×10⁻¹, never ``$\\mathdefault{10^{-2}}$``."""
+    import numpy as np
+    from matplotlib.colors import SymLogNorm
+
+    from coriolis_cli.report.plots import offscreen_pyplot, plain_log_ticks
+
+    plt = offscreen_pyplot()
+    fig, (wide, narrow, heat) = plt.subplots(1, 3)
+    wide.semilogy([0, 1], [1e-3, 1e3])
+    narrow.semilogy([0, 1], [0.2, 0.9])  # less than a decade: the minor ticks are labelled too
+    image = heat.imshow(np.array([[-50.0, 0.0], [0.01, 50.0]]), norm=SymLogNorm(linthresh=0.05, vmin=-50, vmax=50))
+    bar = fig.colorbar(image, ax=heat)
+    plain_log_ticks(wide.yaxis, narrow.yaxis, bar)
+    fig.canvas.draw()
+    labels = [t.get_text() for ax in (wide, narrow, bar.ax) for axis in (ax.yaxis,)
+              for t in axis.get_majorticklabels() + axis.get_minorticklabels() if t.get_text()]
+    plt.close(fig)
+    assert not [x for x in labels if "$" in x or "\\" in x], labels
+    assert {"10⁻²", "10⁰", "10²", "−10¹", "10¹"} <= set(labels), labels
+    assert any("×10⁻¹" in x for x in labels), labels
+
+
 def test_skew_on_one_dof_reports_no_counter_example(run_cli):
     r = run_cli("skew", robot_path("fourbar.yaml"))
     assert r.code == 0, r

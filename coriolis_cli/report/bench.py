@@ -82,7 +82,7 @@ def table1(systems) -> Table:
 
 
 def sweep_plot(sweeps: dict, fmt: str = "png") -> bytes:
-    from .plots import offscreen_pyplot
+    from .plots import offscreen_pyplot, plain_log_ticks
 
     plt = offscreen_pyplot()
 
@@ -97,6 +97,7 @@ def sweep_plot(sweeps: dict, fmt: str = "png") -> bytes:
     ax.set_ylabel("time per evaluation (µs)")
     ax.set_title("Algorithm 1 (C) and Algorithm 2 (Γ), cf. Figs. 2-4")
     ax.grid(True, which="both", alpha=0.3)
+    plain_log_ticks(ax.xaxis, ax.yaxis)
     ax.legend(fontsize=8, ncol=2)
     buf = io.BytesIO()
     fig.tight_layout()

@@ -4,6 +4,7 @@ and the kinematic tree (info --plot). Each returns PNG bytes."""
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 
@@ -24,6 +25,51 @@ def offscreen_pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789.", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹·")
+_MATH = re.compile(r"\$\\mathdefault\{(.*)\}\$")
+
+
+def _plain(label: str) -> str:
+    """A log axis' tick label from matplotlib's math mode (``$\\mathdefault{-2\\times10^{-3}}$``)
+    to the text it stands for (−2×10⁻³)."""
+    m = _MATH.fullmatch(label)
+    if not m:
+        return label
+    text = re.sub(r"\^\{([^}]*)\}", lambda e: e.group(1).translate(_SUPERSCRIPT), m.group(1).replace("\\times", "×"))
+    return "−" + text[1:] if text.startswith("-") else text
+
+
+def plain_log_ticks(*axes) -> None:
+    """Log-scale tick labels in plain text on each of ``axes`` (an Axis such as ax.yaxis, or a
+    colour bar): matplotlib writes them in math mode, which offscreen_pyplot turns off, and they
+    would show as ``$\\mathdefault{10^{0}}$``."""
+    from matplotlib.ticker import Formatter
+
+    class PlainText(Formatter):
+        """matplotlib's formatter, its labels through _plain."""
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def set_axis(self, axis):
+            super().set_axis(axis)
+            self.inner.set_axis(axis)
+
+        def set_locs(self, locs):
+            super().set_locs(locs)
+            self.inner.set_locs(locs)
+
+        def __call__(self, x, pos=None):
+            return _plain(self.inner(x, pos))
+
+    for axis in axes:
+        if hasattr(axis, "minorformatter"):  # a colour bar, which keeps its own formatters
+            axis.formatter, axis.minorformatter = PlainText(axis.formatter), PlainText(axis.minorformatter)
+        else:
+            axis.set_major_formatter(PlainText(axis.get_major_formatter()))
+            axis.set_minor_formatter(PlainText(axis.get_minor_formatter()))
 
 
 def _png(fig, fmt: str = "png") -> bytes:
@@ -102,7 +148,7 @@ def structure_plot(robot_name: str, names, M, Mdot, C, Gamma, related, factoriza
     for place, (X, title) in zip(places, heatmaps):
         ax = fig.add_subplot(place)
         img = _heatmap(ax, X, names, title, fontsize)
-        fig.colorbar(img, ax=ax, shrink=0.8)
+        plain_log_ticks(fig.colorbar(img, ax=ax, shrink=0.8))
     if Gamma is not None:
         ax = fig.add_subplot(gamma_place)
         big = float(np.max(np.abs(Gamma), initial=0.0))

@@ -40,7 +40,7 @@ def simulation_table(result) -> Table:
 
 
 def simulation_plot(result, fmt: str = "png") -> bytes:
-    from .plots import offscreen_pyplot
+    from .plots import offscreen_pyplot, plain_log_ticks
 
     plt = offscreen_pyplot()
 
@@ -64,6 +64,8 @@ def simulation_plot(result, fmt: str = "png") -> bytes:
         axes[2].set_ylabel("‖θ̂ − θ‖ / ‖θ‖")
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
+        if ax.get_yscale() == "log":
+            plain_log_ticks(ax.yaxis)
     axes[-1].set_xlabel("t (s)")
     rise = result.largest_rise_of_V
     title = (f"{result.robot} ({len(result.dof_names)} DoF): {s['controller']}, {s['factorization']} C "
