@@ -50,7 +50,8 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
         suite = default_suite()
     models = [(label, load_suite_robot(src, fb, **load_options())) for label, src, fb in suite]
     reduced = [m for _, m in models if getattr(m, "is_reduced", False)]
-    compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", "mass_matrix",
+    compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", "mass_matrix", "generalized_momentum",
+                  "momentum_regressors",
                   *(["closed_loops"] if any(hasattr(m.map, "closures") for m in reduced) else []),
                   *(["other_coordinates"] if any(not hasattr(m.map, "closures") for m in reduced) else []))
     records = []

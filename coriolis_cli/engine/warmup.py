@@ -23,6 +23,7 @@ ENTRIES = {
     "regressor": "slotine_li.regressor_entry",
     "trajectory_dynamics": "momentum.trajectory_batch",
     "generalized_momentum": "momentum.momentum_into_entry",
+    "momentum_regressors": "momentum.momentum_regressor_entry",
     # identification's batches (with rnea's batch and the filter)
     "identification_torque": "slotine_li.regressor_batch",
     "identification_filtered": "momentum.momentum_regressor_batch",
@@ -62,6 +63,7 @@ def warm_up(functions) -> None:
         "regressor": lambda: engine.regressor(robot, q, z, z, z),
         "trajectory_dynamics": lambda: engine.trajectory_dynamics(robot, q[None], z[None], z[None]),
         "generalized_momentum": lambda: engine.generalized_momentum(robot, q, z),
+        "momentum_regressors": lambda: engine.momentum_regressors(robot, q, z),
         "identification_torque": lambda: (engine.regressor(robot, q[None], z[None], z[None], z[None]),
                                           engine.inverse_dynamics(robot, q[None], z[None], z[None])),
         "identification_filtered": lambda: _filtered(robot, q, z),
