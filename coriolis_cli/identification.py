@@ -59,6 +59,16 @@ def check_effort(effort: str) -> None:
                          f"its stamp), got '{effort}'")
 
 
+def check_rows_options(form: str, cutoff: float, effort: str) -> None:
+    """StateError for a form, a filter cutoff or an effort mode the rows cannot take (checked
+    before any kernel is compiled or recording read)."""
+    check_effort(effort)
+    if form not in FORMS:
+        raise StateError(f"form must be one of {', '.join(FORMS)}, got '{form}'")
+    if not cutoff > 0:
+        raise StateError(f"the filter's cutoff λ must be positive, got {cutoff}")
+
+
 def friction_dofs(robot) -> np.ndarray:
     """The DoFs that get friction: those of 1-DoF joints (not a free or spherical joint's)."""
     out, v = [], 0
@@ -163,11 +173,7 @@ class Rows:
 
     def __init__(self, robot, form: str = "torque", friction: str = "none", cutoff: float = DEFAULT_CUTOFF,
                  effort: str = "held"):
-        check_effort(effort)
-        if form not in FORMS:
-            raise StateError(f"form must be one of {', '.join(FORMS)}, got '{form}'")
-        if not cutoff > 0:
-            raise StateError(f"the filter's cutoff λ must be positive, got {cutoff}")
+        check_rows_options(form, cutoff, effort)
         self.robot, self.form, self.friction, self.cutoff = _tree(robot), form, friction, cutoff
         self.theta0 = inertial_parameters(robot)
         # the armature's torque and momentum, found as the model's less Y θ0: a second pass, taken

@@ -52,6 +52,7 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
     if plot:
         figure_format(plot)
     check_outputs(force, output, plot)
+    ID.check_rows_options(form, cutoff, effort)  # before the kernels compile
     if method == "consistent":
         ID.require_solver()  # before the recordings are read
     model = load(robot, floating_base)
