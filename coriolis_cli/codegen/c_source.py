@@ -105,14 +105,10 @@ def _casadi_part(code: str) -> str:
         if SPARSITY.match(line):  # patterns only the dropped public functions read
             continue
         kept.append(line)
-        if ENTRY.match(line):  # not every function uses its work arrays: say so, for -Wextra
-            kept.append("  (void)arg; (void)res; (void)iw; (void)w; (void)mem;")  # Γ of a pendulum reads no q
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
 
 
 SPARSITY = re.compile(r"(static const casadi_int casadi_s\d+\[|#define casadi_s\d+ )")
-ENTRY = re.compile(r"static int casadi_f\d+\(const casadi_real\*\* arg, casadi_real\*\* res, casadi_int\* iw, "
-                   r"casadi_real\* w, int mem\) \{")
 PUBLIC_DEFINITION = re.compile(r"(?!static\b)[A-Za-z_][^;(]*?\b([A-Za-z_]\w*)\([^;]*\)\s*\{")
 
 

@@ -55,6 +55,7 @@ def shape(code: str, output_sizes: dict, noinline: str) -> tuple[str, dict]:
         statements, cleared = _drop_zero_stores(statements)
         clears = [f"  if (res[{r}]!=0) {{ casadi_int k; for (k=0; k<{output_sizes[name][r]}; ++k) res[{r}][k]=0.; }}"
                   for r in sorted(cleared)]
+        # not every function uses its work arrays (Γ of a pendulum reads no q): said, for -Wextra
         header = [lines[i], "  (void)arg; (void)res; (void)iw; (void)w; (void)mem;"]
         if len(statements) <= SPLIT_ABOVE:
             out += header + _declarations(statements) + clears + statements + ["  return 0;", "}"]
