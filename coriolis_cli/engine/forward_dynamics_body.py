@@ -30,7 +30,7 @@ from .data import QDD_, unpack_at
 from .jit import helper
 from .joints import OK, RECHECK, load_state, root_acceleration
 from .slotine_li import MODEL_THETA
-from .slotine_li_body import child_rows, local_parameters, add_parent_force, body_placement
+from .slotine_li_body import add_parent_force, body_placement, child_rows, force_cross, inertia_times, local_parameters
 from .slotine_li_world import complete_inertia
 
 # A pivot D_i below this share of trace(IA_i) is left to the general kernel's LTDL, whose test
@@ -168,20 +168,10 @@ def forward_dynamics_local_kernel(model, data, q, qd, tau, gravity, qdd):
                 c[i, 5] = l0 * s1 - l1 * s0
         par = local_parameters(geom, False, MODEL_THETA, i)
         _inertia_matrix(par, IA[i])
-        m, h0, h1, h2 = par[0], par[1], par[2], par[3]
         w0, w1, w2, u0, u1, u2 = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
-        n0 = IA[i, 0, 0] * w0 + IA[i, 0, 1] * w1 + IA[i, 0, 2] * w2 + h1 * u2 - h2 * u1  # I v = [n; f]
-        n1 = IA[i, 1, 0] * w0 + IA[i, 1, 1] * w1 + IA[i, 1, 2] * w2 + h2 * u0 - h0 * u2
-        n2 = IA[i, 2, 0] * w0 + IA[i, 2, 1] * w1 + IA[i, 2, 2] * w2 + h0 * u1 - h1 * u0
-        f0 = w1 * h2 - w2 * h1 + m * u0
-        f1 = w2 * h0 - w0 * h2 + m * u1
-        f2 = w0 * h1 - w1 * h0 + m * u2
-        pA[i, 0] = w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1  # v ×* (I v)
-        pA[i, 1] = w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2
-        pA[i, 2] = w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0
-        pA[i, 3] = w1 * f2 - w2 * f1
-        pA[i, 4] = w2 * f0 - w0 * f2
-        pA[i, 5] = w0 * f1 - w1 * f0
+        n0, n1, n2, f0, f1, f2 = inertia_times(par, w0, w1, w2, u0, u1, u2)  # I v = [n; f]
+        pA[i, 0], pA[i, 1], pA[i, 2], pA[i, 3], pA[i, 4], pA[i, 5] = force_cross(
+            w0, w1, w2, u0, u1, u2, n0, n1, n2, f0, f1, f2)  # v ×* (I v)
     for i in range(N - 1, -1, -1):  # articulated inertias and bias forces, leaves up
         jt, vs, p = ints[i, 1], ints[i, 3], ints[i, 0]
         if jt == FREE:

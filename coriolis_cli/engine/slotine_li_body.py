@@ -36,6 +36,30 @@ def local_parameters(geom, use_theta, theta, i):
 
 
 @helper
+def inertia_times(p, x0, x1, x2, y0, y1, y2):
+    """I x = [J x_ω + h × x_u; x_ω × h + m x_u] for I's ten parameters ``p`` (local_parameters)
+    and x = [x_ω; x_u], as six numbers."""
+    m, h0, h1, h2, J00, J01, J11, J02, J12, J22 = p
+    return (J00 * x0 + J01 * x1 + J02 * x2 + h1 * y2 - h2 * y1,
+            J01 * x0 + J11 * x1 + J12 * x2 + h2 * y0 - h0 * y2,
+            J02 * x0 + J12 * x1 + J22 * x2 + h0 * y1 - h1 * y0,
+            x1 * h2 - x2 * h1 + m * y0,
+            x2 * h0 - x0 * h2 + m * y1,
+            x0 * h1 - x1 * h0 + m * y2)
+
+
+@helper
+def force_cross(w0, w1, w2, u0, u1, u2, n0, n1, n2, f0, f1, f2):
+    """v ×* [n; f] = [ω × n + u × f; ω × f] for v = [ω; u], as six numbers."""
+    return (w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1,
+            w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2,
+            w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0,
+            w1 * f2 - w2 * f1,
+            w2 * f0 - w0 * f2,
+            w0 * f1 - w1 * f0)
+
+
+@helper
 def _body_force(p, v, w, a, i, factorization):
     """f_i = I a + B(v, I) w (Alg. 3, line 8) from I's ten parameters ``p``, with no 6 x 6 matrix
     formed: with I = [[J, ĥ], [ĥᵀ, m 1]], I x = [J x_ω + h × x_u; x_ω × h + m x_u], and B of eq.
@@ -48,14 +72,7 @@ def _body_force(p, v, w, a, i, factorization):
     m, h0, h1, h2, J00, J01, J11, J02, J12, J22 = p
     w0, w1, w2, u0, u1, u2 = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
     x0, x1, x2, y0, y1, y2 = w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5]
-    b0, b1, b2, c0, c1, c2 = a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a[i, 5]
-    # I a
-    n0 = J00 * b0 + J01 * b1 + J02 * b2 + h1 * c2 - h2 * c1
-    n1 = J01 * b0 + J11 * b1 + J12 * b2 + h2 * c0 - h0 * c2
-    n2 = J02 * b0 + J12 * b1 + J22 * b2 + h0 * c1 - h1 * c0
-    f0 = b1 * h2 - b2 * h1 + m * c0
-    f1 = b2 * h0 - b0 * h2 + m * c1
-    f2 = b0 * h1 - b1 * h0 + m * c2
+    n0, n1, n2, f0, f1, f2 = inertia_times(p, a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a[i, 5])  # I a
     if factorization == CHRISTOFFEL:
         k0 = J00 * x0 + J01 * x1 + J02 * x2  # J w_ω
         k1 = J01 * x0 + J11 * x1 + J12 * x2
@@ -63,12 +80,7 @@ def _body_force(p, v, w, a, i, factorization):
         e0 = w1 * x2 - w2 * x1  # ω × w_ω
         e1 = w2 * x0 - w0 * x2
         e2 = w0 * x1 - w1 * x0
-        g0 = J00 * w0 + J01 * w1 + J02 * w2 + h1 * u2 - h2 * u1  # n of I v
-        g1 = J01 * w0 + J11 * w1 + J12 * w2 + h2 * u0 - h0 * u2
-        g2 = J02 * w0 + J12 * w1 + J22 * w2 + h0 * u1 - h1 * u0
-        l0 = w1 * h2 - w2 * h1 + m * u0  # f of I v
-        l1 = w2 * h0 - w0 * h2 + m * u1
-        l2 = w0 * h1 - w1 * h0 + m * u2
+        g0, g1, g2, l0, l1, l2 = inertia_times(p, w0, w1, w2, u0, u1, u2)  # n and f of I v
         ux = u0 * x0 + u1 * x1 + u2 * x2
         hx = h0 * x0 + h1 * x1 + h2 * x2
         uh = u0 * h0 + u1 * h1 + u2 * h2
@@ -82,18 +94,14 @@ def _body_force(p, v, w, a, i, factorization):
         f1 += x2 * l0 - x0 * l2
         f2 += x0 * l1 - x1 * l0
     else:
-        g0 = J00 * x0 + J01 * x1 + J02 * x2 + h1 * y2 - h2 * y1  # I w
-        g1 = J01 * x0 + J11 * x1 + J12 * x2 + h2 * y0 - h0 * y2
-        g2 = J02 * x0 + J12 * x1 + J22 * x2 + h0 * y1 - h1 * y0
-        l0 = x1 * h2 - x2 * h1 + m * y0
-        l1 = x2 * h0 - x0 * h2 + m * y1
-        l2 = x0 * h1 - x1 * h0 + m * y2
-        n0 += w1 * g2 - w2 * g1 + u1 * l2 - u2 * l1
-        n1 += w2 * g0 - w0 * g2 + u2 * l0 - u0 * l2
-        n2 += w0 * g1 - w1 * g0 + u0 * l1 - u1 * l0
-        f0 += w1 * l2 - w2 * l1
-        f1 += w2 * l0 - w0 * l2
-        f2 += w0 * l1 - w1 * l0
+        g0, g1, g2, l0, l1, l2 = inertia_times(p, x0, x1, x2, y0, y1, y2)  # I w
+        c0, c1, c2, c3, c4, c5 = force_cross(w0, w1, w2, u0, u1, u2, g0, g1, g2, l0, l1, l2)
+        n0 += c0
+        n1 += c1
+        n2 += c2
+        f0 += c3
+        f1 += c4
+        f2 += c5
     return n0, n1, n2, f0, f1, f2
 
 
