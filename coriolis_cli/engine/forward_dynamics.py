@@ -18,11 +18,11 @@ from numba import njit, prange
 from .armature import add_armature_mass
 from .crba import composite_mass_matrix
 from .data import LTDL_, M_, QDD_, ZERO_, kernel_data, unpack
+from .forward_dynamics_body import forward_dynamics_local_kernel
 from .jit import helper
 from .joints import OK, SINGULAR, check_finite, failed
 from .kinematics import views
 from .rnea import rnea_kernel
-from .forward_dynamics_body import forward_dynamics_local_kernel
 
 
 # A pivot D_k that keeps less than this share of M_kk, or of M's largest diagonal entry, means M

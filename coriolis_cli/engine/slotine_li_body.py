@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-
 from ..model.joints import FREE, REVOLUTE
 from ..model.tree import G_AXIS, G_COM, G_INERTIA, G_MASS, G_PARENT_AXIS, G_ROT, G_ROT_HAT, G_ROT_HAT2, G_TRANS
 from .armature import add_armature_force

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
 from .jit import helper
 
 CHRISTOFFEL, FEATHERSTONE = 0, 1
