@@ -220,24 +220,28 @@ def load_options() -> dict:
 
 def compile_first(*functions: str) -> None:
     """Compile the engine functions a command is about to use, saying so on stderr (with a
-    spinner at a terminal) when some are not in the cache yet; silent when all are."""
+    spinner at a terminal) when some are not in the cache yet; silent when all are. Several are
+    compiled side by side, one process per CPU."""
     import time
 
-    from ..engine.warmup import missing, warm_up  # the commands that call this need the engine anyway
+    # the commands that call this need the engine anyway
+    from ..engine.warmup import missing, processes_for, warm_up_side_by_side
 
     todo = missing(functions)
     if not todo:
         return
     command = click.get_current_context().info_name if click.get_current_context(silent=True) else "this command"
-    what = f"compiling {len(todo)} of the {len(functions)} numba kernels '{command}' uses ({', '.join(todo)}); " \
-        "once per install, then they load from the cache"
+    processes = processes_for(todo)
+    side_by_side = f" in {processes} processes" if processes > 1 else ""
+    what = f"compiling {len(todo)} of the {len(functions)} numba kernels '{command}' uses{side_by_side} " \
+        f"({', '.join(todo)}); once per install, then they load from the cache"
     start = time.perf_counter()
     if err.is_terminal:
         with err.status(what):
-            warm_up(todo)
+            warm_up_side_by_side(todo)
     else:
         err.print(styled((what + "...", "dim")), soft_wrap=True)
-        warm_up(todo)
+        warm_up_side_by_side(todo)
     err.print(styled((f"compiled in {time.perf_counter() - start:.1f} s", "dim")))
 
 

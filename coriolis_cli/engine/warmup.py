@@ -8,6 +8,9 @@ well under a second when cached, then runs.
 
 from __future__ import annotations
 
+import os
+import time
+
 import numpy as np
 
 # public function → the compiled entry whose cache file tells whether it is compiled already
@@ -73,6 +76,62 @@ def warm_up(functions) -> None:
         with_base_velocity(build_model(generate("serial", 2, 0), floating_base=True), "mixed"))
     for f in functions:
         calls[f]()
+
+
+# seconds each entry takes to compile alone on an empty cache (BENCHMARKS.md), to share them out
+_COST = {"coriolis_matrix": 8.1, "christoffel": 7.0, "inverse_dynamics": 7.9, "mass_matrix": 6.0,
+         "forward_dynamics": 6.8, "slotine_li": 13.2}
+
+
+def processes_for(functions) -> int:
+    """How many processes warm_up_side_by_side would use: one per function, at most one per CPU
+    this process may run on."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(len(functions), cpus))
+
+
+def warm_up_side_by_side(functions) -> None:
+    """warm_up(functions), shared out among processes_for(functions) new processes that compile
+    into the cache side by side, then loaded here from the cache. numba writes each cache file
+    whole (a temporary file renamed into place), so processes can share a cache directory; they
+    compile the helpers their shares have in common once each. Interrupted, the processes are
+    stopped; if one fails, the rest is compiled here (and fails here with its message)."""
+    import multiprocessing
+
+    n = processes_for(functions)
+    if n < 2:
+        return warm_up(functions)
+    shares = [[] for _ in range(n)]
+    load = [0.0] * n
+    for f in sorted(functions, key=lambda f: -_COST.get(f, 5.0)):  # longest first, to the least loaded
+        k = load.index(min(load))
+        shares[k].append(f)
+        load[k] += _COST.get(f, 5.0)
+    context = multiprocessing.get_context("spawn")  # a fork would copy numba's threads and locks
+    processes = [context.Process(target=_compile_share, args=(share,), daemon=True) for share in shares]
+    try:
+        for p in processes:
+            p.start()
+        while any(p.is_alive() for p in processes):
+            time.sleep(0.05)
+    finally:
+        for p in processes:
+            if p.is_alive():
+                p.terminate()
+            p.join()
+    warm_up(functions)
+
+
+def _compile_share(functions) -> None:
+    """One process's share: compile quietly; any failure (an interrupt included) only ends the
+    process, and the caller compiles what is left itself."""
+    try:
+        warm_up(functions)
+    except BaseException:  # noqa: BLE001 - reported by the caller, which compiles the rest itself
+        os._exit(1)
 
 
 def _filtered(robot, q, z) -> None:
