@@ -8,7 +8,9 @@ well under a second when cached, then runs.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import time
 
 import numpy as np
@@ -113,8 +115,9 @@ def warm_up_side_by_side(functions) -> None:
     context = multiprocessing.get_context("spawn")  # a fork would copy numba's threads and locks
     processes = [context.Process(target=_compile_share, args=(share,), daemon=True) for share in shares]
     try:
-        for p in processes:
-            p.start()
+        with _interrupts_not_inherited():
+            for p in processes:
+                p.start()
         while any(p.is_alive() for p in processes):
             time.sleep(0.05)
     finally:
@@ -125,9 +128,26 @@ def warm_up_side_by_side(functions) -> None:
     warm_up(functions)
 
 
+@contextlib.contextmanager
+def _interrupts_not_inherited():
+    """Processes started inside ignore SIGINT from birth (an ignored signal stays ignored across
+    exec, and Python then installs no KeyboardInterrupt handler): Ctrl-C reaches the whole process
+    group, and a process still importing numba would print a traceback. This process takes the
+    interrupt and stops them."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: the handler is not ours to change
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _compile_share(functions) -> None:
-    """One process's share: compile quietly; any failure (an interrupt included) only ends the
-    process, and the caller compiles what is left itself."""
+    """One process's share: compile quietly; any failure only ends the process, and the caller
+    compiles what is left itself."""
     try:
         warm_up(functions)
     except BaseException:  # noqa: BLE001 - reported by the caller, which compiles the rest itself
