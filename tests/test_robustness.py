@@ -272,6 +272,22 @@ def test_an_interrupted_first_compile_stops_every_process_it_started(tmp_path, w
             p.wait()
 
 
+def test_a_first_compile_that_cannot_start_processes_compiles_in_its_own(monkeypatch):
+    import multiprocessing.context
+
+    from coriolis_cli.engine import warmup
+
+    def refused(self):
+        raise OSError(38, "Function not implemented")
+
+    compiled = []
+    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", refused)
+    monkeypatch.setattr(warmup, "processes_for", lambda functions: 2)
+    monkeypatch.setattr(warmup, "warm_up", compiled.append)
+    warmup.warm_up_side_by_side(["coriolis_matrix", "christoffel"])
+    assert compiled == [["coriolis_matrix", "christoffel"]]
+
+
 def test_existing_files_are_kept_without_force(run_cli, tmp_path):
     target = tmp_path / "keep.json"
     target.write_text("precious")

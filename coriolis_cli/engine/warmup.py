@@ -113,15 +113,19 @@ def warm_up_side_by_side(functions) -> None:
         shares[k].append(f)
         load[k] += _COST.get(f, 5.0)
     context = multiprocessing.get_context("spawn")  # a fork would copy numba's threads and locks
-    processes = [context.Process(target=_compile_share, args=(share,), daemon=True) for share in shares]
+    started = []
     try:
         with _interrupts_not_inherited():
-            for p in processes:
+            for share in shares:
+                p = context.Process(target=_compile_share, args=(share,), daemon=True)
                 p.start()
-        while any(p.is_alive() for p in processes):
+                started.append(p)
+        while any(p.is_alive() for p in started):
             time.sleep(0.05)
+    except OSError:  # no new process here (a sandbox, no semaphores): all of it in this one
+        pass
     finally:
-        for p in processes:
+        for p in started:
             if p.is_alive():
                 p.terminate()
             p.join()
