@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import time
 
 import numpy as np
 
@@ -108,10 +107,11 @@ def warm_up_side_by_side(functions) -> None:
         return warm_up(functions)
     shares = [[] for _ in range(n)]
     load = [0.0] * n
-    for f in sorted(functions, key=lambda f: -_COST.get(f, 5.0)):  # longest first, to the least loaded
+    costs = [(_COST.get(f, 5.0), f) for f in functions]
+    for cost, f in sorted(costs, key=lambda c: -c[0]):  # longest first, to the least loaded
         k = load.index(min(load))
         shares[k].append(f)
-        load[k] += _COST.get(f, 5.0)
+        load[k] += cost
     context = multiprocessing.get_context("spawn")  # a fork would copy numba's threads and locks
     started = []
     try:
@@ -120,8 +120,8 @@ def warm_up_side_by_side(functions) -> None:
                 p = context.Process(target=_compile_share, args=(share,), daemon=True)
                 p.start()
                 started.append(p)
-        while any(p.is_alive() for p in started):
-            time.sleep(0.05)
+        for p in started:  # an interrupt ends the wait
+            p.join()
     except OSError:  # no new process here (a sandbox, no semaphores): all of it in this one
         pass
     finally:
