@@ -21,7 +21,7 @@ from .data import GAMMA_MAX_BYTES, Data, check_gamma_bytes, check_memory, gamma_
 from .momentum import MomentumRegressors
 from .selection import largest_entries
 from .spatial import FACTORIZATIONS
-from .tree_calls import DEFAULT_FACTORIZATION
+from .tree_calls import DEFAULT_FACTORIZATION, FORWARD_LOCAL, SLOTINE_LI_ESTIMATE, SLOTINE_LI_MODEL
 from .workspaces import create_data
 
 
@@ -166,6 +166,12 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):
     CRBA, then M = LᵀDL factored along the tree with its branch-induced sparsity
     (engine.forward_dynamics). With ``data=`` the result is ``data.qdd``; ``data.M`` is not
     written (``mass_matrix(robot, q, data=data)`` gives it). Batches: q, qd, tau of shape (K, ·)."""
+    try:  # the control loop's call, here to spare it a frame: the compiled entry checks the vectors
+        if gravity is True and data.robot is robot and data.body_frame_joints \
+                and not FORWARD_LOCAL.strict(data.address, q, qd, tau, data.gravity):
+            return data.qdd
+    except (AttributeError, TypeError, ValueError):  # no Data, other types: below, checked
+        pass
     try:
         implementation = _FORWARD_DYNAMICS[robot.__class__]
     except KeyError:
@@ -180,6 +186,15 @@ def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorizatio
     parameters, e.g. an adaptive controller's estimate. ``factorization``: ``christoffel`` (the
     Christoffel-consistent C) or ``featherstone`` (admissible only). With ``data=`` the result
     is ``data.tau``."""
+    try:  # the control loop's call (see forward_dynamics), with the model's parameters or an estimate
+        if gravity is True and factorization is DEFAULT_FACTORIZATION and data.robot is robot and data.control_entry:
+            if theta is None:
+                if not SLOTINE_LI_MODEL.strict(data.address, q, qd, qd_r, qdd_r):
+                    return data.tau
+            elif not SLOTINE_LI_ESTIMATE.strict(data.address, q, qd, qd_r, qdd_r, theta):
+                return data.tau
+    except (AttributeError, TypeError, ValueError):
+        pass
     try:
         implementation = _SLOTINE_LI[robot.__class__]
     except KeyError:

@@ -41,10 +41,11 @@ _INVERSE_DYNAMICS = Compiled(inverse_dynamics_entry)
 _GRAVITY = Compiled(gravity_vector_entry)
 _PLACEMENT = Compiled(placement_entry)
 _FORWARD = Compiled(forward_dynamics_entry)
-_FORWARD_LOCAL = Compiled(forward_dynamics_local_entry)
+FORWARD_LOCAL = Compiled(forward_dynamics_local_entry)
 _SLOTINE_LI = Compiled(slotine_li_entry)
-_SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)
-_SLOTINE_LI_ESTIMATE = Compiled(slotine_li_estimate_entry)
+# the control loop's calls, which engine.api makes itself (``strict``): one Python frame less
+SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)
+SLOTINE_LI_ESTIMATE = Compiled(slotine_li_estimate_entry)
 _REGRESSOR = Compiled(regressor_entry)
 _ADAPTATION = Compiled(adaptation_gradient_entry)
 _MOMENTUM = Compiled(momentum_entry)
@@ -297,25 +298,17 @@ def placements(robot: RobotModel, q):
 
 # ---- control: forward dynamics, Slotine–Li -------------------------------------------------
 def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | None = None):
-    if data is not None:
+    if data is not None:  # what engine.api's control-loop call leaves: any types, other gravity
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
         g = data.gravity if gravity is True else gravity_of(gravity)
+        if not (is_vector(q) and is_vector(qd) and is_vector(tau)):
+            q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
         if data.body_frame_joints:  # the articulated-body algorithm in body coordinates
-            try:
-                status = _FORWARD_LOCAL.strict(data.address, q, qd, tau, g)
-            except (TypeError, ValueError):  # other types: checked (outside this handler, so that
-                status = None  # a StateError does not carry numba's message), then the same kernel
-            if status is None:
-                q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
-                status = _FORWARD_LOCAL.call(data.address, q, qd, tau, g)
-            if not status:
+            if not FORWARD_LOCAL.call(data.address, q, qd, tau, g):
                 return data.qdd
         # other joints, or what the body-frame kernel leaves (RECHECK): through M = LᵀDL, which
         # also says what is wrong
-        if not (type(q) is ND and type(qd) is ND and type(tau) is ND and q.dtype is F64 and qd.dtype is F64
-                and tau.dtype is F64 and q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1):
-            q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
         status = _FORWARD.call(data.ints, data.floats, q, qd, tau, g)
         if status:
             settle(robot, status, _FORWARD, data, q, (("qd", qd), ("tau", tau)), (g,))
@@ -333,19 +326,6 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
 
 def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization: str = DEFAULT_FACTORIZATION,
                data: Data | None = None):
-    if (data is not None and gravity is True and factorization is DEFAULT_FACTORIZATION
-            and getattr(data, "control_entry", False) and data.robot is robot):
-        # the control-loop call (a workspace, the model's parameters or an estimate): straight to
-        # the kernel, whose dispatcher checks the vectors' types; anything else, or anything the
-        # kernel reports, is sorted out below
-        try:
-            if theta is None:
-                if not _SLOTINE_LI_MODEL.strict(data.address, q, qd, qd_r, qdd_r):
-                    return data.tau
-            elif not _SLOTINE_LI_ESTIMATE.strict(data.address, q, qd, qd_r, qdd_r, theta):
-                return data.tau
-        except (TypeError, ValueError):  # no compiled kernel for these types (numba's messages)
-            pass
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if theta is None:
         th = MODEL_THETA
@@ -357,7 +337,7 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
         data = shared_data(robot)
     elif getattr(data, "robot", None) is not robot:
         check_data(robot, data)
-    if not (is_vector(q) and is_vector(qd) and is_vector(qd_r) and is_vector(qdd_r)):  # the fast path's test, above
+    if not (is_vector(q) and is_vector(qd) and is_vector(qd_r) and is_vector(qdd_r)):
         q, qd, qd_r, qdd_r = checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
     status = _SLOTINE_LI.call(data.ints, data.floats, q, qd, qd_r, qdd_r, g, th, kind)
     if status == RECHECK and theta is not None:  # θ of another length, a stride or not finite
