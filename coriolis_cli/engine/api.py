@@ -20,8 +20,8 @@ from .calls import QuaternionWarning, positive_definite, singular_mass_matrix
 from .data import GAMMA_MAX_BYTES, Data, check_gamma_bytes, check_memory, gamma_bytes_for
 from .momentum import MomentumRegressors
 from .selection import largest_entries
-from .spatial import FACTORIZATIONS
-from .tree_calls import DEFAULT_FACTORIZATION, FORWARD_LOCAL, SLOTINE_LI_ESTIMATE, SLOTINE_LI_MODEL
+from .spatial import CHRISTOFFEL, FACTORIZATIONS
+from .tree_calls import CORIOLIS_AT, DEFAULT_FACTORIZATION, FORWARD_LOCAL, SLOTINE_LI_ESTIMATE, SLOTINE_LI_MODEL
 from .workspaces import create_data
 
 
@@ -52,6 +52,12 @@ def coriolis_matrix(robot, q, qd, factorization: str = DEFAULT_FACTORIZATION, da
 
     With ``data=robot.create_data()`` the results are ``data.M, data.Mdot, data.C`` themselves,
     overwritten on every call."""
+    try:  # the control loop's call (see forward_dynamics)
+        if factorization is DEFAULT_FACTORIZATION and data.robot is robot \
+                and not CORIOLIS_AT.strict(data.address, q, qd, CHRISTOFFEL):
+            return data.coriolis_outputs
+    except (AttributeError, TypeError, ValueError):
+        pass
     try:
         implementation = _CORIOLIS_MATRIX[robot.__class__]
     except KeyError:
@@ -166,7 +172,9 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):
     CRBA, then M = LᵀDL factored along the tree with its branch-induced sparsity
     (engine.forward_dynamics). With ``data=`` the result is ``data.qdd``; ``data.M`` is not
     written (``mass_matrix(robot, q, data=data)`` gives it). Batches: q, qd, tau of shape (K, ·)."""
-    try:  # the control loop's call, here to spare it a frame: the compiled entry checks the vectors
+    try:  # the control loop's call, made here to spare it a Python frame: a workspace of this robot
+        # and float64 vectors, whose types the dispatcher checks in compiled code; anything else,
+        # or anything the kernel reports, goes the checked path below
         if gravity is True and data.robot is robot and data.body_frame_joints \
                 and not FORWARD_LOCAL.strict(data.address, q, qd, tau, data.gravity):
             return data.qdd

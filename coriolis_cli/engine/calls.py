@@ -63,15 +63,17 @@ class Compiled:
             self.call = compiled.entry_point
         return result
 
-    def _first_strict(self, address, *vectors):
+    def _first_strict(self, address, *arguments):
         """Before the kernel is compiled: the type checks in Python, once, for the types the
-        checked path gives (vectors of float64, contiguous, writable). Then the dispatcher checks
-        them, and may never compile another specialization; entries only ever called through
-        ``call`` keep theirs compiling."""
-        for x in vectors:
+        checked path gives (vectors of float64, contiguous, writable; integer codes). Then the
+        dispatcher checks them, and may never compile another specialization; entries only ever
+        called through ``call`` keep theirs compiling."""
+        for x in arguments:
+            if type(x) is int:
+                continue
             if not (type(x) is ND and x.dtype is F64 and x.ndim == 1 and x.flags.c_contiguous and x.flags.writeable):
                 raise TypeError("not the compiled kernel's types")
-        result = self._first(address, *vectors)
+        result = self._first(address, *arguments)
         if len(self.dispatcher.overloads) == 1:
             self.dispatcher.disable_compile()
             self.strict = self.dispatcher

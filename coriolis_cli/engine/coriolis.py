@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numba import njit, prange
 
-from .data import C_, M_, MDOT_, kernel_data, unpack
+from .data import C_, M_, MDOT_, kernel_data, unpack, unpack_at
 from .armature import add_armature_coriolis, add_armature_mass
 from .jit import helper
 from .joints import failed
@@ -102,6 +102,15 @@ def coriolis_kernel(model, data, q, qd, factorization, out):
 @njit(cache=True)
 def coriolis_entry(ints, floats, q, qd, factorization):
     model, data = unpack(ints, floats)
+    return coriolis_kernel(model, data, q, qd, factorization, data.matrices)
+
+
+# The call engine.api makes for ``coriolis_matrix(robot, q, qd, data=data)``: the workspace as one
+# address (data.unpack_at), so that the dispatcher's own type check replaces the Python one; the
+# kernel compiled for coriolis_entry serves it too (``factorization`` stays a run-time integer).
+@njit(cache=True)
+def coriolis_at_entry(address, q, qd, factorization):
+    model, data = unpack_at(address)
     return coriolis_kernel(model, data, q, qd, factorization, data.matrices)
 
 

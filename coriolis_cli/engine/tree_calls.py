@@ -12,7 +12,7 @@ from ..model.joints import FREE as FREE_CODE
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
 from .christoffel import christoffel_batch, christoffel_entry
-from .coriolis import coriolis_batch, coriolis_entry, coriolis_into_entry
+from .coriolis import coriolis_at_entry, coriolis_batch, coriolis_entry, coriolis_into_entry
 from .crba import mass_matrix_batch, mass_matrix_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
 from .forward_dynamics_body import forward_dynamics_local_entry
@@ -35,16 +35,16 @@ DEFAULT_FACTORIZATION = "christoffel"  # the default argument itself (interned):
 
 _CORIOLIS = Compiled(coriolis_entry)
 _CORIOLIS_INTO = Compiled(coriolis_into_entry)
+CORIOLIS_AT = Compiled(coriolis_at_entry)  # engine.api's call with data=
 _CHRISTOFFEL = Compiled(christoffel_entry)
 _MASS_MATRIX = Compiled(mass_matrix_entry)
 _INVERSE_DYNAMICS = Compiled(inverse_dynamics_entry)
 _GRAVITY = Compiled(gravity_vector_entry)
 _PLACEMENT = Compiled(placement_entry)
 _FORWARD = Compiled(forward_dynamics_entry)
-FORWARD_LOCAL = Compiled(forward_dynamics_local_entry)
+FORWARD_LOCAL = Compiled(forward_dynamics_local_entry)  # engine.api's call with data=, and the checked one
 _SLOTINE_LI = Compiled(slotine_li_entry)
-# the control loop's calls, which engine.api makes itself (``strict``): one Python frame less
-SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)
+SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)  # engine.api's calls with data=
 SLOTINE_LI_ESTIMATE = Compiled(slotine_li_estimate_entry)
 _REGRESSOR = Compiled(regressor_entry)
 _ADAPTATION = Compiled(adaptation_gradient_entry)
