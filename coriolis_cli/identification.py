@@ -428,6 +428,24 @@ def unidentifiable(robot, fit: Fit) -> dict[str, tuple[str, ...]]:
             if np.isnan(r.std).any()}
 
 
+def _no_effort(path, purpose: str) -> StateError:
+    return StateError(f"{path}: the recording has no effort (the applied τ){purpose}")
+
+
+TO_FIT, TO_VALIDATE = ", which identification needs", " to validate against"
+
+
+def require_effort(robot, fitted, validation=None, form: str = "torque", **options) -> None:
+    """StateError for the first recording that has no effort, read no further than its first chunk
+    (recordings.first_samples): the CLI asks before the kernels compile. ``options`` as accumulate's."""
+    from .recordings import first_samples
+
+    for path, purpose in [(p, TO_FIT) for p in fitted] + ([(validation, TO_VALIDATE)] if validation else []):
+        first = first_samples(path, _tree(robot), accelerations=form == "torque", **options)
+        if first is not None and first.effort is None:
+            raise _no_effort(path, purpose)
+
+
 def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff: float = DEFAULT_CUTOFF,
                equations: NormalEquations | None = None, effort: str = "held", **options) -> NormalEquations:
     """The normal equations of the recording ``path`` (recordings.stream_recording's options),
@@ -438,7 +456,7 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
     equations = equations or NormalEquations.empty(rows.width)
     for samples in stream_recording(path, robot, accelerations=form == "torque", **options):
         if samples.effort is None:
-            raise StateError(f"{path}: the recording has no effort (the applied τ), which identification needs")
+            raise _no_effort(path, TO_FIT)
         for W, y in rows.blocks(samples):
             equations.add(W, y)
         equations.samples += len(samples.t)
@@ -476,7 +494,7 @@ def validate(robot, path, models: dict, friction: str = "none", keep: int = 4000
     stride, kept = 1, []  # every stride-th sample kept for a plot; the stride doubles past 2 × keep
     for samples in stream_recording(path, tree, accelerations=True, **options):
         if samples.effort is None:
-            raise StateError(f"{path}: the recording has no effort (the applied τ) to validate against")
+            raise _no_effort(path, TO_VALIDATE)
         FR = friction_columns(tree, samples.qd, friction)
         measured = effort_at_samples(samples.effort, effort, previous)
         known = np.isfinite(measured)

@@ -138,6 +138,26 @@ class Observation:
     quiet: tuple = (0.0, 1.0)
 
 
+def _no_effort(path) -> RecordingError:
+    return RecordingError(f"{path}: the recording has no effort (the applied τ), which the observers need")
+
+
+def _tree_coordinates(robot) -> None:
+    if getattr(robot, "is_reduced", False):
+        raise StateError("observe runs on the tree's coordinates: load the robot without --mimic enforce or closed loops")
+
+
+def require_observable(robot, path, **options) -> None:
+    """What observe would refuse (a robot in other coordinates, a recording without effort),
+    the recording read no further than its first chunk: the CLI asks before the kernels compile."""
+    from .recordings import first_samples
+
+    _tree_coordinates(robot)
+    first = first_samples(path, robot, **options)
+    if first is not None and first.effort is None:
+        raise _no_effort(path)
+
+
 def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), **options) -> Observation:
     """Both observers along the recording ``path`` (its effort is the applied τ), then the
     events: where some |r_j| exceeds its threshold θ_j(t) = b_j + TORQUE_SHARE |τ_j(t)|, b_j
@@ -147,15 +167,14 @@ def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), **o
     from .recordings import stream_recording
 
     tree = getattr(robot, "full", robot)
-    if getattr(robot, "is_reduced", False):
-        raise StateError("observe runs on the tree's coordinates: load the robot without --mimic enforce or closed loops")
+    _tree_coordinates(robot)
     K = _gains(robot, bandwidth)
     n = robot.nv
     p0, integral, r, u, scalars = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(STATE_SCALARS)
     ts, Rs, Ss, taus = [], [], [], []
     for samples in stream_recording(path, robot, **options):
         if samples.effort is None:
-            raise RecordingError(f"{path}: the recording has no effort (the applied τ), which the observers need")
+            raise _no_effort(path)
         tau = np.nan_to_num(samples.effort)  # no actuator (a floating base): zero applied force
         rows = engine.trajectory_dynamics(robot, samples.q, samples.qd)
         P, CT, G = rows[:, 3 * n : 4 * n], rows[:, 2 * n : 3 * n], rows[:, 0:n]

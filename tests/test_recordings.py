@@ -405,3 +405,34 @@ def test_robots_in_other_coordinates_read_the_full_tree(tmp_path, name, options)
         M, _, C = cc.coriolis_matrix(robot, qbar[s], vbar[s])
         reference = np.concatenate([cc.gravity_vector(robot, qbar[s]), C @ vbar[s], M @ vbar[s]])
         assert np.abs(table[s, 1:] - reference).max() <= 1e-13
+
+
+@pytest.mark.parametrize("command, extra, purpose", [
+    ("identify", (), "which identification needs"),
+    ("identify", ("--validate", "{without}"), "to validate against"),
+    ("observe", (), "which the observers need"),
+])
+def test_a_recording_without_effort_is_refused_before_the_kernels_compile(command, extra, purpose, run_cli, tmp_path,
+                                                                           monkeypatch):
+    """On a first run the kernels compile for 10-20 s: a recording the command cannot use is
+    refused before that, from its first chunk, in one line."""
+    import importlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    robot = cc.load_robot("panda")
+    t = np.arange(100) * 1e-3
+    q = {f"q/{n}": 0.1 * np.sin(t + k) for k, n in enumerate(robot.dof_names)}
+    without, with_effort = tmp_path / "no_effort.parquet", tmp_path / "run.parquet"
+    pq.write_table(pa.table({"time": t, **q}), without)
+    pq.write_table(pa.table({"time": t, **q, **{f"tau/{n}": np.cos(t) for n in robot.dof_names}}), with_effort)
+
+    def compile_first(*functions):
+        raise AssertionError(f"compiled {functions} before the recordings were checked")
+
+    monkeypatch.setattr(importlib.import_module(f"coriolis_cli.cli.{command}"), "compile_first", compile_first)
+    fitted = with_effort if extra else without
+    options = ("--method", "ols") if command == "identify" else ()
+    r = run_cli(command, "panda", fitted, *(str(a).format(without=without) for a in extra), *options)
+    assert_one_line_error(r, "no effort", purpose, str(without))

@@ -56,8 +56,9 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
     if method == "consistent":
         ID.require_solver()  # before the recordings are read
     model = load(robot, floating_base)
-    compile_first("identification_torque" if form == "torque" else "identification_filtered")
     options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
+    ID.require_effort(model, recordings, validation, form, **options)  # at once, not after the compile
+    compile_first("identification_torque" if form == "torque" else "identification_filtered")
     equations = None
     for path in recordings:
         equations = ID.accumulate(model, path, form, friction, cutoff, equations, effort, **options)

@@ -43,6 +43,7 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
     Example: coriolis observe panda run.mcap --plot residual.png
     """
     from ..observers import observe as run
+    from ..observers import require_observable
     from ..report.output import figure_format
     from ..report.streams import table_format
 
@@ -60,9 +61,10 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
         figure_format(plot)
     check_outputs(force, output, plot)
     model = load(robot, floating_base)
+    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
+    require_observable(model, recording, **options)  # at once, not after the compile
     compile_first("trajectory_dynamics")
-    obs = run(model, recording, bandwidth, limit, _quiet(quiet), topic=topic, base_topic=base_topic, window=window,
-              strict=strict())
+    obs = run(model, recording, bandwidth, limit, _quiet(quiet), **options)
     if plot:
         from ..report.plots import residual_plot
 

@@ -50,6 +50,17 @@ def stream_recording(path: str, robot, topic: str | None = None, base_topic: str
         yield out
 
 
+def first_samples(path: str, robot, **options) -> Samples | None:
+    """The first chunk stream_recording(path, robot, **options) yields, or None for a recording
+    of no samples; nothing further is read. A command checks it (is there an effort?) before its
+    kernels compile, so that a recording it cannot use is refused at once."""
+    stream = stream_recording(path, robot, **options)
+    try:
+        return next(stream, None)
+    finally:
+        stream.close()
+
+
 def load_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
                    window: int = DEFAULT_WINDOW, accelerations: bool = False) -> Recording:
     """The whole recording ``path`` for ``robot`` (see stream_recording), in its DoF order."""
@@ -64,5 +75,5 @@ def load_recording(path: str, robot, topic: str | None = None, base_topic: str |
                      tuple(tree.dof_names))
 
 
-__all__ = ["DEFAULT_ROWS", "DEFAULT_WINDOW", "Recording", "RecordingError", "Samples", "kind_of", "load_recording",
-           "stream_recording", "topics_of"]
+__all__ = ["DEFAULT_ROWS", "DEFAULT_WINDOW", "Recording", "RecordingError", "Samples", "first_samples", "kind_of",
+           "load_recording", "stream_recording", "topics_of"]
