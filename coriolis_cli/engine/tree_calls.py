@@ -302,7 +302,8 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
         g = data.gravity if gravity is True else gravity_of(gravity)
-        if not (is_vector(q) and is_vector(qd) and is_vector(tau)):
+        if not (is_vector(q) and is_vector(qd) and is_vector(tau) and q.flags.c_contiguous and qd.flags.c_contiguous
+                and tau.flags.c_contiguous):  # FORWARD_LOCAL's one compiled layout, which engine.api's call shares
             q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
         if data.body_frame_joints:  # the articulated-body algorithm in body coordinates
             if not FORWARD_LOCAL.call(data.address, q, qd, tau, g):
