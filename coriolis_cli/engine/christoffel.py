@@ -59,7 +59,9 @@ def christoffel_kernel(model, data, q):
     F1, F2, F3, h = F[0], F[1], F[2], F[3]
     for k in range(n - 1, -1, -1):
         K = cols[k, 0]
-        body_factorization(S[k], IC[K], CHRISTOFFEL, T, Bt)  # line 5: B̃ = B(S_k, IC_k)
+        # line 5: B̃ = B(S_k, IC_k). The code goes as a run-time integer (int()): numba compiles a callee
+        # again for each constant argument, and the Coriolis kernel passes a variable
+        body_factorization(S[k], IC[K], int(CHRISTOFFEL), T, Bt)
         matvec6(IC[K], S[k], h)
         bar_crf_minus(h, Bt, D)  # line 6: D = (IC_k S_k) ×̄* − B̃
         j = k
@@ -122,7 +124,7 @@ def christoffel_kernel(model, data, q):
                 else:
                     continue
                 for b in range(c0, c1):
-                    body_factorization(S[b], IC[deep], CHRISTOFFEL, T[0:2], Bb)
+                    body_factorization(S[b], IC[deep], int(CHRISTOFFEL), T[0:2], Bb)  # int(): see line 5
                     for c in range(c0, c1):
                         uc = cols[c, 2]
                         for r in range(6):
