@@ -71,7 +71,7 @@ class Compiled:
         for x in arguments:
             if type(x) is int:
                 continue
-            if not (type(x) is ND and x.dtype is F64 and x.ndim == 1 and x.flags.c_contiguous and x.flags.writeable):
+            if not (is_contiguous_vector(x) and x.flags.writeable):
                 raise TypeError("not the compiled kernel's types")
         result = self._first(address, *arguments)
         if len(self.dispatcher.overloads) == 1:
@@ -123,6 +123,11 @@ def not_finite(what, name, value) -> str:
 def is_vector(x) -> bool:
     """What the fast path tests here; length and stride are tested in the compiled code."""
     return type(x) is ND and x.dtype is F64 and x.ndim == 1
+
+
+def is_contiguous_vector(x) -> bool:
+    """is_vector, contiguous: the one layout an entry that ``Compiled.strict`` serves is compiled for."""
+    return type(x) is ND and x.dtype is F64 and x.ndim == 1 and x.flags.c_contiguous
 
 
 def one_state(robot, x, width, what, names) -> np.ndarray:

@@ -22,8 +22,8 @@ from .momentum import (QUANTITIES, MomentumRegressors, momentum_batch, momentum_
 from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
 from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_batch, regressor_entry, slotine_li_entry,
                          slotine_li_estimate_entry, slotine_li_model_entry)
-from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_vector, run_batch,
-                    settle, stacked_states, velocities_of, with_hint)
+from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_contiguous_vector,
+                    is_vector, run_batch, settle, stacked_states, velocities_of, with_hint)
 from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
 from .joints import RECHECK
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
@@ -302,8 +302,8 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
         g = data.gravity if gravity is True else gravity_of(gravity)
-        if not (is_vector(q) and is_vector(qd) and is_vector(tau) and q.flags.c_contiguous and qd.flags.c_contiguous
-                and tau.flags.c_contiguous):  # FORWARD_LOCAL's one compiled layout, which engine.api's call shares
+        if not (is_contiguous_vector(q) and is_contiguous_vector(qd) and is_contiguous_vector(tau)):
+            # FORWARD_LOCAL's one compiled layout, which engine.api's call shares
             q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
         if data.body_frame_joints:  # the articulated-body algorithm in body coordinates
             if not FORWARD_LOCAL.call(data.address, q, qd, tau, g):
