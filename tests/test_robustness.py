@@ -288,6 +288,68 @@ def test_a_first_compile_that_cannot_start_processes_compiles_in_its_own(monkeyp
     assert compiled == [["coriolis_matrix", "christoffel"]]
 
 
+def test_two_processes_saving_one_function_into_the_cache_keep_each_its_own_code():
+    """numba's save reads the index, takes the first free data-file number, writes the index and
+    then the data. Two processes saving two signatures of one function at once (the side-by-side
+    compile, a cluster's workers) would both take number 1, and the index name one signature with
+    the other's code. Here two savers (threads, with open files of their own as two processes
+    have) are held inside the save until the other arrives; one writes the index last, the other
+    the data: without a lock, signature 0 would load signature 1's code. Under the engine's lock
+    the second waits, and each signature loads its own code."""
+    import threading
+
+    from numba.core import caching
+
+    from coriolis_cli import engine  # noqa: F401 - the lock is set up with the engine
+    from coriolis_cli.engine import spatial
+
+    directory = spatial.crm_vec._cache._cache_path  # the engine's cache
+    os.makedirs(directory, exist_ok=True)
+    base = f"race-test-{os.getpid()}.f-1.py{sys.version_info[0]}{sys.version_info[1]}"
+    inside = [threading.Event(), threading.Event()]
+    index_written, data_written = threading.Event(), threading.Event()
+
+    def saver(k):
+        cache = caching.IndexDataCacheFile(directory, base, source_stamp=("stamp", 1))
+        read, write_index, write_data = cache._load_index, cache._save_index, cache._save_data
+
+        def read_then_wait():
+            index = read()
+            inside[k].set()
+            inside[1 - k].wait(0.5)  # both inside the save at once, unless the lock keeps one out
+            return index
+
+        def index_after_the_other(overloads):  # saver 0's index lands last...
+            if k == 0:
+                index_written.wait(0.5)
+            write_index(overloads)
+            if k == 1:
+                index_written.set()
+
+        def data_after_the_other(name, data):  # ...and saver 1's data
+            if k == 1:
+                data_written.wait(0.5)
+            write_data(name, data)
+            if k == 0:
+                data_written.set()
+
+        cache._load_index, cache._save_index, cache._save_data = read_then_wait, index_after_the_other, data_after_the_other
+        cache.save(("signature", k), f"code for signature {k}")
+
+    try:
+        threads = [threading.Thread(target=saver, args=(k,)) for k in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        reader = caching.IndexDataCacheFile(directory, base, source_stamp=("stamp", 1))
+        assert [reader.load(("signature", k)) for k in (0, 1)] == ["code for signature 0", "code for signature 1"]
+    finally:
+        for p in os.listdir(directory):
+            if p.startswith(base):
+                os.unlink(os.path.join(directory, p))
+
+
 def test_existing_files_are_kept_without_force(run_cli, tmp_path):
     target = tmp_path / "keep.json"
     target.write_text("precious")

@@ -4,9 +4,10 @@ Only this package holds compiled code. Importing it imports numba; the CLI impor
 that ``coriolis --help`` and ``coriolis info`` start without it.
 """
 
-from .cache import prepare_kernel_cache
+from .cache import prepare_kernel_cache, serialize_cache_writes
 
 prepare_kernel_cache()
+serialize_cache_writes()
 
 # ruff: noqa: E402
 

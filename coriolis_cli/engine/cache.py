@@ -8,12 +8,21 @@ By default the cache sits beside the engine's modules (numba's in-tree cache). A
 cannot write there: the cache then goes to ``$XDG_CACHE_HOME/coriolis/numba/<source hash>`` (so
 entries from other sources are never read), and if that is not writable either, to a temporary
 directory removed at exit (every run compiles). Either fallback says so in one line on stderr.
-This module does not import numba, so the CLI can ask whether kernels are cached cheaply.
+This module does not import numba at its top, so the CLI can ask whether kernels are cached cheaply.
+
+Several processes may compile into one cache at once: a first run's side-by-side compile, a
+cluster's workers on one machine, two commands started together. numba updates a function's index
+without a lock (numba.core.caching.IndexDataCacheFile.save reads the index, takes the first free
+data-file number, writes the index, then the data): two processes saving different signatures of
+one function can both take number 1, and the index can end up naming one signature with the
+other's code. serialize_cache_writes() makes each save and load of the engine's entries hold a
+lock on the cache directory.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import glob
 import hashlib
 import os
@@ -24,6 +33,7 @@ import tempfile
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PACKAGE = os.path.dirname(_HERE)
 _STAMP = "coriolis-kernels.stamp"
+_LOCK = "coriolis-kernels.lock"
 IN_TREE = os.path.join(_HERE, "__pycache__")
 
 # the directory in effect once prepare_kernel_cache() has run
@@ -123,3 +133,51 @@ def kernels_cached(kernel: str = "coriolis.coriolis_kernel") -> bool:
     except OSError:
         pass
     return any(glob.glob(os.path.join(d, "**", f"{kernel}-*.nbi"), recursive=True) for d in dirs)
+
+
+def serialize_cache_writes() -> None:
+    """Make numba save an entry of the engine's cache (index and data together) under an exclusive
+    lock on the cache directory, and load one under a shared lock, so that processes compiling
+    into one cache cannot mix up their entries. Other numba caches are left as they are."""
+    from numba.core import caching
+
+    cache_file = caching.IndexDataCacheFile
+    if getattr(cache_file, "_coriolis_serialized", False):
+        return
+    # numba files every function of one source directory in the same place: this module's is the
+    # engine's, for the directory prepare_kernel_cache() chose
+    try:
+        engine = os.path.realpath(caching.FunctionCache(serialize_cache_writes)._cache_path)
+    except (RuntimeError, OSError):  # numba finds no cache for the engine: nothing to serialize
+        return
+
+    def under_lock(method, exclusive):
+        def locked(self, *args):
+            if os.path.realpath(self._cache_path) != engine:
+                return method(self, *args)
+            with _directory_lock(self._cache_path, exclusive):
+                return method(self, *args)
+        return locked
+
+    cache_file.save = under_lock(cache_file.save, exclusive=True)
+    cache_file.load = under_lock(cache_file.load, exclusive=False)
+    cache_file._coriolis_serialized = True
+
+
+@contextlib.contextmanager
+def _directory_lock(directory: str, exclusive: bool):
+    """An advisory lock on ``directory`` (released when the process ends, however it ends).
+    Without fcntl (Windows) or a lock file (a read-only directory, which no one writes), none."""
+    try:
+        import fcntl
+
+        fd = os.open(os.path.join(directory, _LOCK), os.O_RDWR | os.O_CREAT, 0o666)
+    except (ImportError, OSError):
+        fd = None
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)

@@ -96,9 +96,9 @@ def processes_for(functions) -> int:
 
 def warm_up_side_by_side(functions) -> None:
     """warm_up(functions), shared out among processes_for(functions) new processes that compile
-    into the cache side by side, then loaded here from the cache. numba writes each cache file
-    whole (a temporary file renamed into place), so processes can share a cache directory; they
-    compile the helpers their shares have in common once each. Interrupted, the processes are
+    into the cache side by side, then loaded here from the cache. They share the cache directory
+    under the engine's lock (cache.serialize_cache_writes) and compile the helpers their shares
+    have in common once each. Interrupted, the processes are
     stopped; if one fails, the rest is compiled here (and fails here with its message)."""
     import multiprocessing
 
