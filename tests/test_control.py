@@ -232,6 +232,17 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
     assert _rel(cc.slotine_li(robot, q, v, vr, a), M @ a + C @ vr + cc.gravity_vector(robot, q)) < 1e-13
 
 
+def _with_and_without_armature(plain, floating):
+    """The robot, and the same with armature on each 1-DoF joint (0.1, 0.15, ...)."""
+    from dataclasses import replace
+
+    from coriolis_cli.model.tree import build_model
+
+    joints = tuple(replace(j, armature=(0.1 + 0.05 * k,)) if j.type in ("revolute", "continuous", "prismatic") else j
+                   for k, j in enumerate(plain.description.joints))
+    return plain, build_model(replace(plain.description, joints=joints), floating_base=floating)
+
+
 @pytest.mark.parametrize("spec,floating", [("panda", False), ("quadruped", True), ("humanoid", False), ("binary20", True),
                                            ("prismatic", False), ("prismatic", True)])
 def test_articulated_body_forward_dynamics_equals_the_factored_mass_matrix(tmp_path, spec, floating):
@@ -241,14 +252,7 @@ def test_articulated_body_forward_dynamics_equals_the_factored_mass_matrix(tmp_p
     from coriolis_cli.engine import spatial
     from coriolis_cli.engine.forward_dynamics import forward_dynamics_kernel
 
-    from dataclasses import replace
-
-    from coriolis_cli.model.tree import build_model
-
-    plain = _body_frame_robot(tmp_path, spec, floating)
-    joints = tuple(replace(j, armature=(0.1 + 0.05 * k,)) if j.type in ("revolute", "continuous", "prismatic") else j
-                   for k, j in enumerate(plain.description.joints))
-    for robot in (plain, build_model(replace(plain.description, joints=joints), floating_base=floating)):
+    for robot in _with_and_without_armature(_body_frame_robot(tmp_path, spec, floating), floating):
         data = robot.create_data()
         assert data.body_frame_joints
         rng = np.random.default_rng(9)
@@ -264,6 +268,64 @@ def test_articulated_body_forward_dynamics_equals_the_factored_mass_matrix(tmp_p
         residual = M @ qdd + C @ v + cc.gravity_vector(robot, q) - tau
         assert np.abs(residual).max() < 1e-14 * robot.nv * (np.abs(M).sum(1).max() * np.abs(qdd).max() + np.abs(tau).max())
         assert np.array_equal(cc.forward_dynamics(robot, list(q), list(v), list(tau), data=data), qdd)
+
+
+def _unrelated(robot):
+    """The entries of M that no kernel writes: DoF of bodies neither of which supports the other."""
+    def chain(b):
+        while b >= 0:
+            yield b
+            b = robot.bodies[b].parent
+    ancestors = [set(chain(robot.col_body[j])) for j in range(robot.nv)]
+    return np.array([[robot.col_body[i] not in ancestors[j] and robot.col_body[j] not in ancestors[i]
+                      for j in range(robot.nv)] for i in range(robot.nv)])
+
+
+@pytest.mark.parametrize("spec,floating", [("panda", False), ("quadruped", True), ("humanoid", False), ("binary20", True),
+                                           ("prismatic", False), ("prismatic", True)])
+def test_body_frame_mass_matrix_and_inverse_dynamics_equal_the_world_frame_ones(tmp_path, spec, floating):
+    """Robots of 1-DoF joints (under a free root) take M, τ and g in body coordinates
+    (engine.crba_body, engine.rnea_body); they must give what the world-frame CRBA and RNEA give,
+    with armature on the joints too, with the same structural zeros in M, and every path (data=,
+    fresh, lists, batches, another gravity, a quaternion to normalize) the same bits."""
+    from coriolis_cli.engine.crba import mass_matrix_entry
+    from coriolis_cli.engine.rnea import gravity_vector_entry, inverse_dynamics_entry
+
+    for robot in _with_and_without_armature(_body_frame_robot(tmp_path, spec, floating), floating):
+        data = robot.create_data()
+        assert data.body_frame_joints
+        rng = np.random.default_rng(10)
+        Q = np.stack([robot.random_configuration(rng) for _ in range(3)])
+        V, A = rng.standard_normal((3, robot.nv)), rng.standard_normal((3, robot.nv))
+        q, v, a = Q[0], V[0], A[0]
+        lifted = np.array([0.3, -1.2, -9.0])
+        M = cc.mass_matrix(robot, q, data=data).copy()
+        tau = cc.inverse_dynamics(robot, q, v, a, data=data).copy()
+        g = cc.gravity_vector(robot, q, data=data).copy()
+        g_lifted = cc.gravity_vector(robot, q, gravity=lifted, data=data).copy()
+        assert mass_matrix_entry(data.ints, data.floats, q) == 0
+        assert _rel(M, data.M) < 1e-14 and np.all(M[_unrelated(robot)] == 0)
+        assert inverse_dynamics_entry(data.ints, data.floats, q, v, a, data.gravity) == 0
+        assert _rel(tau, data.tau) < 1e-14
+        assert gravity_vector_entry(data.ints, data.floats, q, data.gravity) == 0
+        assert _rel(g, data.g) < 1e-14
+        assert gravity_vector_entry(data.ints, data.floats, q, lifted) == 0
+        assert _rel(g_lifted, data.g) < 1e-14
+        for same in (cc.mass_matrix(robot, list(q)), cc.mass_matrix(robot, Q)[0]):
+            assert np.array_equal(same, M)
+        for same in (cc.inverse_dynamics(robot, list(q), list(v), list(a)), cc.inverse_dynamics(robot, Q, V, A)[0]):
+            assert np.array_equal(same, tau)
+        for same in (cc.gravity_vector(robot, list(q)), cc.gravity_vector(robot, Q)[0]):
+            assert np.array_equal(same, g)
+        if floating:  # a base quaternion of norm 2: normalized with a warning, then the same bits
+            q2 = q.copy()
+            q2[3:7] *= 2.0
+            with pytest.warns(cc.engine.QuaternionWarning):
+                assert np.array_equal(cc.mass_matrix(robot, q2, data=data), M)
+            with pytest.warns(cc.engine.QuaternionWarning):
+                assert np.array_equal(cc.inverse_dynamics(robot, q2, v, a, data=data), tau)
+            with pytest.warns(cc.engine.QuaternionWarning):
+                assert np.array_equal(cc.gravity_vector(robot, q2), g)
 
 
 def test_other_joints_take_the_world_frame_recursion(tmp_path):

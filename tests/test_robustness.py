@@ -288,6 +288,33 @@ def test_a_first_compile_that_cannot_start_processes_compiles_in_its_own(monkeyp
     assert compiled == [["coriolis_matrix", "christoffel"]]
 
 
+def test_a_warm_up_leaves_in_the_cache_the_entry_a_command_asks_for():
+    """A command announces a compile when warmup.missing finds a warm-up item's entry uncached: each
+    item's warm-up must compile the entry missing() looks for, or every run would announce (and
+    redo) a compile. The functions whose kernels differ by the robot's joints, both kinds."""
+    from coriolis_cli.engine import warmup
+
+    for function in warmup.WORLD_ENTRIES:
+        for robots in ((cc.load_robot("serial:2"),), (cc.load_robot(robot_path("panda.urdf"), floating_base=True),),
+                       (_ball_robot(),)):
+            items = warmup.items_for([function], robots)
+            warmup.warm_up(items)
+            assert warmup.missing(items) == [], items
+    assert warmup.items_for(["mass_matrix", "christoffel"], (_ball_robot(), cc.load_robot("serial:2"))) == \
+        ["mass_matrix", "mass_matrix:world", "christoffel"]
+    assert warmup.items_for(["mass_matrix", "christoffel"], (_ball_robot(),)) == ["mass_matrix:world", "christoffel"]
+
+
+def _ball_robot():
+    """A two-body chain whose second joint is spherical: the world-frame kernels' robot."""
+    from dataclasses import replace
+
+    from coriolis_cli.model.topologies import generate
+
+    chain = generate("serial", 2, 0)
+    return build_model(replace(chain, joints=(chain.joints[0], replace(chain.joints[1], type="spherical"))))
+
+
 def test_two_processes_saving_one_function_into_the_cache_keep_each_its_own_code():
     """numba's save reads the index, takes the first free data-file number, writes the index and
     then the data. Two processes saving two signatures of one function at once (the side-by-side

@@ -262,3 +262,19 @@ def test_real_robots_simulate_with_their_defaults(run_cli, name, lock):
                                                   + ")"), r.err
     args = [a for p in lock for a in ("--lock", p)]
     assert run_cli("simulate", path, "--duration", "0.2", *args).code == 0
+
+
+@pytest.mark.parametrize("controller", ["slotine-li", "passivity", "computed-torque"])
+def test_a_run_calls_only_the_engine_functions_the_command_compiles_first(panda, controller, monkeypatch):
+    """`coriolis simulate` compiles engine_functions(controller) before it runs, and nothing else:
+    a function outside that list, called during the run, would compile unannounced."""
+    from coriolis_cli import engine
+    from coriolis_cli.engine.warmup import ENTRIES
+    from coriolis_cli.simulation import engine_functions
+
+    allowed = set(engine_functions(controller))
+    for name in ENTRIES:
+        if name not in allowed and hasattr(engine, name):
+            monkeypatch.setattr(engine, name, lambda *a, name=name, **k: pytest.fail(f"{controller} called {name}"))
+    result = simulate(panda, controller, "christoffel", duration=0.02)
+    assert np.isfinite(result.V).all()

@@ -151,9 +151,21 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
 
 
 def _control_timings(robot, out, what, q, qd, data, repeat):
-    """Forward dynamics and the Slotine–Li torque through the public API with data=."""
+    """M, τ, g, forward dynamics and the Slotine–Li torque through the public API with data=."""
+    from ..engine.data import body_frame_joints
+
     rng = np.random.default_rng(1)
     tau, qd_r, qdd_r = (rng.standard_normal(robot.nv) for _ in range(3))
+    frame = "body coordinates" if body_frame_joints(getattr(robot, "full", robot).arrays) else "world frame"
+    if "crba" in what:
+        out.timings.append(Timing("crba", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.mass_matrix(robot, q, data=data), repeat), f"CRBA in {frame}, create_data() reused"))
+    if "rnea" in what:
+        out.timings.append(Timing("rnea", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.inverse_dynamics(robot, q, qd, qdd_r, data=data), repeat), f"RNEA in {frame}, create_data() reused"))
+    if "gravity" in what:
+        out.timings.append(Timing("gravity", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.gravity_vector(robot, q, data=data), repeat), f"RNEA at rest in {frame}, create_data() reused"))
     if "fd" in what:
         out.timings.append(Timing("fd", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.forward_dynamics(robot, q, qd, tau, data=data), repeat), "ABA in body coordinates, create_data() reused"))
@@ -210,9 +222,18 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
                                       "M and C (Ṁ = C + Cᵀ)"))
             out.timings.append(Timing("centroidal", "pinocchio dccrba", 1e6 * median_call_time(
                 lambda: pin.dccrba(model, data, pq, pv), repeat), "centroidal Ag and its derivative"))
-        if "fd" in what or "slotine" in what:
+        if "fd" in what or "slotine" in what or "rnea" in what:
             rng = np.random.default_rng(1)
             ptau, pa = peer.v(rng.standard_normal(n)), peer.v(rng.standard_normal(n))
+        if "crba" in what:
+            out.timings.append(Timing("crba", "pinocchio crba", 1e6 * median_call_time(
+                lambda: pin.crba(model, data, pq), repeat), "composite rigid bodies"))
+        if "rnea" in what:
+            out.timings.append(Timing("rnea", "pinocchio rnea", 1e6 * median_call_time(
+                lambda: pin.rnea(model, data, pq, pv, pa), repeat), "Newton-Euler"))
+        if "gravity" in what:
+            out.timings.append(Timing("gravity", "pinocchio computeGeneralizedGravity", 1e6 * median_call_time(
+                lambda: pin.computeGeneralizedGravity(model, data, pq), repeat), "g(q)"))
         if "fd" in what:
             out.timings.append(Timing("fd", "pinocchio aba", 1e6 * median_call_time(
                 lambda: pin.aba(model, data, pq, pv, ptau), repeat), "articulated-body algorithm, O(n)"))

@@ -7,9 +7,15 @@ import click
 from ..errors import StateError
 from .common import check_outputs, cli, compile_first, emit, err, load, parse_list, progress, robot_options, styled
 
-# C means M, Ṁ and C together; fd: forward dynamics; slotine: the Slotine–Li torque
+# C means M, Ṁ and C together; fd: forward dynamics; slotine: the Slotine–Li torque; crba, rnea
+# and gravity: M, τ and g alone
 OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma", "fd": "fd", "forward_dynamics": "fd",
-                "slotine": "slotine", "slotine-li": "slotine", "slotine_li": "slotine"}
+                "slotine": "slotine", "slotine-li": "slotine", "slotine_li": "slotine", "crba": "crba",
+                "mass_matrix": "crba", "rnea": "rnea", "inverse_dynamics": "rnea", "tau": "rnea", "gravity": "gravity",
+                "g": "gravity", "gravity_vector": "gravity"}
+# the engine functions each output compiles
+ENGINE_FUNCTIONS = {"C": "coriolis_matrix", "Gamma": "christoffel", "fd": "forward_dynamics", "slotine": "slotine_li",
+                    "crba": "mass_matrix", "rnea": "inverse_dynamics", "gravity": "gravity_vector"}
 MAX_SWEEP = 200  # systems in one --dofs sweep
 
 
@@ -81,8 +87,9 @@ def _table2(conflict, budget, fmt, output, force):
               help="Generated topologies of the DoF sweep (without ROBOT).")
 @click.option("--dofs", default="5:40:5", show_default=True,
               help="Joint DoF of the sweep: START:STOP[:STEP] (stop included) or a comma list; at most 5000 DoF, 200 systems.")
-@click.option("--what", default="C,Gamma", show_default=True, help="Comma list of C (M, Ṁ and C together), Gamma, fd (forward dynamics, against Pinocchio's aba) "
-              "and slotine (the Slotine–Li torque, against Pinocchio's rnea).")
+@click.option("--what", default="C,Gamma", show_default=True, help="Comma list of C (M, Ṁ and C together), Gamma, fd (forward dynamics, against Pinocchio's aba), "
+              "slotine (the Slotine–Li torque, against Pinocchio's rnea), and crba, rnea and gravity (M, τ and g alone, "
+              "against crba, rnea and computeGeneralizedGravity).")
 @robot_options
 @click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds of about 0.1 s each; the median per call is reported (µs).")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
@@ -133,7 +140,8 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, cod
         if not pinocchio_peer.available():
             err.print(styled(("note:", "yellow"), " --peers: Pinocchio is not installed, so its rows are skipped "
                              "(pip install pin); our own baselines are timed"), soft_wrap=True)
-    compile_first("coriolis_matrix", "christoffel")
+    compile_first(*dict.fromkeys(["coriolis_matrix", "christoffel"] + [ENGINE_FUNCTIONS[w] for w in whats]),
+                  robots=[m for _, m in models])
     bar, task = progress(len(models), "timing")
     with bar:
         done = iter(range(len(models)))

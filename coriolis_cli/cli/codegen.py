@@ -55,7 +55,7 @@ def _say_which_route_is_faster(model, generated) -> None:
     large = large_functions(generated.operations)
     if not large:
         return
-    compile_first(*(ENGINE_FUNCTIONS[name] for name in large))
+    compile_first(*(ENGINE_FUNCTIONS[name] for name in large), robots=[model])
     for r in route_speeds(model, large):
         faster = "the engine is the faster route here" if r.engine_faster else "the code is the faster route"
         err.print(styled(("note:", "yellow"), f" {generated.prefix}_{r.function}: about {r.code_microseconds:,.0f} µs a call "

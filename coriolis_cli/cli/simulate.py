@@ -57,7 +57,7 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     from ..report.formats import to_json
     from ..report.output import figure_format
     from ..report.simulation import simulation_plot, simulation_table
-    from ..simulation import check_step, simulate as run, simulation_steps
+    from ..simulation import check_step, engine_functions, simulate as run, simulation_steps
 
     fmt = resolve_format(fmt, output)
     if fmt not in ("table", "json", "npz"):
@@ -69,8 +69,7 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     with warnings.catch_warnings():  # a singular M is refused below, in one line with the lock that helps
         warnings.filterwarnings("ignore", message="M is singular", category=ModelWarning)
         model = load(robot)
-    compile_first("mass_matrix", "slotine_li", "adaptation_gradient", "forward_dynamics", "regressor",
-                  "inverse_dynamics")
+    compile_first(*engine_functions(controller), robots=[model])
     bar, task = progress(steps, f"simulating {steps:,} steps")
     with bar:
         result = run(model, controller, factorization, duration, rate, (lam, kappa), adaptation_gain,

@@ -26,7 +26,7 @@ def skew(robot, floating_base, trials, seed, fmt):
     from ..report.formats import to_json
 
     model = load(robot, floating_base)
-    compile_first("coriolis_matrix", "christoffel", "inverse_dynamics")
+    compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", robots=[model])
     rows = skew_report(model, trials, seed)
     ok = all(r.as_expected for r in rows)
     if fmt == "json":

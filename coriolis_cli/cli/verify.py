@@ -53,7 +53,8 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
     compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", "mass_matrix", "generalized_momentum",
                   "momentum_regressors",
                   *(["closed_loops"] if any(hasattr(m.map, "closures") for m in reduced) else []),
-                  *(["other_coordinates"] if any(not hasattr(m.map, "closures") for m in reduced) else []))
+                  *(["other_coordinates"] if any(not hasattr(m.map, "closures") for m in reduced) else []),
+                  robots=[m for _, m in models])
     records = []
     stream = fmt == "table" and not out.is_terminal  # piped: say as each robot finishes
     bar, task = progress(len(models) * trials, "verifying")

@@ -21,7 +21,8 @@ from .data import GAMMA_MAX_BYTES, Data, check_gamma_bytes, check_memory, gamma_
 from .momentum import MomentumRegressors
 from .selection import largest_entries
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
-from .tree_calls import CORIOLIS_AT, DEFAULT_FACTORIZATION, FORWARD_LOCAL, SLOTINE_LI_ESTIMATE, SLOTINE_LI_MODEL
+from .tree_calls import (CORIOLIS_AT, DEFAULT_FACTORIZATION, FORWARD_LOCAL, GRAVITY_LOCAL, INVERSE_DYNAMICS_LOCAL,
+                         MASS_MATRIX_LOCAL, SLOTINE_LI_ESTIMATE, SLOTINE_LI_MODEL)
 from .workspaces import create_data
 
 
@@ -94,7 +95,13 @@ def christoffel_largest(robot, q, top: int, tiny: float = 0.0):
 
 
 def mass_matrix(robot, q, data: Data | None = None):
-    """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``)."""
+    """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``). Robots of 1-DoF joints under
+    at most a free root take it in body coordinates (engine.crba_body)."""
+    try:  # the control loop's call (see forward_dynamics)
+        if data.robot is robot and data.body_frame_joints and not MASS_MATRIX_LOCAL.strict(data.address, q):
+            return data.M
+    except (AttributeError, TypeError, ValueError):
+        pass
     try:
         implementation = _MASS_MATRIX[robot.__class__]
     except KeyError:
@@ -105,7 +112,14 @@ def mass_matrix(robot, q, data: Data | None = None):
 def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
     """RNEA: τ = M q̈ + C q̇ + g. ``gravity``: True (the robot's: 9.81 m/s² along −z unless its
     file says otherwise, as MJCF can), False, or a 3-vector.
-    With ``data=`` the result is ``data.tau``."""
+    With ``data=`` the result is ``data.tau``. Robots of 1-DoF joints under at most a free root take
+    it in body coordinates (engine.rnea_body)."""
+    try:  # the control loop's call (see forward_dynamics)
+        if gravity is True and data.robot is robot and data.body_frame_joints \
+                and not INVERSE_DYNAMICS_LOCAL.strict(data.address, q, qd, qdd, data.gravity):
+            return data.tau
+    except (AttributeError, TypeError, ValueError):
+        pass
     try:
         implementation = _INVERSE_DYNAMICS[robot.__class__]
     except KeyError:
@@ -114,7 +128,14 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
 
 
 def gravity_vector(robot, q, gravity=True, data: Data | None = None):
-    """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``)."""
+    """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``). Robots of 1-DoF joints
+    under at most a free root take the RNEA at rest in body coordinates (engine.rnea_body)."""
+    try:  # the control loop's call (see forward_dynamics)
+        if gravity is True and data.robot is robot and data.body_frame_joints \
+                and not GRAVITY_LOCAL.strict(data.address, q, data.gravity):
+            return data.g
+    except (AttributeError, TypeError, ValueError):
+        pass
     try:
         implementation = _GRAVITY_VECTOR[robot.__class__]
     except KeyError:

@@ -65,11 +65,11 @@ class Compiled:
 
     def _first_strict(self, address, *arguments):
         """Before the kernel is compiled: the type checks in Python, once, for the types the
-        checked path gives (vectors of float64, contiguous, writable; integer codes). Then the
+        checked path gives (vectors of float64, contiguous, writable; integer codes and flags). Then the
         dispatcher checks them, and may never compile another specialization; entries only ever
         called through ``call`` keep theirs compiling."""
         for x in arguments:
-            if type(x) is int:
+            if type(x) is int or type(x) is bool:
                 continue
             if not (is_contiguous_vector(x) and x.flags.writeable):
                 raise TypeError("not the compiled kernel's types")
@@ -156,6 +156,12 @@ def checked(robot: RobotModel, q, *velocities):
     out = [one_state(robot, q, robot.nq, "q", robot.config_names)]
     out += [one_state(robot, v, robot.nv, what, robot.dof_names) for what, v in velocities]
     return out
+
+
+def is_note(status: int) -> bool:
+    """Whether a kernel's status code is a note on q (a quaternion normalized), after which it
+    computed its result: to report, not to compute again."""
+    return status < RECHECK and status % 2 == 1
 
 
 def report_status(robot: RobotModel, status: int, q, *velocities) -> None:

@@ -191,6 +191,14 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return v
 
 
+def body_frame_joints(model) -> bool:
+    """Whether a robot's packed model (RobotModel.arrays) has 1-DoF joints under at most a free root,
+    where the kernels in body coordinates apply (slotine_li_body, forward_dynamics_body, crba_body,
+    rnea_body): each body's inertia is constant in its own frame and S_i a unit column."""
+    codes = model.ints[:, 1]
+    return bool(np.all((codes == REVOLUTE) | (codes == PRISMATIC) | (codes == FREE)))
+
+
 class Data:
     """Workspace and outputs for one robot, reused across calls (not shared between threads)."""
 
@@ -204,9 +212,7 @@ class Data:
         self.robot = robot
         self.nq, self.nv = robot.nq, robot.nv
         model = robot.arrays
-        # 1-DoF joints under at most a free root: the body-frame Slotine–Li kernel applies
-        codes = model.ints[:, 1]
-        self.body_frame_joints = bool(np.all((codes == REVOLUTE) | (codes == PRISMATIC) | (codes == FREE)))
+        self.body_frame_joints = body_frame_joints(model)
         # the control loop's compiled entry: that kernel, with standard gravity compiled in
         self.control_entry = self.body_frame_joints and bool(getattr(robot, "standard_gravity", True))
         self.floats = np.zeros(sum(sizes))

@@ -39,7 +39,7 @@ PIVOT_TRUST = 1e-9
 
 
 @helper
-def _inertia_matrix(p, out):
+def inertia_matrix(p, out):
     """out = [[J, ĥ], [ĥᵀ, m 1]] from the ten parameters (m, h, J)."""
     m, h0, h1, h2, J00, J01, J11, J02, J12, J22 = p
     out[0, 0], out[0, 1], out[0, 2] = J00, J01, J02
@@ -167,7 +167,7 @@ def forward_dynamics_local_kernel(model, data, q, qd, tau, gravity, qdd):
                 c[i, 4] = l2 * s0 - l0 * s2
                 c[i, 5] = l0 * s1 - l1 * s0
         par = local_parameters(geom, False, MODEL_THETA, i)
-        _inertia_matrix(par, IA[i])
+        inertia_matrix(par, IA[i])
         w0, w1, w2, u0, u1, u2 = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
         n0, n1, n2, f0, f1, f2 = inertia_times(par, w0, w1, w2, u0, u1, u2)  # I v = [n; f]
         pA[i, 0], pA[i, 1], pA[i, 2], pA[i, 3], pA[i, 4], pA[i, 5] = force_cross(

@@ -154,8 +154,26 @@ def child_rows(Xb, i, src, j, dst):
         dst[i, k] = Xb[i, 0, k] * w0 + Xb[i, 1, k] * w1 + Xb[i, 2, k] * w2
         dst[i, 3 + k] = Xb[i, 0, k] * u0 + Xb[i, 1, k] * u1 + Xb[i, 2, k] * u2
 
+@helper
+def joint_forces(model, Xb, f, tau):
+    """τ_i = S_iᵀ f_i from the leaves up, each body's force f_i (in its own frame) added to its
+    parent's, f_p += pX_i* f_i, once its joint's is taken (a free root's S is [v; ω] reordered)."""
+    ints, geom = model.ints, model.geom
+    for i in range(ints.shape[0] - 1, -1, -1):
+        jt, vs, p = ints[i, 1], ints[i, 3], ints[i, 0]
+        if jt == FREE:
+            for k in range(3):
+                tau[vs + k] = f[i, 3 + k]
+                tau[vs + 3 + k] = f[i, k]
+        else:
+            o = 0 if jt == REVOLUTE else 3
+            tau[vs] = geom[i, G_AXIS] * f[i, o] + geom[i, G_AXIS + 1] * f[i, o + 1] + geom[i, G_AXIS + 2] * f[i, o + 2]
+        if p >= 0:
+            add_parent_force(Xb, i, f, i, f, p)
+
+
 @helper(inline="always")
-def _local_motion(model, data, q, qd, qd_r, qdd_r, gravity):
+def local_motion(model, data, q, qd, qd_r, qdd_r, gravity):
     """Alg. 3, lines 2-6 in body coordinates: each body's placement in its parent (Xb), and v
     (true velocity), w (reference velocity) and a (reference acceleration, gravity included) in
     its own frame. Returns the status code."""
@@ -225,7 +243,7 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
     unit columns) too, so Ṡ_i q̇_r,i = v_i × S_i q̇_r,i. For robots of those joints only (the callers
     check); the world-frame slotine_li_kernel serves the others, and the tests hold the two equal.
     Returns a status code."""
-    status = _local_motion(model, data, q, qd, qd_r, qdd_r, gravity)
+    status = local_motion(model, data, q, qd, qd_r, qdd_r, gravity)
     if failed(status):
         return status
     ints, geom = model.ints, model.geom
@@ -237,17 +255,7 @@ def slotine_li_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, use_theta,
     for i in range(N):
         f[i, 0], f[i, 1], f[i, 2], f[i, 3], f[i, 4], f[i, 5] = _body_force(
             local_parameters(geom, use_theta, theta, i), v, w, a, i, factorization)
-    for i in range(N - 1, -1, -1):  # τ_i = S_iᵀ f_i, f_p += pX_i* f_i
-        jt, vs, p = ints[i, 1], ints[i, 3], ints[i, 0]
-        if jt == FREE:
-            for k in range(3):
-                tau[vs + k] = f[i, 3 + k]
-                tau[vs + 3 + k] = f[i, k]
-        else:
-            o = 0 if jt == REVOLUTE else 3
-            tau[vs] = geom[i, G_AXIS] * f[i, o] + geom[i, G_AXIS + 1] * f[i, o + 1] + geom[i, G_AXIS + 2] * f[i, o + 2]
-        if p >= 0:
-            add_parent_force(Xb, i, f, i, f, p)
+    joint_forces(model, Xb, f, tau)
     add_armature_force(model, data.q, qd, qdd_r, qd_r, tau, data.blocks[3 * N + 1])
     return status
 
@@ -257,7 +265,7 @@ def adaptation_gradient_local_kernel(model, data, q, qd, qd_r, qdd_r, gravity, f
     """Alg. 3, line 9 in body coordinates: Yts[10 j + k] = 𝒴_j[:, k] · (v_j − w_j), with 𝒴_j e_k
     = I_k a_j + B(v_j, I_k) w_j for the k-th unit parameter's inertia I_k, constant in body j's
     frame. Same robots as slotine_li_local_kernel. Returns a status code."""
-    status = _local_motion(model, data, q, qd, qd_r, qdd_r, gravity)
+    status = local_motion(model, data, q, qd, qd_r, qdd_r, gravity)
     if failed(status):
         return status
     N = model.ints.shape[0]

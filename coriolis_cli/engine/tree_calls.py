@@ -13,17 +13,19 @@ from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
 from .christoffel import christoffel_batch, christoffel_entry
 from .coriolis import coriolis_at_entry, coriolis_batch, coriolis_entry, coriolis_into_entry
-from .crba import mass_matrix_batch, mass_matrix_entry
+from .crba import mass_matrix_entry
+from .crba_body import mass_matrix_local_batch, mass_matrix_local_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
 from .forward_dynamics_body import forward_dynamics_local_entry
 from .kinematics import placement_entry, views
 from .momentum import (QUANTITIES, MomentumRegressors, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_batch,
                        momentum_regressor_entry, trajectory_batch)
-from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
+from .rnea import gravity_vector_entry, inverse_dynamics_entry
+from .rnea_body import gravity_batch, gravity_local_entry, inverse_dynamics_batch, inverse_dynamics_local_entry
 from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_batch, regressor_entry, slotine_li_entry,
                          slotine_li_estimate_entry, slotine_li_model_entry)
 from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_contiguous_vector,
-                    is_vector, run_batch, settle, stacked_states, velocities_of, with_hint)
+                    is_note, is_vector, report_status, run_batch, settle, stacked_states, velocities_of, with_hint)
 from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
 from .joints import RECHECK
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
@@ -38,8 +40,11 @@ _CORIOLIS_INTO = Compiled(coriolis_into_entry)
 CORIOLIS_AT = Compiled(coriolis_at_entry)  # engine.api's call with data=
 _CHRISTOFFEL = Compiled(christoffel_entry)
 _MASS_MATRIX = Compiled(mass_matrix_entry)
+MASS_MATRIX_LOCAL = Compiled(mass_matrix_local_entry)  # engine.api's call with data=, and the checked one
 _INVERSE_DYNAMICS = Compiled(inverse_dynamics_entry)
 _GRAVITY = Compiled(gravity_vector_entry)
+INVERSE_DYNAMICS_LOCAL = Compiled(inverse_dynamics_local_entry)  # engine.api's call with data=, and the checked one
+GRAVITY_LOCAL = Compiled(gravity_local_entry)  # engine.api's call with data=, and the checked one
 _PLACEMENT = Compiled(placement_entry)
 _FORWARD = Compiled(forward_dynamics_entry)
 FORWARD_LOCAL = Compiled(forward_dynamics_local_entry)  # engine.api's call with data=, and the checked one
@@ -148,43 +153,79 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
+        if data.body_frame_joints:  # the composite-rigid-body algorithm in body coordinates
+            if not is_contiguous_vector(q):  # MASS_MATRIX_LOCAL's one compiled layout, which engine.api's call shares
+                (q,) = checked(robot, q)
+            status = MASS_MATRIX_LOCAL.call(data.address, q)
+            if not status:
+                return data.M
+            if is_note(status):  # computed: only the note to give
+                report_status(robot, status, q)
+                return data.M
+        # other joints, or what the body-frame kernel leaves (RECHECK, an error): the world frame's,
+        # which also says what is wrong
         if not is_vector(q):
             (q,) = checked(robot, q)
         return _single(robot, _MASS_MATRIX, data, q, data.M)
-    n = robot.nv
     if not is_vector(q):
         Q, batch = as_states(q, robot.nq, "q", robot.config_names)
         if batch:
-            return run_batch(robot, mass_matrix_batch, np.zeros((Q.shape[0], n, n)), Q, ())
+            local = kernel_scratch(robot).body_frame_joints
+            return run_batch(robot, mass_matrix_local_batch, np.zeros((Q.shape[0], robot.nv, robot.nv)), Q, (local,))
         q = Q[0]
     return mass_matrix(robot, q, shared_data(robot)).copy()
 
 
 def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | None = None):
-    g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
+        g = data.gravity if gravity is True else gravity_of(gravity)
+        if data.body_frame_joints:  # the RNEA in body coordinates
+            if not (is_contiguous_vector(q) and is_contiguous_vector(qd) and is_contiguous_vector(qdd)):
+                # INVERSE_DYNAMICS_LOCAL's one compiled layout, which engine.api's call shares
+                q, qd, qdd = checked(robot, q, ("qd", qd), ("qdd", qdd))
+            status = INVERSE_DYNAMICS_LOCAL.call(data.address, q, qd, qdd, g)
+            if not status:
+                return data.tau
+            if is_note(status):  # computed: only the note to give
+                report_status(robot, status, q)
+                return data.tau
+        # other joints, or what the body-frame kernel leaves (RECHECK, an error): the world-frame
+        # RNEA, which also says what is wrong
         if not (is_vector(q) and is_vector(qd) and is_vector(qdd)):
             q, qd, qdd = checked(robot, q, ("qd", qd), ("qdd", qdd))
         status = _INVERSE_DYNAMICS.call(data.ints, data.floats, q, qd, qdd, g)
         if status:
             settle(robot, status, _INVERSE_DYNAMICS, data, q, (("qd", qd), ("qdd", qdd)), (g,))
         return data.tau
-    n = robot.nv
     if not (is_vector(q) and is_vector(qd) and is_vector(qdd)):
         Q, (QD, QDD), batch = stacked_states(robot, q, ("qd", qd), ("qdd", qdd))
         if batch:
-            return run_batch(robot, rnea_batch, np.zeros((Q.shape[0], n)), Q, (QD, QDD, g), ("qd", QD), ("qdd", QDD))
+            g = robot.gravity_array if gravity is True else gravity_of(gravity)
+            local = kernel_scratch(robot).body_frame_joints
+            return run_batch(robot, inverse_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q,
+                             (QD, QDD, g, local), ("qd", QD), ("qdd", QDD))
         q, qd, qdd = Q[0], QD[0], QDD[0]
     return inverse_dynamics(robot, q, qd, qdd, gravity, shared_data(robot)).copy()
 
 
 def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None):
-    g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
+        g = data.gravity if gravity is True else gravity_of(gravity)
+        if data.body_frame_joints:  # the RNEA at rest in body coordinates
+            if not is_contiguous_vector(q):  # GRAVITY_LOCAL's one compiled layout, which engine.api's call shares
+                (q,) = checked(robot, q)
+            status = GRAVITY_LOCAL.call(data.address, q, g)
+            if not status:
+                return data.g
+            if is_note(status):  # computed: only the note to give
+                report_status(robot, status, q)
+                return data.g
+        # other joints, or what the body-frame kernel leaves (RECHECK, an error): the world-frame
+        # RNEA, which also says what is wrong
         if not is_vector(q):
             (q,) = checked(robot, q)
         status = _GRAVITY.call(data.ints, data.floats, q, g)
@@ -194,8 +235,9 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
     if not is_vector(q):
         Q, batch = as_states(q, robot.nq, "q", robot.config_names)
         if batch:
-            Z = np.zeros((Q.shape[0], robot.nv))
-            return inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
+            g = robot.gravity_array if gravity is True else gravity_of(gravity)
+            local = kernel_scratch(robot).body_frame_joints
+            return run_batch(robot, gravity_batch, np.zeros((Q.shape[0], robot.nv)), Q, (g, local))
         q = Q[0]
     return gravity_vector(robot, q, gravity, shared_data(robot)).copy()
 

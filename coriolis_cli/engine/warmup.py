@@ -14,14 +14,15 @@ import signal
 
 import numpy as np
 
-# public function → the compiled entry whose cache file tells whether it is compiled already
+# public function → the compiled entry whose cache file tells whether it is compiled already (on
+# a robot of 1-DoF joints under at most a free root, as the warm-up chain is)
 ENTRIES = {
     "coriolis_matrix": "coriolis.coriolis_into_entry",  # the call without data= writes into fresh arrays
     "christoffel": "christoffel.christoffel_entry",
-    "mass_matrix": "crba.mass_matrix_entry",
-    "inverse_dynamics": "rnea.inverse_dynamics_entry",
-    "gravity_vector": "rnea.gravity_vector_entry",
-    "forward_dynamics": "forward_dynamics.forward_dynamics_entry",
+    "mass_matrix": "crba_body.mass_matrix_local_entry",
+    "inverse_dynamics": "rnea_body.inverse_dynamics_local_entry",
+    "gravity_vector": "rnea_body.gravity_local_entry",
+    "forward_dynamics": "forward_dynamics_body.forward_dynamics_local_entry",
     "slotine_li": "slotine_li.slotine_li_entry",
     "adaptation_gradient": "slotine_li.adaptation_gradient_entry",
     "regressor": "slotine_li.regressor_entry",
@@ -35,17 +36,49 @@ ENTRIES = {
     "closed_loops": "closure.continuation_kernel",
     "other_coordinates": "base_velocity.coriolis_kernel",
 }
+# The functions whose kernels for robots of other joints (spherical, planar, ...) are others, in
+# the world frame: warm-up item "function:world", compiled on a chain with a spherical joint.
+WORLD = ":world"
+WORLD_ENTRIES = {
+    "mass_matrix": "crba.mass_matrix_entry",
+    "inverse_dynamics": "rnea.inverse_dynamics_entry",
+    "gravity_vector": "rnea.gravity_vector_entry",
+    "forward_dynamics": "forward_dynamics.forward_dynamics_entry",
+}
 
 
-def missing(functions) -> list[str]:
-    """The functions among ``functions`` whose compiled entry is not in the cache."""
+def items_for(functions, robots=()) -> list[str]:
+    """The warm-up items ``functions`` need on ``robots``: each function's kernels for robots of
+    1-DoF joints (also when no robot is given), and "function:world" for the functions of
+    WORLD_ENTRIES where a robot has other joints."""
+    from .data import body_frame_joints
+
+    kinds = {body_frame_joints(getattr(r, "full", r).arrays) for r in robots} or {True}
+    items = []
+    for f in functions:
+        if True in kinds or f not in WORLD_ENTRIES:
+            items.append(f)
+        if False in kinds and f in WORLD_ENTRIES:
+            items.append(f + WORLD)
+    return items
+
+
+def _entry(item: str) -> str:
+    return WORLD_ENTRIES[item[: -len(WORLD)]] if item.endswith(WORLD) else ENTRIES[item]
+
+
+def missing(items) -> list[str]:
+    """The warm-up items (items_for) whose compiled entry is not in the cache."""
     from .cache import kernels_cached
 
-    return [f for f in functions if not kernels_cached(ENTRIES[f])]
+    return [f for f in items if not kernels_cached(_entry(f))]
 
 
-def warm_up(functions) -> None:
-    """Call each of ``functions`` once on a two-body chain (compiling or loading its entry)."""
+def warm_up(items) -> None:
+    """Call each warm-up item's function once on a two-body chain (compiling or loading its entries):
+    of revolute joints, or for "function:world" with a spherical joint."""
+    from dataclasses import replace
+
     from .. import engine
     from ..model.bundled import bundled_path
     from ..model.coordinates import with_base_velocity
@@ -53,35 +86,53 @@ def warm_up(functions) -> None:
     from ..model.topologies import generate
     from ..model.tree import build_model
 
-    robot = build_model(generate("serial", 2, 0))
-    q, z = robot.neutral_configuration(), np.zeros(robot.nv)
+    chain = generate("serial", 2, 0)
+    robots = {"": build_model(chain),
+              WORLD: build_model(replace(chain, joints=(chain.joints[0], replace(chain.joints[1], type="spherical"))))}
     calls = {
-        "coriolis_matrix": lambda: engine.coriolis_matrix(robot, q, z),
-        "christoffel": lambda: engine.christoffel(robot, q),
-        "mass_matrix": lambda: engine.mass_matrix(robot, q),
-        "inverse_dynamics": lambda: engine.inverse_dynamics(robot, q, z, z),
-        "gravity_vector": lambda: engine.gravity_vector(robot, q),
-        "forward_dynamics": lambda: engine.forward_dynamics(robot, q, z, z),
-        "slotine_li": lambda: engine.slotine_li(robot, q, z, z, z),
-        "adaptation_gradient": lambda: engine.adaptation_gradient(robot, q, z, z, z),
-        "regressor": lambda: engine.regressor(robot, q, z, z, z),
-        "trajectory_dynamics": lambda: engine.trajectory_dynamics(robot, q[None], z[None], z[None]),
-        "generalized_momentum": lambda: engine.generalized_momentum(robot, q, z),
-        "momentum_regressors": lambda: engine.momentum_regressors(robot, q, z),
-        "identification_torque": lambda: (engine.regressor(robot, q[None], z[None], z[None], z[None]),
-                                          engine.inverse_dynamics(robot, q[None], z[None], z[None])),
-        "identification_filtered": lambda: _filtered(robot, q, z),
+        "coriolis_matrix": lambda robot, q, z: engine.coriolis_matrix(robot, q, z),
+        "christoffel": lambda robot, q, z: engine.christoffel(robot, q),
+        "mass_matrix": lambda robot, q, z: engine.mass_matrix(robot, q),
+        "inverse_dynamics": lambda robot, q, z: engine.inverse_dynamics(robot, q, z, z),
+        "gravity_vector": lambda robot, q, z: engine.gravity_vector(robot, q),
+        "forward_dynamics": lambda robot, q, z: engine.forward_dynamics(robot, q, z, z),
+        "slotine_li": lambda robot, q, z: engine.slotine_li(robot, q, z, z, z),
+        "adaptation_gradient": lambda robot, q, z: engine.adaptation_gradient(robot, q, z, z, z),
+        "regressor": lambda robot, q, z: engine.regressor(robot, q, z, z, z),
+        "trajectory_dynamics": lambda robot, q, z: engine.trajectory_dynamics(robot, q[None], z[None], z[None]),
+        "generalized_momentum": lambda robot, q, z: engine.generalized_momentum(robot, q, z),
+        "momentum_regressors": lambda robot, q, z: engine.momentum_regressors(robot, q, z),
+        "identification_torque": lambda robot, q, z: (engine.regressor(robot, q[None], z[None], z[None], z[None]),
+                                                      engine.inverse_dynamics(robot, q[None], z[None], z[None])),
+        "identification_filtered": lambda robot, q, z: _filtered(robot, q, z),
+        "closed_loops": lambda robot, q, z: _in_other_coordinates(load_robot(bundled_path("fourbar"))),
+        "other_coordinates": lambda robot, q, z: _in_other_coordinates(
+            with_base_velocity(build_model(generate("serial", 2, 0), floating_base=True), "mixed")),
     }
-    calls["closed_loops"] = lambda: _in_other_coordinates(load_robot(bundled_path("fourbar")))
-    calls["other_coordinates"] = lambda: _in_other_coordinates(
-        with_base_velocity(build_model(generate("serial", 2, 0), floating_base=True), "mixed"))
-    for f in functions:
-        calls[f]()
+    for item in items:
+        kind = WORLD if item.endswith(WORLD) else ""
+        robot = robots[kind]
+        calls[item[: len(item) - len(kind)]](robot, robot.neutral_configuration(), np.zeros(robot.nv))
 
 
-# seconds each entry takes to compile alone on an empty cache (BENCHMARKS.md), to share them out
-_COST = {"coriolis_matrix": 8.1, "christoffel": 7.0, "inverse_dynamics": 7.9, "mass_matrix": 6.0,
+# seconds each entry took to compile alone on an empty cache (BENCHMARKS.md), to share them out.
+# Kernels share helpers, so the best split is found by trying: for simulate's five, these give
+# {slotine_li, regressor} and {forward_dynamics, mass_matrix, adaptation_gradient}, 14.7-15.0 s,
+# against 16.3-16.7 and 19.5-19.9 s for two other splits and 19.9-24.0 s with the Slotine–Li
+# kernels' items kept in one process (alternating runs).
+_COST = {"coriolis_matrix": 8.1, "christoffel": 7.0, "inverse_dynamics": 7.9, "mass_matrix": 6.0, "gravity_vector": 3.8,
          "forward_dynamics": 6.8, "slotine_li": 13.2}
+
+
+def shares_for(items, n: int) -> list[list[str]]:
+    """``items`` shared out among ``n`` processes: longest first, to the least loaded."""
+    shares = [[] for _ in range(n)]
+    load = [0.0] * n
+    for cost, f in sorted(((_COST.get(f.removesuffix(WORLD), 5.0), f) for f in items), key=lambda c: -c[0]):
+        k = load.index(min(load))
+        shares[k].append(f)
+        load[k] += cost
+    return shares
 
 
 def processes_for(functions) -> int:
@@ -105,13 +156,7 @@ def warm_up_side_by_side(functions) -> None:
     n = processes_for(functions)
     if n < 2:
         return warm_up(functions)
-    shares = [[] for _ in range(n)]
-    load = [0.0] * n
-    costs = [(_COST.get(f, 5.0), f) for f in functions]
-    for cost, f in sorted(costs, key=lambda c: -c[0]):  # longest first, to the least loaded
-        k = load.index(min(load))
-        shares[k].append(f)
-        load[k] += cost
+    shares = shares_for(functions, n)
     context = multiprocessing.get_context("spawn")  # a fork would copy numba's threads and locks
     started = []
     try:

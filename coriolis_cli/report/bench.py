@@ -12,6 +12,7 @@ from .tables import fit_columns
 
 
 OUTPUT_LABELS = {"C": "M, Ṁ, C", "Gamma": "Γ", "fd": "q̈ (forward dynamics)", "slotine": "τ (Slotine–Li)",
+                 "crba": "M (CRBA)", "rnea": "τ (RNEA)", "gravity": "g(q)",
                  "centroidal": "A_g, Ȧ_g (not C: for scale)"}
 
 
