@@ -158,12 +158,6 @@ def checked(robot: RobotModel, q, *velocities):
     return out
 
 
-def is_note(status: int) -> bool:
-    """Whether a kernel's status code is a note on q (a quaternion normalized), after which it
-    computed its result: to report, not to compute again."""
-    return status < RECHECK and status % 2 == 1
-
-
 def report_status(robot: RobotModel, status: int, q, *velocities) -> None:
     """Turn a kernel's status code (engine.joints) into the error or warning it stands for."""
     if status >= SINGULAR:
@@ -215,16 +209,17 @@ def singular_mass_matrix(robot, joints) -> SingularMassMatrixError:
         f"(lock={patterns!r}) {remedy}", joints=names, hint="pass " + lock_option(patterns))
 
 
-def settle(robot: RobotModel, status: int, kernel, data, q, velocities=(), extra=()) -> None:
-    """After ``kernel.call(data.ints, data.floats, q, *velocity values, *extra)`` (a kernel's ``*_entry``) did
-    not return OK: on RECHECK
-    (a wrong length or stride) convert and check the state in full and call again; then report
-    what remains. ``velocities``: (name, value) pairs. (No closure is passed: a lambda would make
-    the caller's locals cells, allocated on every call of the hot path.)"""
+def settle(robot: RobotModel, status: int, kernel, data, q, velocities=(), extra=(), address: bool = False) -> None:
+    """After ``kernel.call(data.ints, data.floats, q, *velocity values, *extra)`` (a kernel's
+    ``*_entry``; with ``address``, ``kernel.call(data.address, q, ...)``) did not return OK: on
+    RECHECK (a wrong length or stride) convert and check the state in full and call again; then
+    report what remains. ``velocities``: (name, value) pairs. (No closure is passed: a lambda would
+    make the caller's locals cells, allocated on every call of the hot path.)"""
     if status == RECHECK:
         q, *values = checked(robot, q, *velocities)
         velocities = tuple((what, v) for (what, _), v in zip(velocities, values))
-        status = kernel.call(data.ints, data.floats, q, *values, *extra)
+        head = (data.address,) if address else (data.ints, data.floats)
+        status = kernel.call(*head, q, *values, *extra)
     if status:
         report_status(robot, status, q, *velocities)
 

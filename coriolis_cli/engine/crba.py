@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, prange
 
-from .data import M_, unpack
+from .data import M_, kernel_data, unpack
 from .armature import add_armature_mass
 from .jit import helper
 from .joints import failed
@@ -53,3 +53,13 @@ def mass_matrix_kernel(model, data, q):
 def mass_matrix_entry(ints, floats, q):
     model, data = unpack(ints, floats)
     return mass_matrix_kernel(model, data, q)
+
+
+@njit(cache=True, parallel=True)
+def mass_matrix_batch(model, Q, nc, M, status):
+    K = Q.shape[0]
+    for t in prange(nc):
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = mass_matrix_kernel(model, d, Q[s])
+            M[s] = d.matrices[M_]

@@ -21,8 +21,7 @@ from .armature import add_armature_mass
 from .data import M_, kernel_data, unpack_at
 from .forward_dynamics_body import inertia_matrix
 from .jit import helper
-from .joints import RECHECK, failed, load_state
-from .crba import mass_matrix_kernel
+from .joints import failed, load_state
 from .slotine_li import MODEL_THETA
 from .slotine_li_body import add_parent_force, body_placement, inertia_times, local_parameters
 
@@ -144,14 +143,12 @@ def mass_matrix_local_entry(address, q):
 
 
 @njit(cache=True, parallel=True)
-def mass_matrix_local_batch(model, Q, local, nc, M, status):
-    """Each state as a call with data= computes it: in body coordinates where that applies
-    (``local``: Data.body_frame_joints) unless it fails, else by crba.py, so that a batch equals
-    its single calls to the last bit."""
+def mass_matrix_local_batch(model, Q, nc, M, status):
+    """Each state as a call with data= computes it, so that a batch equals its single calls to the
+    last bit."""
     K = Q.shape[0]
     for t in prange(nc):
         d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):
-            st = mass_matrix_local_kernel(model, d, Q[s], d.matrices[M_]) if local else RECHECK
-            status[s] = st if not failed(st) else mass_matrix_kernel(model, d, Q[s])
+            status[s] = mass_matrix_local_kernel(model, d, Q[s], d.matrices[M_])
             M[s] = d.matrices[M_]

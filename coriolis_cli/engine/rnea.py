@@ -7,9 +7,9 @@ rotated into it with the base quaternion (joints.root_acceleration).
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, prange
 
-from .data import G_, TAU_, ZERO_, unpack
+from .data import G_, TAU_, ZERO_, kernel_data, unpack
 from .armature import add_armature_force
 from .jit import helper
 from .joints import failed, root_acceleration
@@ -88,3 +88,12 @@ def gravity_vector_entry(ints, floats, q, gravity):
     model, data = unpack(ints, floats)
     zero = data.vectors[ZERO_]
     return rnea_kernel(model, data, q, zero, zero, gravity, data.vectors[G_])
+
+
+@njit(cache=True, parallel=True)
+def rnea_batch(model, Q, QD, QDD, gravity, nc, tau, status):
+    K = Q.shape[0]
+    for t in prange(nc):
+        d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
+        for s in range(t * K // nc, (t + 1) * K // nc):
+            status[s] = rnea_kernel(model, d, Q[s], QD[s], QDD[s], gravity, tau[s])

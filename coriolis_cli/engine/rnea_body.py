@@ -15,11 +15,10 @@ from __future__ import annotations
 from numba import njit, prange
 
 from ..model.joints import FREE
-from .data import G_, TAU_, ZERO_, kernel_data, unpack_at
+from .data import G_, TAU_, kernel_data, unpack_at
 from .armature import add_armature_force
 from .jit import helper
-from .joints import RECHECK, failed, load_state, root_acceleration
-from .rnea import rnea_kernel
+from .joints import failed, load_state, root_acceleration
 from .slotine_li_body import body_placement, child_rows, force_cross, inertia_times, joint_forces, local_motion, local_parameters
 
 
@@ -61,12 +60,13 @@ def rnea_local_kernel(model, data, q, qd, qdd, gravity, tau):
     """τ = M q̈ + C q̇ + g into ``tau``: Slotine–Li's motion in body coordinates at q̇_r = q̇, q̈_r = q̈
     (slotine_li_body.local_motion), f_i = I_i a_i + v_i ×* I_i v_i, then the joints' forces and the
     armature's. Returns a status code (engine.joints)."""
-    status = local_motion(model, data, q, qd, qd, qdd, gravity)
-    if failed(status):
-        return status
     ints, geom = model.ints, model.geom
     N = ints.shape[0]
     n = model.cols.shape[0]
+    status = local_motion(model, data, q, qd, qd, qdd, gravity)
+    if failed(status):  # q̈ is local_motion's third vector and rnea.py's second: its entries numbered as there
+        m = q.shape[0]
+        return status - n if m + 2 * n < status <= m + 3 * n else status
     B, V = data.blocks, data.rows
     Xb = B[2 * N : 3 * N]
     v, a, f = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 2 * N : 2 * n + 3 * N]
@@ -97,27 +97,21 @@ def gravity_local_entry(address, q, gravity):
 
 
 @njit(cache=True, parallel=True)
-def inverse_dynamics_batch(model, Q, QD, QDD, gravity, local, nc, tau, status):
-    """Each state as a call with data= computes it (inverse_dynamics_local_entry where ``local``:
-    Data.body_frame_joints, unless it fails; else the world-frame RNEA), so that a batch equals
-    its single calls to the last bit."""
+def inverse_dynamics_local_batch(model, Q, QD, QDD, gravity, nc, tau, status):
+    """Each state as a call with data= computes it, so that a batch equals its single calls to the
+    last bit."""
     K = Q.shape[0]
     for t in prange(nc):
         d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):
-            st = rnea_local_kernel(model, d, Q[s], QD[s], QDD[s], gravity, tau[s]) if local else RECHECK
-            status[s] = st if not failed(st) else rnea_kernel(model, d, Q[s], QD[s], QDD[s], gravity, tau[s])
+            status[s] = rnea_local_kernel(model, d, Q[s], QD[s], QDD[s], gravity, tau[s])
 
 
 @njit(cache=True, parallel=True)
-def gravity_batch(model, Q, gravity, local, nc, g, status):
-    """Each state as a call with data= computes it: in body coordinates where that applies
-    (``local``: Data.body_frame_joints) unless it fails, else by the world-frame RNEA at rest, so
-    that a batch equals its single calls to the last bit."""
+def gravity_local_batch(model, Q, gravity, nc, g, status):
+    """As inverse_dynamics_local_batch, for g(q)."""
     K = Q.shape[0]
     for t in prange(nc):
         d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
-        zero = d.vectors[ZERO_]
         for s in range(t * K // nc, (t + 1) * K // nc):
-            st = gravity_local_kernel(model, d, Q[s], gravity, gravity, g[s]) if local else RECHECK
-            status[s] = st if not failed(st) else rnea_kernel(model, d, Q[s], zero, zero, gravity, g[s])
+            status[s] = gravity_local_kernel(model, d, Q[s], gravity, gravity, g[s])

@@ -13,19 +13,19 @@ from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
 from .christoffel import christoffel_batch, christoffel_entry
 from .coriolis import coriolis_at_entry, coriolis_batch, coriolis_entry, coriolis_into_entry
-from .crba import mass_matrix_entry
+from .crba import mass_matrix_batch, mass_matrix_entry
 from .crba_body import mass_matrix_local_batch, mass_matrix_local_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
 from .forward_dynamics_body import forward_dynamics_local_entry
 from .kinematics import placement_entry, views
 from .momentum import (QUANTITIES, MomentumRegressors, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_batch,
                        momentum_regressor_entry, trajectory_batch)
-from .rnea import gravity_vector_entry, inverse_dynamics_entry
-from .rnea_body import gravity_batch, gravity_local_entry, inverse_dynamics_batch, inverse_dynamics_local_entry
+from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
+from .rnea_body import gravity_local_batch, gravity_local_entry, inverse_dynamics_local_batch, inverse_dynamics_local_entry
 from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_batch, regressor_entry, slotine_li_entry,
                          slotine_li_estimate_entry, slotine_li_model_entry)
 from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_contiguous_vector,
-                    is_note, is_vector, report_status, run_batch, settle, stacked_states, velocities_of, with_hint)
+                    is_vector, run_batch, settle, stacked_states, velocities_of, with_hint)
 from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
 from .joints import RECHECK
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
@@ -157,13 +157,9 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
             if not is_contiguous_vector(q):  # MASS_MATRIX_LOCAL's one compiled layout, which engine.api's call shares
                 (q,) = checked(robot, q)
             status = MASS_MATRIX_LOCAL.call(data.address, q)
-            if not status:
-                return data.M
-            if is_note(status):  # computed: only the note to give
-                report_status(robot, status, q)
-                return data.M
-        # other joints, or what the body-frame kernel leaves (RECHECK, an error): the world frame's,
-        # which also says what is wrong
+            if status:
+                settle(robot, status, MASS_MATRIX_LOCAL, data, q, address=True)
+            return data.M
         if not is_vector(q):
             (q,) = checked(robot, q)
         return _single(robot, _MASS_MATRIX, data, q, data.M)
@@ -171,7 +167,8 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
         Q, batch = as_states(q, robot.nq, "q", robot.config_names)
         if batch:
             local = kernel_scratch(robot).body_frame_joints
-            return run_batch(robot, mass_matrix_local_batch, np.zeros((Q.shape[0], robot.nv, robot.nv)), Q, (local,))
+            return run_batch(robot, mass_matrix_local_batch if local else mass_matrix_batch,
+                             np.zeros((Q.shape[0], robot.nv, robot.nv)), Q, ())
         q = Q[0]
     return mass_matrix(robot, q, shared_data(robot)).copy()
 
@@ -186,13 +183,9 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
                 # INVERSE_DYNAMICS_LOCAL's one compiled layout, which engine.api's call shares
                 q, qd, qdd = checked(robot, q, ("qd", qd), ("qdd", qdd))
             status = INVERSE_DYNAMICS_LOCAL.call(data.address, q, qd, qdd, g)
-            if not status:
-                return data.tau
-            if is_note(status):  # computed: only the note to give
-                report_status(robot, status, q)
-                return data.tau
-        # other joints, or what the body-frame kernel leaves (RECHECK, an error): the world-frame
-        # RNEA, which also says what is wrong
+            if status:
+                settle(robot, status, INVERSE_DYNAMICS_LOCAL, data, q, (("qd", qd), ("qdd", qdd)), (g,), address=True)
+            return data.tau
         if not (is_vector(q) and is_vector(qd) and is_vector(qdd)):
             q, qd, qdd = checked(robot, q, ("qd", qd), ("qdd", qdd))
         status = _INVERSE_DYNAMICS.call(data.ints, data.floats, q, qd, qdd, g)
@@ -204,8 +197,8 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
         if batch:
             g = robot.gravity_array if gravity is True else gravity_of(gravity)
             local = kernel_scratch(robot).body_frame_joints
-            return run_batch(robot, inverse_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q,
-                             (QD, QDD, g, local), ("qd", QD), ("qdd", QDD))
+            return run_batch(robot, inverse_dynamics_local_batch if local else rnea_batch, np.zeros((Q.shape[0], robot.nv)),
+                             Q, (QD, QDD, g), ("qd", QD), ("qdd", QDD))
         q, qd, qdd = Q[0], QD[0], QDD[0]
     return inverse_dynamics(robot, q, qd, qdd, gravity, shared_data(robot)).copy()
 
@@ -219,13 +212,9 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
             if not is_contiguous_vector(q):  # GRAVITY_LOCAL's one compiled layout, which engine.api's call shares
                 (q,) = checked(robot, q)
             status = GRAVITY_LOCAL.call(data.address, q, g)
-            if not status:
-                return data.g
-            if is_note(status):  # computed: only the note to give
-                report_status(robot, status, q)
-                return data.g
-        # other joints, or what the body-frame kernel leaves (RECHECK, an error): the world-frame
-        # RNEA, which also says what is wrong
+            if status:
+                settle(robot, status, GRAVITY_LOCAL, data, q, (), (g,), address=True)
+            return data.g
         if not is_vector(q):
             (q,) = checked(robot, q)
         status = _GRAVITY.call(data.ints, data.floats, q, g)
@@ -236,8 +225,10 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
         Q, batch = as_states(q, robot.nq, "q", robot.config_names)
         if batch:
             g = robot.gravity_array if gravity is True else gravity_of(gravity)
-            local = kernel_scratch(robot).body_frame_joints
-            return run_batch(robot, gravity_batch, np.zeros((Q.shape[0], robot.nv)), Q, (g, local))
+            if kernel_scratch(robot).body_frame_joints:
+                return run_batch(robot, gravity_local_batch, np.zeros((Q.shape[0], robot.nv)), Q, (g,))
+            Z = np.zeros((Q.shape[0], robot.nv))
+            return inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
         q = Q[0]
     return gravity_vector(robot, q, gravity, shared_data(robot)).copy()
 

@@ -29,8 +29,8 @@ ENTRIES = {
     "trajectory_dynamics": "momentum.trajectory_batch",
     "generalized_momentum": "momentum.momentum_into_entry",
     "momentum_regressors": "momentum.momentum_regressor_entry",
-    # identification's batches (with rnea's batch and the filter)
-    "identification_torque": "slotine_li.regressor_batch",
+    # identification's batches (with the RNEA's batch and the filter)
+    "identification_torque": "rnea_body.inverse_dynamics_local_batch",
     "identification_filtered": "momentum.momentum_regressor_batch",
     # robots in other coordinates: the loop solve, and the tree's calls with a workspace
     "closed_loops": "closure.continuation_kernel",
@@ -44,6 +44,7 @@ WORLD_ENTRIES = {
     "inverse_dynamics": "rnea.inverse_dynamics_entry",
     "gravity_vector": "rnea.gravity_vector_entry",
     "forward_dynamics": "forward_dynamics.forward_dynamics_entry",
+    "identification_torque": "rnea.rnea_batch",
 }
 
 
