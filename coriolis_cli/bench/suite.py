@@ -156,7 +156,7 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
 
     rng = np.random.default_rng(1)
     tau, qd_r, qdd_r = (rng.standard_normal(robot.nv) for _ in range(3))
-    frame = "body coordinates" if body_frame_joints(getattr(robot, "full", robot).arrays) else "world frame"
+    frame = "body coordinates" if body_frame_joints(robot) else "world frame"
     if "crba" in what:
         out.timings.append(Timing("crba", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.mass_matrix(robot, q, data=data), repeat), f"CRBA in {frame}, create_data() reused"))

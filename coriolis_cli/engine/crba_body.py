@@ -21,7 +21,7 @@ from .armature import add_armature_mass
 from .data import M_, kernel_data, unpack_at
 from .forward_dynamics_body import inertia_matrix
 from .jit import helper
-from .joints import failed, load_state
+from .joints import failed, load_configuration
 from .slotine_li import MODEL_THETA
 from .slotine_li_body import add_parent_force, body_placement, inertia_times, local_parameters
 
@@ -85,7 +85,7 @@ def mass_matrix_local_kernel(model, data, q, M):
     ints, geom = model.ints, model.geom
     N = ints.shape[0]
     qn = data.q
-    status = load_state(model, q, qn, q, q, q, 0)  # q alone
+    status = load_configuration(model, q, qn)
     if failed(status):
         return status
     B = data.blocks

@@ -191,11 +191,11 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return v
 
 
-def body_frame_joints(model) -> bool:
-    """Whether a robot's packed model (RobotModel.arrays) has 1-DoF joints under at most a free root,
-    where the kernels in body coordinates apply (slotine_li_body, forward_dynamics_body, crba_body,
-    rnea_body): each body's inertia is constant in its own frame and S_i a unit column."""
-    codes = model.ints[:, 1]
+def body_frame_joints(robot) -> bool:
+    """Whether a robot (its tree, for one in other coordinates) has 1-DoF joints under at most a
+    free root, where the kernels in body coordinates apply (slotine_li_body, forward_dynamics_body,
+    crba_body, rnea_body): each body's inertia is constant in its own frame and S_i a unit column."""
+    codes = getattr(robot, "full", robot).arrays.ints[:, 1]
     return bool(np.all((codes == REVOLUTE) | (codes == PRISMATIC) | (codes == FREE)))
 
 
@@ -212,7 +212,7 @@ class Data:
         self.robot = robot
         self.nq, self.nv = robot.nq, robot.nv
         model = robot.arrays
-        self.body_frame_joints = body_frame_joints(model)
+        self.body_frame_joints = body_frame_joints(robot)
         # the control loop's compiled entry: that kernel, with standard gravity compiled in
         self.control_entry = self.body_frame_joints and bool(getattr(robot, "standard_gravity", True))
         self.floats = np.zeros(sum(sizes))

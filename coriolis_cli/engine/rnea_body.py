@@ -18,19 +18,19 @@ from ..model.joints import FREE
 from .data import G_, TAU_, kernel_data, unpack_at
 from .armature import add_armature_force
 from .jit import helper
-from .joints import failed, load_state, root_acceleration
+from .joints import failed, load_configuration, root_acceleration
+from .slotine_li import MODEL_THETA
 from .slotine_li_body import body_placement, child_rows, force_cross, inertia_times, joint_forces, local_motion, local_parameters
 
 
 @helper
-def gravity_local_kernel(model, data, q, gravity, theta, g):
-    """g(q) into ``g``; ``theta`` is any float64 array (the model's parameters are used). Returns
-    a status code (engine.joints)."""
+def gravity_local_kernel(model, data, q, gravity, g):
+    """g(q) into ``g``; returns a status code (engine.joints)."""
     ints, geom = model.ints, model.geom
     N = ints.shape[0]
     n = model.cols.shape[0]
     qn = data.q
-    status = load_state(model, q, qn, q, q, q, 0)  # q alone: no velocity to check
+    status = load_configuration(model, q, qn)
     if failed(status):
         return status
     B, V = data.blocks, data.rows
@@ -50,7 +50,7 @@ def gravity_local_kernel(model, data, q, gravity, theta, g):
             else:
                 child_rows(Xb, i, F, 0, a)
         f[i, 0], f[i, 1], f[i, 2], f[i, 3], f[i, 4], f[i, 5] = inertia_times(
-            local_parameters(geom, False, theta, i), a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a[i, 5])
+            local_parameters(geom, False, MODEL_THETA, i), a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a[i, 5])
     joint_forces(model, Xb, f, g)
     return status
 
@@ -71,7 +71,7 @@ def rnea_local_kernel(model, data, q, qd, qdd, gravity, tau):
     Xb = B[2 * N : 3 * N]
     v, a, f = V[2 * n : 2 * n + N], V[2 * n + N : 2 * n + 2 * N], V[2 * n + 2 * N : 2 * n + 3 * N]
     for i in range(N):
-        p = local_parameters(geom, False, qd, i)
+        p = local_parameters(geom, False, MODEL_THETA, i)
         w0, w1, w2, u0, u1, u2 = v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]
         n0, n1, n2, f0, f1, f2 = inertia_times(p, a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a[i, 5])
         g0, g1, g2, l0, l1, l2 = inertia_times(p, w0, w1, w2, u0, u1, u2)  # I v
@@ -93,7 +93,7 @@ def inverse_dynamics_local_entry(address, q, qd, qdd, gravity):
 @njit(cache=True)
 def gravity_local_entry(address, q, gravity):
     model, data = unpack_at(address)
-    return gravity_local_kernel(model, data, q, gravity, gravity, data.vectors[G_])
+    return gravity_local_kernel(model, data, q, gravity, data.vectors[G_])
 
 
 @njit(cache=True, parallel=True)
@@ -114,4 +114,4 @@ def gravity_local_batch(model, Q, gravity, nc, g, status):
     for t in prange(nc):
         d = kernel_data(Q.shape[1], model.cols.shape[0], model.ints.shape[0])
         for s in range(t * K // nc, (t + 1) * K // nc):
-            status[s] = gravity_local_kernel(model, d, Q[s], gravity, gravity, g[s])
+            status[s] = gravity_local_kernel(model, d, Q[s], gravity, g[s])

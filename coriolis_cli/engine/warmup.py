@@ -54,7 +54,7 @@ def items_for(functions, robots=()) -> list[str]:
     WORLD_ENTRIES where a robot has other joints."""
     from .data import body_frame_joints
 
-    kinds = {body_frame_joints(getattr(r, "full", r).arrays) for r in robots} or {True}
+    kinds = {body_frame_joints(r) for r in robots} or {True}
     items = []
     for f in functions:
         if True in kinds or f not in WORLD_ENTRIES:
