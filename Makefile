@@ -1,15 +1,24 @@
 # Two entry points for a new user: `make demo` and `make test`.
 PYTHON ?= python3
+CXX    ?= c++
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# the engine's C++ core, compiled by the install: a change to it installs again
+CORE   := CMakeLists.txt coriolis_cli/engine/bindings.cpp $(wildcard coriolis_cli/engine/core/*.hpp)
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean compiler
 
-$(STAMP): pyproject.toml
+# the install compiles the engine's core: say what is missing before pip says it at length
+compiler:
+	@printf '#include <optional>\nint main() { std::optional<int> x; return x ? 1 : 0; }\n' \
+	  | $(CXX) -std=c++17 -x c++ - -o /dev/null 2>/dev/null \
+	  || { echo "coriolis builds a C++17 core: install a C++17 compiler (Debian/Ubuntu: apt-get install g++; macOS: xcode-select --install), or set CXX"; exit 1; }
+
+$(STAMP): pyproject.toml $(CORE) | compiler
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	CXX='$(CXX)' $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -1,0 +1,186 @@
+// The one file that knows Python: the C++ core (core/*.hpp) bound with nanobind.
+//
+// Arrays reach the kernels as plain handles checked with the NumPy C API: nb::ndarray costs more
+// per call than a whole small kernel. An argument that is not a float64 vector of the right length
+// with unit stride makes a call return RECHECK (−1): the Python layer converts and checks it in
+// full, with the messages that name the DoF, and calls again. Outputs are the caller's own arrays
+// and must be exactly right (they are made by the library, never by users).
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <Python.h>
+#include <nanobind/nanobind.h>
+#include <numpy/arrayobject.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/christoffel.hpp"
+#include "core/coriolis.hpp"
+#include "core/crba.hpp"
+#include "core/rnea.hpp"
+
+namespace nb = nanobind;
+using namespace coriolis;
+
+namespace {
+
+constexpr int64_t RECHECK = -1;
+
+// A Model and one workspace for it: what Python holds as engine Data's core.
+struct Workspace {
+    Model model;
+    Data data;
+    explicit Workspace(Model m) : model(std::move(m)), data(model) {}
+};
+
+bool is_double_array(PyObject* o) {
+    if (!PyArray_Check(o)) return false;
+    auto* a = reinterpret_cast<PyArrayObject*>(o);
+    return PyArray_TYPE(a) == NPY_DOUBLE && PyArray_ISNOTSWAPPED(a) && PyArray_ISALIGNED(a);
+}
+
+// the doubles of a float64 vector of n entries with unit stride, else nullptr (RECHECK)
+const double* vector_in(nb::handle h, npy_intp n) {
+    PyObject* o = h.ptr();
+    if (!is_double_array(o)) return nullptr;
+    auto* a = reinterpret_cast<PyArrayObject*>(o);
+    if (PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != n) return nullptr;
+    if (n > 1 && PyArray_STRIDE(a, 0) != npy_intp(sizeof(double))) return nullptr;
+    return static_cast<const double*>(PyArray_DATA(a));
+}
+
+// a writable C-contiguous float64 output of the given shape, else ValueError
+double* array_out(nb::handle h, std::initializer_list<npy_intp> shape, const char* what) {
+    PyObject* o = h.ptr();
+    bool ok = is_double_array(o);
+    auto* a = reinterpret_cast<PyArrayObject*>(o);
+    ok = ok && PyArray_NDIM(a) == int(shape.size()) && PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISWRITEABLE(a);
+    int d = 0;
+    for (npy_intp s : shape) ok = ok && PyArray_DIM(a, d++) == s;
+    if (!ok) throw nb::value_error((std::string(what) + ": expected a writable C-contiguous float64 array of the "
+                                                        "robot's shape")
+                                       .c_str());
+    return static_cast<double*>(PyArray_DATA(a));
+}
+
+// the model's three arrays, checked once when a workspace is made (not a hot path)
+template <typename T>
+std::vector<T> copy_table(nb::handle h, npy_intp rows, npy_intp width, int type, const char* what) {
+    PyObject* o = PyArray_FROMANY(h.ptr(), type, 2, 2, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!o) throw nb::python_error();
+    nb::object owner = nb::steal(o);
+    auto* a = reinterpret_cast<PyArrayObject*>(o);
+    if (PyArray_DIM(a, 0) != rows || PyArray_DIM(a, 1) != width)
+        throw nb::value_error((std::string(what) + " has the wrong shape").c_str());
+    const T* p = static_cast<const T*>(PyArray_DATA(a));
+    return std::vector<T>(p, p + rows * width);
+}
+
+Model make_model(nb::handle ints, nb::handle cols, nb::handle geom, int nq) {
+    Model m;
+    m.N = int(PyArray_Check(ints.ptr()) ? PyArray_DIM(reinterpret_cast<PyArrayObject*>(ints.ptr()), 0) : -1);
+    m.nv = int(PyArray_Check(cols.ptr()) ? PyArray_DIM(reinterpret_cast<PyArrayObject*>(cols.ptr()), 0) : -1);
+    if (m.N < 0 || m.nv < 0) throw nb::type_error("ints, cols and geom must be NumPy arrays");
+    m.nq = nq;
+    m.ints = copy_table<int64_t>(ints, m.N, 4, NPY_INT64, "ints");
+    m.cols = copy_table<int64_t>(cols, m.nv, 3, NPY_INT64, "cols");
+    m.geom = copy_table<double>(geom, m.N, GEOM_WIDTH, NPY_DOUBLE, "geom");
+    // indices the kernels follow without checks: the tree is made valid in Python, but a bad
+    // table must never crash the interpreter
+    for (int i = 0; i < m.N; ++i) {
+        const int p = m.parent(i);
+        const int64_t jt = m.joint(i);
+        if (p >= i || p < -1 || jt < REVOLUTE || jt > FLOATING || m.q_start(i) < 0 || m.v_start(i) < 0 ||
+            m.q_start(i) > nq || m.v_start(i) > m.nv)
+            throw nb::value_error("ints: not a tree of bodies numbered from the root");
+    }
+    for (int j = 0; j < m.nv; ++j) {
+        const int b = m.col_body(j), prev = m.col_previous(j), u = m.col_unit(j);
+        if (b < 0 || b >= m.N || prev >= j || prev < -1 || u < -1 || u > 5)
+            throw nb::value_error("cols: not the velocity columns of this tree");
+    }
+    return m;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    if (_import_array() < 0) throw nb::python_error();
+    m.doc() = "The compiled kernels of coriolis (C++17): M, Ṁ, C, Γ, τ and g of a rigid-body tree.";
+
+    m.attr("OK") = OK;
+    m.attr("RECHECK") = RECHECK;
+    m.attr("SINGULAR") = SINGULAR;
+
+    nb::class_<Workspace>(m, "Workspace", "A robot's model and one workspace for it (not shared between threads).")
+        .def(
+            "__init__",
+            [](Workspace* self, nb::handle ints, nb::handle cols, nb::handle geom, int nq) {
+                new (self) Workspace(make_model(ints, cols, geom, nq));
+            },
+            nb::arg("ints"), nb::arg("cols"), nb::arg("geom"), nb::arg("nq"))
+        .def_prop_ro("N", [](const Workspace& w) { return w.model.N; })
+        .def_prop_ro("nv", [](const Workspace& w) { return w.model.nv; })
+        .def_prop_ro("nq", [](const Workspace& w) { return w.model.nq; });
+
+    m.def(
+        "mass_matrix",
+        [](Workspace& w, nb::handle q, nb::handle M) -> int64_t {
+            const int n = w.model.nv;
+            double* Mo = array_out(M, {n, n}, "M");
+            const double* qp = vector_in(q, w.model.nq);
+            if (!qp) return RECHECK;
+            return mass_matrix(w.model, w.data, qp, Mo);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("M"), "M(q) into M (related entries only); a status code.");
+
+    m.def(
+        "inverse_dynamics",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qdd, nb::handle gravity, nb::handle tau) -> int64_t {
+            const int n = w.model.nv;
+            double* out = array_out(tau, {n}, "tau");
+            const double* grav = array_out(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *qddp = vector_in(qdd, n);
+            if (!qp || !qdp || !qddp) return RECHECK;
+            return rnea(w.model, w.data, qp, qdp, qddp, grav, out);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qdd"), nb::arg("gravity"), nb::arg("tau"),
+        "τ(q, q̇, q̈) into tau; a status code.");
+
+    m.def(
+        "gravity_vector",
+        [](Workspace& w, nb::handle q, nb::handle gravity, nb::handle g) -> int64_t {
+            double* out = array_out(g, {w.model.nv}, "g");
+            const double* grav = array_out(gravity, {3}, "gravity");
+            const double* qp = vector_in(q, w.model.nq);
+            if (!qp) return RECHECK;
+            return gravity_vector(w.model, w.data, qp, grav, out);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("gravity"), nb::arg("g"), "g(q) into g; a status code.");
+
+    m.def(
+        "coriolis_matrix",
+        [](Workspace& w, nb::handle q, nb::handle qd, int factorization, nb::handle M, nb::handle Mdot,
+           nb::handle C) -> int64_t {
+            const int n = w.model.nv;
+            if (factorization != CHRISTOFFEL && factorization != FEATHERSTONE)
+                throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
+            double *Mo = array_out(M, {n, n}, "M"), *Mdo = array_out(Mdot, {n, n}, "Mdot"),
+                   *Co = array_out(C, {n, n}, "C");
+            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
+            if (!qp || !qdp) return RECHECK;
+            return coriolis_matrix(w.model, w.data, qp, qdp, factorization, Mo, Mdo, Co);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("factorization"), nb::arg("M"), nb::arg("Mdot"),
+        nb::arg("C"), "M, Ṁ and C (Algorithm 1) into M, Mdot and C; a status code.");
+
+    m.def(
+        "christoffel",
+        [](Workspace& w, nb::handle q, nb::handle Gamma) -> int64_t {
+            const int n = w.model.nv;
+            double* G = array_out(Gamma, {n, n, n}, "Gamma");
+            const double* qp = vector_in(q, w.model.nq);
+            if (!qp) return RECHECK;
+            return christoffel(w.model, w.data, qp, G);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("Gamma"), "Γ (Algorithm 2) into Gamma; a status code.");
+}

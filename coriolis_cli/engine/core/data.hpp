@@ -1,0 +1,47 @@
+// The workspace of one caller (Pinocchio's Data, MuJoCo's mjData): every intermediate and output
+// named by what it holds. Row-major; a 6x6 block is 36 doubles, a spatial vector 6.
+// No Python in this file.
+#pragma once
+
+#include <vector>
+
+#include "model.hpp"
+
+namespace coriolis {
+
+struct Data {
+    explicit Data(const Model& model)
+        : q(model.nq),
+          X(36 * model.N),
+          S(6 * model.nv),
+          Sdot(6 * model.nv),
+          v(6 * model.N),
+          a(6 * model.N),
+          f(6 * model.N),
+          IC(36 * model.N),
+          BC(36 * model.N),
+          M(model.nv * model.nv),
+          Mdot(model.nv * model.nv),
+          C(model.nv * model.nv),
+          tau(model.nv),
+          g(model.nv),
+          zero(model.nv) {}
+
+    std::vector<double> q;     // nq: the configuration used (quaternions normalized)
+    std::vector<double> X;     // N x 6 x 6: X[i][0:3][0:3] = R_i, X[i][3][0:3] = p_i, body i's placement
+    std::vector<double> S;     // nv x 6: motion subspace columns
+    std::vector<double> Sdot;  // nv x 6: Ṡ = v × S
+    std::vector<double> v;     // N x 6: body velocities
+    std::vector<double> a;     // N x 6: body accelerations
+    std::vector<double> f;     // N x 6: body forces
+    std::vector<double> IC;    // N x 6 x 6: (composite) spatial inertias
+    std::vector<double> BC;    // N x 6 x 6: (composite) body-level factorizations B(v_i, I_i)
+    std::vector<double> M;     // nv x nv
+    std::vector<double> Mdot;  // nv x nv
+    std::vector<double> C;     // nv x nv
+    std::vector<double> tau;   // nv: inverse dynamics
+    std::vector<double> g;     // nv: gravity vector
+    std::vector<double> zero;  // nv zeros: q̇ = q̈ = 0 for g(q)
+};
+
+}  // namespace coriolis
