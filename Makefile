@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # the engine's C++ core, compiled by the install: a change to it installs again
 CORE   := CMakeLists.txt coriolis_cli/engine/bindings.cpp $(wildcard coriolis_cli/engine/core/*.hpp)
 
-.PHONY: demo test bench clean compiler
+.PHONY: demo test bench clean compiler sanitize
 
 # the install compiles the engine's core: say what is missing before pip says it at length
 compiler:
@@ -40,6 +40,10 @@ bench: $(STAMP)
 	$(BIN)/coriolis bench --topology serial --dofs 25:300:25
 	$(BIN)/coriolis bench --topology binary --dofs 25:300:25
 	$(BIN)/coriolis bench --table2
+
+# The engine's tests against a core built with AddressSanitizer and UBSan (.ci/sanitize).
+sanitize: $(STAMP)
+	CXX='$(CXX)' bash .ci/sanitize
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -350,10 +350,26 @@ print('SAME', np.array_equal(first, contiguous), 'SETTLED', FORWARD_LOCAL.strict
 
 
 def _copy_package(tmp_path):
+    """The package as an installer lays it out in a directory of its own: its sources and the
+    compiled engine, which an editable install keeps apart."""
+    from coriolis_cli.engine import compiled
+
     dst = tmp_path / "site"
     shutil.copytree(os.path.join(ROOT, "coriolis_cli"), dst / "coriolis_cli",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(compiled.__file__, dst / "coriolis_cli" / "engine")
     return dst
+
+
+def _python_from(site, code, env, cwd):
+    """_python with the package imported from ``site`` alone: -S skips the .pth files, and so the
+    editable install's import hook that would send ``coriolis_cli`` back to the source tree; the
+    environment's packages are put on the path after ``site``."""
+    import site as site_module
+
+    path = os.pathsep.join([str(site)] + site_module.getsitepackages())
+    return subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                          env=dict(env, PYTHONPATH=path), cwd=cwd, timeout=300)
 
 
 CHECK_M = """
@@ -369,13 +385,13 @@ def test_an_unwritable_package_directory_falls_back_to_a_user_cache(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"))
     env.pop("NUMBA_CACHE_DIR", None)
     ref = float(cc.mass_matrix(cc.load_robot("serial:3"), np.array([0.1, 0.2, 0.3]))[0, 0])
-    first = _python(CHECK_M, env, cwd=tmp_path)
+    first = _python_from(site, CHECK_M, env, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert f"M00 {ref!r}" in first.stdout
     lines = [line for line in first.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "not writable; compiled kernels are cached in" in lines[0], first.stderr
     assert list((tmp_path / "cache" / "coriolis" / "numba").rglob("*.nbi"))
-    second = _python(CHECK_M, env, cwd=tmp_path)  # the cache is found and the note is not repeated
+    second = _python_from(site, CHECK_M, env, cwd=tmp_path)  # the cache is found and the note is not repeated
     assert second.returncode == 0 and f"M00 {ref!r}" in second.stdout and second.stderr.strip() == ""
 
 
@@ -385,7 +401,7 @@ def test_no_writable_cache_at_all_still_runs(tmp_path):
     (tmp_path / "cache").write_text("not a directory either")
     env = dict(os.environ, PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"))
     env.pop("NUMBA_CACHE_DIR", None)
-    r = _python(CHECK_M, env, cwd=tmp_path)
+    r = _python_from(site, CHECK_M, env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "M00" in r.stdout
     assert "compiled on every run" in r.stderr

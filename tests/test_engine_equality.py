@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from coriolis_cli.engine import _core
+from coriolis_cli.engine import compiled
 from coriolis_cli.engine import coriolis as coriolis_module
 from coriolis_cli.engine import crba, rnea
 from coriolis_cli.engine.christoffel import christoffel_entry
@@ -25,7 +25,7 @@ def robots(tmp_path_factory):
 
 def workspace(robot):
     a = robot.arrays
-    return _core.Workspace(a.ints, a.cols, a.geom, robot.nq)
+    return compiled.Workspace(a.ints, a.cols, a.geom, robot.nq)
 
 
 def same_bits(a, b):
@@ -49,17 +49,17 @@ def reference(robot, q, qd, qdd):
     return out
 
 
-def compiled(robot, q, qd, qdd):
+def core_outputs(robot, q, qd, qdd):
     w, n = workspace(robot), robot.nv
     M, tau, g = np.zeros((n, n)), np.zeros(n), np.zeros(n)
-    out = {"M": (_core.mass_matrix(w, q, M), M)}
-    out["tau"] = (_core.inverse_dynamics(w, q, qd, qdd, GRAVITY, tau), tau)
-    out["g"] = (_core.gravity_vector(w, q, GRAVITY, g), g)
+    out = {"M": (compiled.mass_matrix(w, q, M), M)}
+    out["tau"] = (compiled.inverse_dynamics(w, q, qd, qdd, GRAVITY, tau), tau)
+    out["g"] = (compiled.gravity_vector(w, q, GRAVITY, g), g)
     for f in (0, 1):
         MMC = np.zeros((3, n, n))
-        out[f"coriolis{f}"] = (_core.coriolis_matrix(workspace(robot), q, qd, f, *MMC), MMC)
+        out[f"coriolis{f}"] = (compiled.coriolis_matrix(workspace(robot), q, qd, f, MMC), MMC)
     G = np.zeros((n,) * 3)
-    out["Gamma"] = (_core.christoffel(workspace(robot), q, G), G)
+    out["Gamma"] = (compiled.christoffel(workspace(robot), q, G), G)
     return out
 
 
@@ -74,7 +74,7 @@ def assert_equal(robot_name, ref, new):
 def test_every_output_equals_the_reference_bit_for_bit(robots):
     for name, robot in robots:
         for q, qd, qdd in engine_cases.states(robot, 4, seed=len(name)):
-            assert_equal(name, reference(robot, q, qd, qdd), compiled(robot, q, qd, qdd))
+            assert_equal(name, reference(robot, q, qd, qdd), core_outputs(robot, q, qd, qdd))
 
 
 def test_edge_states_give_the_same_status_codes(robots):
@@ -91,4 +91,4 @@ def test_edge_states_give_the_same_status_codes(robots):
                 zero[o : o + (2 if code == PLANAR else 4)] = 0.0
                 cases.append((zero, qd, qdd))
         for q_, qd_, qdd_ in cases:
-            assert_equal(name, reference(robot, q_, qd_, qdd_), compiled(robot, q_, qd_, qdd_))
+            assert_equal(name, reference(robot, q_, qd_, qdd_), core_outputs(robot, q_, qd_, qdd_))

@@ -129,8 +129,7 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recordi
     qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)
     needs = {"M": "coriolis_matrix", "Mdot": "coriolis_matrix", "C": "coriolis_matrix", "Gamma": "christoffel",
              "g": "gravity_vector", "tau": "inverse_dynamics"}
-    compile_first(*dict.fromkeys([needs.get(k, "coriolis_matrix") for k in quantities]
-                                 + (["mass_matrix"] if "Gamma" in quantities else [])), robots=[model])
+    compile_first(*dict.fromkeys(needs.get(k, "coriolis_matrix") for k in quantities), robots=[model])
     result = evaluate(model, qv, qdv, qddv, quantities, factorization, top, fmt, allow_large)
     if plot:
         emit(_structure_picture(model, qv, qdv, factorization, figure_format(plot)), plot, force)

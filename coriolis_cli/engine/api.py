@@ -21,11 +21,13 @@ from .data import GAMMA_MAX_BYTES, Data, check_gamma_bytes, check_memory, gamma_
 from .momentum import MomentumRegressors
 from .selection import largest_entries
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
-from .tree_calls import (CORIOLIS_AT, DEFAULT_FACTORIZATION, FORWARD_LOCAL, GRAVITY_LOCAL, INVERSE_DYNAMICS_LOCAL,
+from . import compiled
+from .tree_calls import (DEFAULT_FACTORIZATION, FORWARD_LOCAL, GRAVITY_LOCAL, INVERSE_DYNAMICS_LOCAL,
                          MASS_MATRIX_LOCAL, SLOTINE_LI_ESTIMATE, SLOTINE_LI_MODEL)
 from .workspaces import create_data
 
 
+_coriolis = compiled.coriolis_matrix
 IMPLEMENTATIONS = {RobotModel: tree_calls, ReducedRobot: coordinates}  # the one choice, by the robot's type
 
 
@@ -55,7 +57,7 @@ def coriolis_matrix(robot, q, qd, factorization: str = DEFAULT_FACTORIZATION, da
     overwritten on every call."""
     try:  # the control loop's call (see forward_dynamics)
         if factorization is DEFAULT_FACTORIZATION and data.robot is robot \
-                and not CORIOLIS_AT.strict(data.address, q, qd, CHRISTOFFEL):
+                and not _coriolis(data.core, q, qd, CHRISTOFFEL, data.coriolis_block):
             return data.coriolis_outputs
     except (AttributeError, TypeError, ValueError):
         pass

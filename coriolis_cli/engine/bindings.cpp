@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/batch.hpp"
 #include "core/christoffel.hpp"
 #include "core/coriolis.hpp"
 #include "core/crba.hpp"
@@ -75,6 +76,38 @@ std::vector<T> copy_table(nb::handle h, npy_intp rows, npy_intp width, int type,
     return std::vector<T>(p, p + rows * width);
 }
 
+// a C-contiguous float64 array of the given shape, read only
+const double* array_in(nb::handle h, std::initializer_list<npy_intp> shape, const char* what) {
+    PyObject* o = h.ptr();
+    bool ok = is_double_array(o);
+    auto* a = reinterpret_cast<PyArrayObject*>(o);
+    ok = ok && PyArray_NDIM(a) == int(shape.size()) && PyArray_IS_C_CONTIGUOUS(a);
+    int d = 0;
+    for (npy_intp s : shape) ok = ok && PyArray_DIM(a, d++) == s;
+    if (!ok) throw nb::value_error((std::string(what) + ": expected a C-contiguous float64 array of the robot's shape")
+                                       .c_str());
+    return static_cast<const double*>(PyArray_DATA(a));
+}
+
+// the batches' status vector: K writable contiguous int64
+int64_t* status_out(nb::handle h, npy_intp K) {
+    PyObject* o = h.ptr();
+    auto* a = reinterpret_cast<PyArrayObject*>(o);
+    if (!PyArray_Check(o) || PyArray_TYPE(a) != NPY_INT64 || PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != K ||
+        !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a))
+        throw nb::value_error("status: expected a writable int64 vector of one entry per state");
+    return static_cast<int64_t*>(PyArray_DATA(a));
+}
+
+npy_intp states_in(nb::handle Q, int nq) {
+    PyObject* o = Q.ptr();
+    if (!PyArray_Check(o) || PyArray_NDIM(reinterpret_cast<PyArrayObject*>(o)) != 2)
+        throw nb::value_error("Q: expected a (K, nq) float64 array");
+    const npy_intp K = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 0);
+    array_in(Q, {K, nq}, "Q");
+    return K;
+}
+
 Model make_model(nb::handle ints, nb::handle cols, nb::handle geom, int nq) {
     Model m;
     m.N = int(PyArray_Check(ints.ptr()) ? PyArray_DIM(reinterpret_cast<PyArrayObject*>(ints.ptr()), 0) : -1);
@@ -86,24 +119,32 @@ Model make_model(nb::handle ints, nb::handle cols, nb::handle geom, int nq) {
     m.geom = copy_table<double>(geom, m.N, GEOM_WIDTH, NPY_DOUBLE, "geom");
     // indices the kernels follow without checks: the tree is made valid in Python, but a bad
     // table must never crash the interpreter
-    for (int i = 0; i < m.N; ++i) {
-        const int p = m.parent(i);
-        const int64_t jt = m.joint(i);
-        if (p >= i || p < -1 || jt < REVOLUTE || jt > FLOATING || m.q_start(i) < 0 || m.v_start(i) < 0 ||
-            m.q_start(i) > nq || m.v_start(i) > m.nv)
-            throw nb::value_error("ints: not a tree of bodies numbered from the root");
-    }
     for (int j = 0; j < m.nv; ++j) {
         const int b = m.col_body(j), prev = m.col_previous(j), u = m.col_unit(j);
         if (b < 0 || b >= m.N || prev >= j || prev < -1 || u < -1 || u > 5)
             throw nb::value_error("cols: not the velocity columns of this tree");
     }
+    static const int joint_nq[] = {1, 1, 7, 4, 4, 7}, joint_nv[] = {1, 1, 6, 3, 3, 6};
+    int64_t columns = 0;
+    for (int i = 0; i < m.N; ++i) {
+        const int p = m.parent(i);
+        const int64_t jt = m.joint(i);
+        const bool known = jt >= REVOLUTE && jt <= FLOATING;
+        if (p >= i || p < -1 || !known || m.q_start(i) < 0 || m.v_start(i) < 0 ||
+            int64_t(m.q_start(i)) + joint_nq[known ? jt : 0] > nq || int64_t(m.v_start(i)) + joint_nv[known ? jt : 0] > m.nv)
+            throw nb::value_error("ints: not a tree of bodies numbered from the root with their joints' q and v");
+        for (int k = 0; k < joint_nv[jt]; ++k)
+            if (m.col_body(m.v_start(i) + k) != i) throw nb::value_error("cols: a joint's columns are not its body's");
+        columns += joint_nv[jt];
+        if (jt == FREE && i != 0) throw nb::value_error("ints: a free root joint on a body other than the first");
+    }
+    if (columns != m.nv) throw nb::value_error("cols: not one column per DoF of the joints");
     return m;
 }
 
 }  // namespace
 
-NB_MODULE(_core, m) {
+NB_MODULE(compiled, m) {
     if (_import_array() < 0) throw nb::python_error();
     m.doc() = "The compiled kernels of coriolis (C++17): M, Ṁ, C, Γ, τ and g of a rigid-body tree.";
 
@@ -159,19 +200,17 @@ NB_MODULE(_core, m) {
 
     m.def(
         "coriolis_matrix",
-        [](Workspace& w, nb::handle q, nb::handle qd, int factorization, nb::handle M, nb::handle Mdot,
-           nb::handle C) -> int64_t {
+        [](Workspace& w, nb::handle q, nb::handle qd, int factorization, nb::handle out) -> int64_t {
             const int n = w.model.nv;
             if (factorization != CHRISTOFFEL && factorization != FEATHERSTONE)
                 throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
-            double *Mo = array_out(M, {n, n}, "M"), *Mdo = array_out(Mdot, {n, n}, "Mdot"),
-                   *Co = array_out(C, {n, n}, "C");
+            double* M = array_out(out, {3, n, n}, "out");
             const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
             if (!qp || !qdp) return RECHECK;
-            return coriolis_matrix(w.model, w.data, qp, qdp, factorization, Mo, Mdo, Co);
+            return coriolis_matrix(w.model, w.data, qp, qdp, factorization, M, M + n * n, M + 2 * n * n);
         },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("factorization"), nb::arg("M"), nb::arg("Mdot"),
-        nb::arg("C"), "M, Ṁ and C (Algorithm 1) into M, Mdot and C; a status code.");
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("factorization"), nb::arg("out"),
+        "M, Ṁ and C (Algorithm 1) into out (3, nv, nv); a status code.");
 
     m.def(
         "christoffel",
@@ -183,4 +222,73 @@ NB_MODULE(_core, m) {
             return christoffel(w.model, w.data, qp, G);
         },
         nb::arg("workspace"), nb::arg("q"), nb::arg("Gamma"), "Γ (Algorithm 2) into Gamma; a status code.");
+
+    // ---- batches: K states on `threads` threads, the GIL released; outputs zeroed by the caller ----
+    m.def(
+        "mass_matrix_batch",
+        [](Workspace& w, nb::handle Q, nb::handle M, nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            const npy_intp K = states_in(Q, nq);
+            const double* q = array_in(Q, {K, nq}, "Q");
+            double* out = array_out(M, {K, n, n}, "M");
+            int64_t* st = status_out(status, K);
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+                st[s] = mass_matrix(w.model, d, q + s * nq, out + s * n * n);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("M"), nb::arg("status"), nb::arg("threads"));
+
+    m.def(
+        "inverse_dynamics_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDD, nb::handle gravity, nb::handle tau,
+           nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");
+            double* out = array_out(tau, {K, n}, "tau");
+            int64_t* st = status_out(status, K);
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+                st[s] = rnea(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, out + s * n);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("gravity"), nb::arg("tau"),
+        nb::arg("status"), nb::arg("threads"));
+
+    m.def(
+        "coriolis_matrix_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, int factorization, nb::handle out, nb::handle status,
+           int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            if (factorization != CHRISTOFFEL && factorization != FEATHERSTONE)
+                throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD");
+            double* o = array_out(out, {K, 3, n, n}, "out");
+            int64_t* st = status_out(status, K);
+            const int64_t nn = int64_t(n) * n;
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+                double* M = o + 3 * nn * s;
+                st[s] = coriolis_matrix(w.model, d, q + s * nq, qd + s * n, factorization, M, M + nn, M + 2 * nn);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("factorization"), nb::arg("out"),
+        nb::arg("status"), nb::arg("threads"), "M, Ṁ, C of K states into out (K, 3, nv, nv).");
+
+    m.def(
+        "christoffel_batch",
+        [](Workspace& w, nb::handle Q, nb::handle Gamma, nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            const npy_intp K = states_in(Q, nq);
+            const double* q = array_in(Q, {K, nq}, "Q");
+            double* G = array_out(Gamma, {K, n, n, n}, "Gamma");
+            int64_t* st = status_out(status, K);
+            const int64_t n3 = int64_t(n) * n * n;
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) { st[s] = christoffel(w.model, d, q + s * nq, G + n3 * s); });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("Gamma"), nb::arg("status"), nb::arg("threads"));
 }

@@ -11,6 +11,7 @@ batches) is converted and checked here first. Both paths give the same messages.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -222,6 +223,42 @@ def settle(robot: RobotModel, status: int, kernel, data, q, velocities=(), extra
         status = kernel.call(*head, q, *values, *extra)
     if status:
         report_status(robot, status, q, *velocities)
+
+
+def settle_core(robot: RobotModel, status: int, function, workspace, q, velocities=(), extra=()) -> None:
+    """settle for the compiled core's functions, called as ``function(workspace, q, *velocity
+    values, *extra)``: on RECHECK the state converted and checked in full and the call made again,
+    then what remains reported."""
+    if status == RECHECK:
+        q, *values = checked(robot, q, *velocities)
+        velocities = tuple((what, v) for (what, _), v in zip(velocities, values))
+        status = function(workspace, q, *values, *extra)
+    if status:
+        report_status(robot, status, q, *velocities)
+
+
+def batch_threads() -> int:
+    """Threads a batch runs on: CORIOLIS_THREADS, else numba's count (NUMBA_NUM_THREADS)."""
+    value = os.environ.get("CORIOLIS_THREADS", "")
+    return max(1, int(value)) if value.isdigit() else get_num_threads()
+
+
+def run_core_batch(robot, function, out, Q, inputs, *velocities):
+    """run_batch for the compiled core: ``function(workspace, Q, *inputs, out, status, threads)``
+    over slices of the states (BATCH_CALL_WORK), returning to Python between them for Ctrl-C."""
+    K = Q.shape[0]
+    status = np.zeros(K, dtype=np.int64)
+    Q = np.ascontiguousarray(Q)
+    inputs = tuple(np.ascontiguousarray(x) if type(x) is ND else x for x in inputs)
+    step = max(1, int(BATCH_CALL_WORK / (50.0 * max(out[0].size if K else 1, robot.nv ** 2))))
+    workspace, threads = kernel_scratch(robot).core, batch_threads()
+    for s in range(0, K, step):
+        e = min(K, s + step)
+        part = tuple(x[s:e] if type(x) is ND and x.ndim == 2 else x for x in inputs)  # per state: (K, nv)
+        function(workspace, Q[s:e], *part, out[s:e], status[s:e], threads)
+    if status.any():
+        report_batch(robot, status, Q, *velocities)
+    return out
 
 
 def report_batch(robot, status: np.ndarray, Q, *velocities) -> None:

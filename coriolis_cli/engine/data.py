@@ -22,6 +22,7 @@ from numba.extending import intrinsic
 from ..errors import SizeError
 from ..model.joints import FREE, PRISMATIC, REVOLUTE
 from ..model.tree import GEOM_WIDTH, ModelArrays
+from . import compiled
 from .jit import helper
 
 # Γ holds nv³ doubles; above this many bytes we refuse unless asked with force=True.
@@ -230,6 +231,9 @@ class Data:
         body_ints = self.ints[HEADER : HEADER + 4 * N].reshape(N, 4)
         self.model = ModelArrays(body_ints, self.ints[HEADER + 4 * N :].reshape(nv, 3), geom)
         self.kernel = KernelData(blocks, rows, q, matrices, np.zeros((0, 0, 0)), vectors)
+        # the compiled core's model and workspace, and the outputs it writes into (M, Ṁ, C as one block)
+        self.core = compiled.Workspace(model.ints, model.cols, model.geom, nq)
+        self.coriolis_block = matrices[:3]
         self.M, self.Mdot, self.C = (_read_only(matrices[i]) for i in (M_, MDOT_, C_))
         self.tau, self.g, self.qdd = _read_only(vectors[TAU_]), _read_only(vectors[G_]), _read_only(vectors[QDD_])
         self.p, self.CTqd = _read_only(vectors[P_]), _read_only(vectors[CT_])

@@ -11,8 +11,7 @@ import numpy as np
 from ..model.joints import FREE as FREE_CODE
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
-from .christoffel import christoffel_batch, christoffel_entry
-from .coriolis import coriolis_at_entry, coriolis_batch, coriolis_entry, coriolis_into_entry
+from . import compiled
 from .crba import mass_matrix_batch, mass_matrix_entry
 from .crba_body import mass_matrix_local_batch, mass_matrix_local_entry
 from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
@@ -25,7 +24,7 @@ from .rnea_body import gravity_local_batch, gravity_local_entry, inverse_dynamic
 from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_batch, regressor_entry, slotine_li_entry,
                          slotine_li_estimate_entry, slotine_li_model_entry)
 from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_contiguous_vector,
-                    is_vector, run_batch, settle, stacked_states, velocities_of, with_hint)
+                    is_vector, run_batch, run_core_batch, settle, settle_core, stacked_states, velocities_of, with_hint)
 from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
 from .joints import RECHECK
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
@@ -35,10 +34,6 @@ _zeros = np.zeros
 DEFAULT_FACTORIZATION = "christoffel"  # the default argument itself (interned): tested with `is`
 
 
-_CORIOLIS = Compiled(coriolis_entry)
-_CORIOLIS_INTO = Compiled(coriolis_into_entry)
-CORIOLIS_AT = Compiled(coriolis_at_entry)  # engine.api's call with data=
-_CHRISTOFFEL = Compiled(christoffel_entry)
 _MASS_MATRIX = Compiled(mass_matrix_entry)
 MASS_MATRIX_LOCAL = Compiled(mass_matrix_local_entry)  # engine.api's call with data=, and the checked one
 _INVERSE_DYNAMICS = Compiled(inverse_dynamics_entry)
@@ -75,23 +70,24 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = DEFAULT_FACTO
                 and qd.ndim == 1):
             check_data(robot, data)
             q, qd = checked(robot, q, ("qd", qd))
-        status = _CORIOLIS.call(data.ints, data.floats, q, qd, kind)
+        status = compiled.coriolis_matrix(data.core, q, qd, kind, data.coriolis_block)
         if status:
-            settle(robot, status, _CORIOLIS, data, q, (("qd", qd),), (kind,))
+            settle_core(robot, status, compiled.coriolis_matrix, data.core, q, (("qd", qd),), (kind, data.coriolis_block))
         return data.coriolis_outputs
     n = robot.nv
     if not (type(q) is ND and type(qd) is ND and q.dtype is F64 and qd.dtype is F64 and q.ndim == 1 and qd.ndim == 1):
         Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))
         if batch:
             check_memory(24 * Q.shape[0] * n * n, f"M, Ṁ and C of {Q.shape[0]} states")
-            out = run_batch(robot, coriolis_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind), ("qd", QD))
+            out = run_core_batch(robot, compiled.coriolis_matrix_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind),
+                                 ("qd", QD))
             return out[:, M_], out[:, MDOT_], out[:, C_]
         q, qd = Q[0], QD[0]
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)  # the look-up inlined: 70 ns less
     out = _zeros(shared.coriolis_shape)  # written by the kernel itself: fresh outputs without a copy
-    status = _CORIOLIS_INTO.call(shared.ints, shared.floats, q, qd, kind, out)
+    status = compiled.coriolis_matrix(shared.core, q, qd, kind, out)
     if status:
-        settle(robot, status, _CORIOLIS_INTO, shared, q, (("qd", qd),), (kind, out))
+        settle_core(robot, status, compiled.coriolis_matrix, shared.core, q, (("qd", qd),), (kind, out))
     return out[0], out[1], out[2]  # M, Ṁ, C (M_, MDOT_, C_)
 
 
@@ -107,9 +103,9 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
             with_hint(data.ensure_gamma, force)
         if not (type(q) is ND and q.dtype is F64 and q.ndim == 1):
             (q,) = checked(robot, q)
-        status = _CHRISTOFFEL.call(data.ints, data.floats, q, data.gamma_out)
+        status = compiled.christoffel(data.core, q, data.gamma_out)
         if status:
-            settle(robot, status, _CHRISTOFFEL, data, q, (), (data.gamma_out,))
+            settle_core(robot, status, compiled.christoffel, data.core, q, (), (data.gamma_out,))
         return data.Gamma
     n = robot.nv
     if not is_vector(q):
@@ -118,15 +114,15 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
             with_hint(check_gamma_bytes, n, Q.shape[0], force)
             check_memory(gamma_bytes_for(n, Q.shape[0]), f"Γ of {Q.shape[0]} states")
             # calloc: pages of structural zeros are never touched
-            return run_batch(robot, christoffel_batch, np.zeros((Q.shape[0], n, n, n)), Q, ())
+            return run_core_batch(robot, compiled.christoffel_batch, np.zeros((Q.shape[0], n, n, n)), Q, ())
         q = Q[0]
     with_hint(check_gamma_bytes, n, 1, force)
     check_memory(gamma_bytes_for(n), "Γ")
     G = np.zeros((n, n, n))
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)  # the look-up inlined: 70 ns less
-    status = _CHRISTOFFEL.call(shared.ints, shared.floats, q, G)
+    status = compiled.christoffel(shared.core, q, G)
     if status:
-        settle(robot, status, _CHRISTOFFEL, shared, q, (), (G,))
+        settle_core(robot, status, compiled.christoffel, shared.core, q, (), (G,))
     return G
 
 

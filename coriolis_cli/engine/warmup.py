@@ -17,8 +17,9 @@ import numpy as np
 # public function → the compiled entry whose cache file tells whether it is compiled already (on
 # a robot of 1-DoF joints under at most a free root, as the warm-up chain is)
 ENTRIES = {
-    "coriolis_matrix": "coriolis.coriolis_into_entry",  # the call without data= writes into fresh arrays
-    "christoffel": "christoffel.christoffel_entry",
+    # compiled ahead of time in the C++ core (engine/core): nothing to compile at first use
+    "coriolis_matrix": None,
+    "christoffel": None,
     "mass_matrix": "crba_body.mass_matrix_local_entry",
     "inverse_dynamics": "rnea_body.inverse_dynamics_local_entry",
     "gravity_vector": "rnea_body.gravity_local_entry",
@@ -72,7 +73,7 @@ def missing(items) -> list[str]:
     """The warm-up items (items_for) whose compiled entry is not in the cache."""
     from .cache import kernels_cached
 
-    return [f for f in items if not kernels_cached(_entry(f))]
+    return [f for f in items if _entry(f) is not None and not kernels_cached(_entry(f))]
 
 
 def warm_up(items) -> None:

@@ -1,0 +1,88 @@
+"""The compiled core on bad input: a typed Python error or a status code, never a crash of the
+interpreter (make sanitize runs this under AddressSanitizer and UBSan)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import coriolis_cli as cc
+from coriolis_cli.engine import compiled
+
+RECHECK = compiled.RECHECK
+
+
+@pytest.fixture(scope="module")
+def panda():
+    robot = cc.load_robot("panda", floating_base=True)
+    a = robot.arrays
+    return robot, compiled.Workspace(a.ints, a.cols, a.geom, robot.nq)
+
+
+def test_malformed_model_tables_are_refused(panda):
+    robot, _ = panda
+    a = robot.arrays
+    bad = []
+    for column, value in ((0, 5), (1, 9), (2, 10**6), (3, -4), (2, robot.nq)):  # parent, joint, q and v starts
+        ints = a.ints.copy()
+        ints[3, column] = value
+        bad.append((ints, a.cols, a.geom, robot.nq))
+    for column, value in ((0, 99), (1, 50), (2, 6)):  # body, previous column, unit column
+        cols = a.cols.copy()
+        cols[4, column] = value
+        bad.append((a.ints, cols, a.geom, robot.nq))
+    bad += [(a.ints, a.cols, a.geom[:-1], robot.nq), (a.ints, a.cols[:-1], a.geom, robot.nq), (a.ints, a.cols, a.geom, 3)]
+    for args in bad:
+        with pytest.raises(ValueError):
+            compiled.Workspace(*args)
+    with pytest.raises((TypeError, ValueError)):
+        compiled.Workspace(None, a.cols, a.geom, robot.nq)
+    with pytest.raises((TypeError, ValueError)):
+        compiled.Workspace(a.ints, a.cols, "geom", robot.nq)
+
+
+def test_arguments_of_the_wrong_kind_ask_for_a_recheck(panda):
+    robot, w = panda
+    n, q = robot.nv, robot.neutral_configuration()
+    M, out = np.zeros((n, n)), np.zeros((3, n, n))
+    for bad in ("q", list(q), q.astype(np.float32), q.astype(">f8"), q[:-1], np.repeat(q, 2)[::2], q[None]):
+        assert compiled.mass_matrix(w, bad, M) == RECHECK
+    qd = np.ones(n)
+    for bad in ("qd", list(qd), qd.astype(np.float32), qd.astype(">f8"), qd[:-1], np.repeat(qd, 2)[::2], qd[None]):
+        assert compiled.coriolis_matrix(w, q, bad, 0, out) == RECHECK
+    with pytest.raises(TypeError):  # None is no array at all: nanobind refuses it before the core
+        compiled.mass_matrix(w, None, M)
+    assert compiled.mass_matrix(w, q, M) == 0
+
+
+def test_outputs_of_the_wrong_shape_are_refused(panda):
+    robot, w = panda
+    n, q = robot.nv, robot.neutral_configuration()
+    for bad in (np.zeros((n, n + 1)), np.zeros((n, n), dtype=np.float32), np.zeros((n, 2 * n))[:, ::2],
+                np.zeros((n + 1, n)).T, np.frombuffer(bytes(8 * n * n)).reshape(n, n), np.zeros(n * n), "M"):
+        with pytest.raises(ValueError):
+            compiled.mass_matrix(w, q, bad)
+    with pytest.raises(ValueError):
+        compiled.coriolis_matrix(w, q, np.zeros(n), 7, np.zeros((3, n, n)))
+    with pytest.raises(ValueError):
+        compiled.christoffel(w, q, np.zeros((n, n)))
+
+
+def test_batches_refuse_what_does_not_fit(panda):
+    robot, w = panda
+    n, nq = robot.nv, robot.nq
+    Q = np.tile(robot.neutral_configuration(), (4, 1))
+    with pytest.raises(ValueError):
+        compiled.mass_matrix_batch(w, Q[:, :-1], np.zeros((4, n, n)), np.zeros(4, dtype=np.int64), 2)
+    with pytest.raises(ValueError):
+        compiled.mass_matrix_batch(w, Q, np.zeros((3, n, n)), np.zeros(4, dtype=np.int64), 2)
+    with pytest.raises(ValueError):
+        compiled.mass_matrix_batch(w, Q, np.zeros((4, n, n)), np.zeros(4), 2)
+    with pytest.raises(ValueError):
+        compiled.coriolis_matrix_batch(w, Q, np.zeros((4, n + 1)), 0, np.zeros((4, 3, n, n)), np.zeros(4, dtype=np.int64), 2)
+    status = np.zeros(4, dtype=np.int64)
+    Q[1, 0] = np.nan
+    Q[2, 3:7] = 0.0  # a zero quaternion
+    compiled.mass_matrix_batch(w, Q, np.zeros((4, n, n)), status, 0)  # no thread asked for: one
+    assert status[0] == 0 and status[1] == 1 and status[2] == -2 and status[3] == 0
+    assert nq == Q.shape[1]
