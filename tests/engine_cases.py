@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 import coriolis_cli as cc
+from coriolis_cli.engine import compiled
 
 from .conftest import BUNDLED
 from .test_mujoco_models import BALL_AND_FREE, STRIKER_LIKE
@@ -17,6 +18,7 @@ from .test_real_robots import MIXED, SLED, SPHERICAL_YAML
 
 GENERATED = ("serial:12", "binary:15", "quadruped:16", "biped:12:3")
 FLOATING = ("panda.urdf", "quadruped.urdf", "humanoid.urdf")
+GRAVITY = np.array([0.0, 0.0, -9.81])
 ARMATURE = BALL_AND_FREE.replace("<worldbody>", '<default><joint armature="0.03"/></default><worldbody>', 1)
 
 
@@ -53,3 +55,48 @@ def states(robot, count: int, seed: int):
         if k % 2:
             q = q * 1.5  # quaternions (and planar pairs) off unit norm: normalized with a warning
         yield q, rng.uniform(-3, 3, robot.nv), rng.uniform(-3, 3, robot.nv)
+
+
+THETA_SEED = 11
+
+
+def theta_for(n_bodies):
+    """Inertial parameters other than the model's (10 per body): what an adaptive controller passes."""
+    return np.random.default_rng(THETA_SEED).uniform(0.1, 1.0, 10 * n_bodies)
+
+
+def workspace(arrays, nq, body_frame=-1):
+    return compiled.Workspace(arrays.ints, arrays.cols, arrays.geom, nq, body_frame)
+
+
+def core_outputs(arrays, nq, q, qd, qdd):
+    """What tests/test_engine_equality.reference computes, from the compiled core alone: keyed alike."""
+    n, width = arrays.cols.shape[0], 10 * arrays.ints.shape[0]
+    qd_r, theta = qd[::-1].copy(), theta_for(arrays.ints.shape[0])
+    out = {}
+    for frame in ("world", "auto"):
+        w = workspace(arrays, nq, 0 if frame == "world" else -1)
+        M, tau, g, qdd_out = np.zeros((n, n)), np.zeros(n), np.zeros(n), np.zeros(n)
+        out["M", frame] = (compiled.mass_matrix(w, q, M), M)
+        out["tau", frame] = (compiled.inverse_dynamics(w, q, qd, qdd, GRAVITY, tau), tau)
+        out["g", frame] = (compiled.gravity_vector(w, q, GRAVITY, g), g)
+        out["qdd", frame] = (compiled.forward_dynamics(w, q, qd, qdd, GRAVITY, qdd_out), qdd_out)
+        for f in (0, 1):
+            for th in (np.zeros(0), theta):
+                t = np.zeros(n)
+                out["slotine", frame, f, th.size] = (compiled.slotine_li(w, q, qd, qd_r, qdd, GRAVITY, th, f, t), t)
+            Yts = np.zeros(width)
+            out["Yts", frame, f] = (compiled.adaptation_gradient(w, q, qd, qd_r, qdd, GRAVITY, f, Yts), Yts)
+    for f in (0, 1):
+        Y, Yts = np.zeros((n, width)), np.zeros(width)
+        out["Y", f] = (compiled.regressor(workspace(arrays, nq), q, qd, qd_r, qdd, GRAVITY, f, Y, Yts), (Y, Yts))
+        MMC = np.zeros((3, n, n))
+        out["coriolis", f] = (compiled.coriolis_matrix(workspace(arrays, nq), q, qd, f, MMC), MMC)
+    G = np.zeros((n,) * 3)
+    out["Gamma"] = (compiled.christoffel(workspace(arrays, nq), q, G), G)
+    return out
+
+
+def key_name(key) -> str:
+    """An output's key as a golden file names it: ("slotine", "auto", 0, 10) → "slotine/auto/0/10"."""
+    return "/".join(str(part) for part in key) if isinstance(key, tuple) else key

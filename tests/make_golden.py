@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from . import engine_cases
+from .engine_cases import key_name
 from .test_engine_equality import reference
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -32,7 +33,10 @@ def main() -> None:
             for k, (q, qd, qdd) in enumerate(engine_cases.states(robot, 2, seed=7)):
                 arrays |= {f"{k}/q": q, f"{k}/qd": qd, f"{k}/qdd": qdd}
                 for key, (status, value) in reference(robot, q, qd, qdd).items():
-                    arrays |= {f"{k}/{key}": value, f"{k}/{key}/status": np.array(status)}
+                    label = key_name(key)
+                    values = value if isinstance(value, tuple) else (value,)
+                    arrays |= {f"{k}/{label}/{i}": v for i, v in enumerate(values)}
+                    arrays[f"{k}/{label}/status"] = np.array(status)
             np.savez_compressed(GOLDEN / (name.replace(":", "_").replace("+", "_") + ".npz"), **arrays)
             print(name, os.path.getsize(GOLDEN / (name.replace(":", "_").replace("+", "_") + ".npz")))
 

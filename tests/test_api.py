@@ -325,16 +325,13 @@ print('LOADED', loaded, file=sys.stderr)
     assert "LOADED []" in r.stderr, r.stderr
 
 
-def test_a_first_call_with_strided_vectors_keeps_the_control_calls_fast_and_their_bits():
-    """The control calls with data= share one compiled kernel between engine.api's call and the
-    checked path. A process whose first call passed strided views once compiled a second layout
-    there: the views' q̈ came from the LᵀDL route (1e-14 off the contiguous call), and the fast
-    call, finding two layouts compiled, never settled on one (33 µs a call instead of 2). A fresh
-    process, so that this call is the first."""
+def test_a_first_call_with_strided_vectors_keeps_the_control_calls_bits():
+    """Strided views take the checked path, which converts them and calls the same kernel as the
+    control loop's call: the same q̈ to the last bit (once, through numba, the views' q̈ came from
+    the LᵀDL route, 1e-14 off). A fresh process, so that this call is the first."""
     code = """
 import numpy as np
 import coriolis_cli as cc
-from coriolis_cli.engine.tree_calls import FORWARD_LOCAL
 robot = cc.load_robot('robots/panda.urdf')
 data = robot.create_data()
 rng = np.random.default_rng(0)
@@ -343,10 +340,10 @@ qd, tau = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
 strided = lambda x: np.repeat(x, 2)[::2]
 first = cc.forward_dynamics(robot, strided(q), strided(qd), strided(tau), data=data).copy()
 contiguous = cc.forward_dynamics(robot, q, qd, tau, data=data).copy()
-print('SAME', np.array_equal(first, contiguous), 'SETTLED', FORWARD_LOCAL.strict is FORWARD_LOCAL.dispatcher)
+print('SAME', np.array_equal(first, contiguous))
 """
     r = _python(code)
-    assert "SAME True SETTLED True" in r.stdout, (r.stdout, r.stderr)
+    assert "SAME True" in r.stdout, (r.stdout, r.stderr)
 
 
 def _copy_package(tmp_path):

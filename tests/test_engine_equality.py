@@ -10,22 +10,21 @@ from coriolis_cli.engine import compiled
 from coriolis_cli.engine import coriolis as coriolis_module
 from coriolis_cli.engine import crba, rnea
 from coriolis_cli.engine.christoffel import christoffel_entry
+from coriolis_cli.engine.crba_body import mass_matrix_local_entry
+from coriolis_cli.engine.data import BODY_FRAME_
+from coriolis_cli.engine.forward_dynamics import forward_dynamics_entry
+from coriolis_cli.engine.forward_dynamics_body import forward_dynamics_local_entry
+from coriolis_cli.engine.rnea_body import gravity_local_entry, inverse_dynamics_local_entry
+from coriolis_cli.engine.slotine_li import adaptation_gradient_entry, regressor_entry, slotine_li_entry
 from coriolis_cli.engine.data import Data
 from coriolis_cli.model.joints import FLOATING, FREE, PLANAR, SPHERICAL
 
 from . import engine_cases
-
-GRAVITY = np.array([0.0, 0.0, -9.81])
-
+from .engine_cases import GRAVITY, core_outputs, theta_for
 
 @pytest.fixture(scope="module")
 def robots(tmp_path_factory):
     return engine_cases.robots(tmp_path_factory.mktemp("robots"))
-
-
-def workspace(robot):
-    a = robot.arrays
-    return compiled.Workspace(a.ints, a.cols, a.geom, robot.nq)
 
 
 def same_bits(a, b):
@@ -34,32 +33,45 @@ def same_bits(a, b):
 
 
 def reference(robot, q, qd, qdd):
-    """Every world-frame output of the numba kernels at one state, and their status codes."""
-    d = Data(robot)
-    out = {"M": (crba.mass_matrix_entry(d.ints, d.floats, q), d.M.copy())}
-    out["tau"] = (rnea.inverse_dynamics_entry(d.ints, d.floats, q, qd, qdd, GRAVITY), d.tau.copy())
-    out["g"] = (rnea.gravity_vector_entry(d.ints, d.floats, q, GRAVITY), d.g.copy())
+    """Every output of the numba kernels at one state, world frame and (where they apply) body
+    coordinates, and their status codes. q̈ is also the torque of forward dynamics and q̈_r of
+    Slotine–Li; q̇ reversed is q̇_r."""
+    qd_r, theta = qd[::-1].copy(), theta_for(robot.n_bodies)
+    out = {}
+    for frame in ("world", "auto"):
+        d = Data(robot)
+        if frame == "world":
+            d.ints[BODY_FRAME_] = 0
+        local = frame == "auto" and d.body_frame_joints
+        if local:
+            out["M", frame] = (mass_matrix_local_entry(d.address, q), d.M.copy())
+            out["tau", frame] = (inverse_dynamics_local_entry(d.address, q, qd, qdd, GRAVITY), d.tau.copy())
+            out["g", frame] = (gravity_local_entry(d.address, q, GRAVITY), d.g.copy())
+            s = forward_dynamics_local_entry(d.address, q, qd, qdd, GRAVITY)
+            if s != 0:
+                s = forward_dynamics_entry(d.ints, d.floats, q, qd, qdd, GRAVITY)
+            out["qdd", frame] = (s, d.qdd.copy())
+        else:
+            out["M", frame] = (crba.mass_matrix_entry(d.ints, d.floats, q), d.M.copy())
+            out["tau", frame] = (rnea.inverse_dynamics_entry(d.ints, d.floats, q, qd, qdd, GRAVITY), d.tau.copy())
+            out["g", frame] = (rnea.gravity_vector_entry(d.ints, d.floats, q, GRAVITY), d.g.copy())
+            out["qdd", frame] = (forward_dynamics_entry(d.ints, d.floats, q, qd, qdd, GRAVITY), d.qdd.copy())
+        for f in (0, 1):
+            for th in (np.zeros(0), theta):
+                s = slotine_li_entry(d.ints, d.floats, q, qd, qd_r, qdd, GRAVITY, th, f)
+                out["slotine", frame, f, th.size] = (s, d.tau.copy())
+            Yts = np.zeros(10 * robot.n_bodies)
+            out["Yts", frame, f] = (adaptation_gradient_entry(d.ints, d.floats, q, qd, qd_r, qdd, GRAVITY, f, Yts), Yts)
     for f in (0, 1):
         d = Data(robot)
+        Y, Yts = np.zeros((robot.nv, 10 * robot.n_bodies)), np.zeros(10 * robot.n_bodies)
+        out["Y", f] = (regressor_entry(d.ints, d.floats, q, qd, qd_r, qdd, GRAVITY, f, Y, Yts), (Y, Yts))
+        d = Data(robot)
         s = coriolis_module.coriolis_entry(d.ints, d.floats, q, qd, f)
-        out[f"coriolis{f}"] = (s, np.stack([d.M, d.Mdot, d.C]))
+        out["coriolis", f] = (s, np.stack([d.M, d.Mdot, d.C]))
     G = np.zeros((robot.nv,) * 3)
     d = Data(robot)
     out["Gamma"] = (christoffel_entry(d.ints, d.floats, q, G), G)
-    return out
-
-
-def core_outputs(robot, q, qd, qdd):
-    w, n = workspace(robot), robot.nv
-    M, tau, g = np.zeros((n, n)), np.zeros(n), np.zeros(n)
-    out = {"M": (compiled.mass_matrix(w, q, M), M)}
-    out["tau"] = (compiled.inverse_dynamics(w, q, qd, qdd, GRAVITY, tau), tau)
-    out["g"] = (compiled.gravity_vector(w, q, GRAVITY, g), g)
-    for f in (0, 1):
-        MMC = np.zeros((3, n, n))
-        out[f"coriolis{f}"] = (compiled.coriolis_matrix(workspace(robot), q, qd, f, MMC), MMC)
-    G = np.zeros((n,) * 3)
-    out["Gamma"] = (compiled.christoffel(workspace(robot), q, G), G)
     return out
 
 
@@ -68,13 +80,14 @@ def assert_equal(robot_name, ref, new):
         s, v = new[key]
         assert s == status, (robot_name, key, s, status)
         if status == 0 or status < -1 and status % 2:  # computed (with or without a warning)
-            assert same_bits(v, value), (robot_name, key, np.abs(v - value).max())
+            for mine, theirs in zip(v, value) if isinstance(v, tuple) else ((v, value),):
+                assert same_bits(mine, theirs), (robot_name, key, np.abs(mine - theirs).max())
 
 
 def test_every_output_equals_the_reference_bit_for_bit(robots):
     for name, robot in robots:
         for q, qd, qdd in engine_cases.states(robot, 4, seed=len(name)):
-            assert_equal(name, reference(robot, q, qd, qdd), core_outputs(robot, q, qd, qdd))
+            assert_equal(name, reference(robot, q, qd, qdd), core_outputs(robot.arrays, robot.nq, q, qd, qdd))
 
 
 def test_edge_states_give_the_same_status_codes(robots):
@@ -91,4 +104,4 @@ def test_edge_states_give_the_same_status_codes(robots):
                 zero[o : o + (2 if code == PLANAR else 4)] = 0.0
                 cases.append((zero, qd, qdd))
         for q_, qd_, qdd_ in cases:
-            assert_equal(name, reference(robot, q_, qd_, qdd_), core_outputs(robot, q_, qd_, qdd_))
+            assert_equal(name, reference(robot, q_, qd_, qdd_), core_outputs(robot.arrays, robot.nq, q_, qd_, qdd_))

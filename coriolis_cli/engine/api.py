@@ -22,12 +22,16 @@ from .momentum import MomentumRegressors
 from .selection import largest_entries
 from .spatial import CHRISTOFFEL, FACTORIZATIONS
 from . import compiled
-from .tree_calls import (DEFAULT_FACTORIZATION, FORWARD_LOCAL, GRAVITY_LOCAL, INVERSE_DYNAMICS_LOCAL,
-                         MASS_MATRIX_LOCAL, SLOTINE_LI_ESTIMATE, SLOTINE_LI_MODEL)
+from .tree_calls import DEFAULT_FACTORIZATION, MODEL_THETA
 from .workspaces import create_data
 
 
-_coriolis = compiled.coriolis_matrix
+# the control loop's calls, made here to spare them a Python frame: a workspace of this robot and
+# float64 vectors go straight to the core, which checks them; anything else, or anything the core
+# reports (a status other than 0), goes the checked path of tree_calls or coordinates
+_coriolis, _mass_matrix, _inverse_dynamics, _gravity_vector, _forward_dynamics, _slotine_li = (
+    compiled.coriolis_matrix, compiled.mass_matrix, compiled.inverse_dynamics, compiled.gravity_vector,
+    compiled.forward_dynamics, compiled.slotine_li)
 IMPLEMENTATIONS = {RobotModel: tree_calls, ReducedRobot: coordinates}  # the one choice, by the robot's type
 
 
@@ -100,7 +104,7 @@ def mass_matrix(robot, q, data: Data | None = None):
     """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``). Robots of 1-DoF joints under
     at most a free root take it in body coordinates (engine.crba_body)."""
     try:  # the control loop's call (see forward_dynamics)
-        if data.robot is robot and data.body_frame_joints and not MASS_MATRIX_LOCAL.strict(data.address, q):
+        if data.robot is robot and not _mass_matrix(data.core, q, data.M_out):
             return data.M
     except (AttributeError, TypeError, ValueError):
         pass
@@ -117,8 +121,8 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
     With ``data=`` the result is ``data.tau``. Robots of 1-DoF joints under at most a free root take
     it in body coordinates (engine.rnea_body)."""
     try:  # the control loop's call (see forward_dynamics)
-        if gravity is True and data.robot is robot and data.body_frame_joints \
-                and not INVERSE_DYNAMICS_LOCAL.strict(data.address, q, qd, qdd, data.gravity):
+        if gravity is True and data.robot is robot \
+                and not _inverse_dynamics(data.core, q, qd, qdd, data.gravity, data.tau_out):
             return data.tau
     except (AttributeError, TypeError, ValueError):
         pass
@@ -133,8 +137,7 @@ def gravity_vector(robot, q, gravity=True, data: Data | None = None):
     """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``). Robots of 1-DoF joints
     under at most a free root take the RNEA at rest in body coordinates (engine.rnea_body)."""
     try:  # the control loop's call (see forward_dynamics)
-        if gravity is True and data.robot is robot and data.body_frame_joints \
-                and not GRAVITY_LOCAL.strict(data.address, q, data.gravity):
+        if gravity is True and data.robot is robot and not _gravity_vector(data.core, q, data.gravity, data.g_out):
             return data.g
     except (AttributeError, TypeError, ValueError):
         pass
@@ -195,11 +198,9 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):
     CRBA, then M = LᵀDL factored along the tree with its branch-induced sparsity
     (engine.forward_dynamics). With ``data=`` the result is ``data.qdd``; ``data.M`` is not
     written (``mass_matrix(robot, q, data=data)`` gives it). Batches: q, qd, tau of shape (K, ·)."""
-    try:  # the control loop's call, made here to spare it a Python frame: a workspace of this robot
-        # and float64 vectors, whose types the dispatcher checks in compiled code; anything else,
-        # or anything the kernel reports, goes the checked path below
-        if gravity is True and data.robot is robot and data.body_frame_joints \
-                and not FORWARD_LOCAL.strict(data.address, q, qd, tau, data.gravity):
+    try:  # the control loop's call
+        if gravity is True and data.robot is robot \
+                and not _forward_dynamics(data.core, q, qd, tau, data.gravity, data.qdd_out):
             return data.qdd
     except (AttributeError, TypeError, ValueError):  # no Data, other types: below, checked
         pass
@@ -218,12 +219,10 @@ def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorizatio
     Christoffel-consistent C) or ``featherstone`` (admissible only). With ``data=`` the result
     is ``data.tau``."""
     try:  # the control loop's call (see forward_dynamics), with the model's parameters or an estimate
-        if gravity is True and factorization is DEFAULT_FACTORIZATION and data.robot is robot and data.control_entry:
-            if theta is None:
-                if not SLOTINE_LI_MODEL.strict(data.address, q, qd, qd_r, qdd_r):
-                    return data.tau
-            elif not SLOTINE_LI_ESTIMATE.strict(data.address, q, qd, qd_r, qdd_r, theta):
-                return data.tau
+        if gravity is True and factorization is DEFAULT_FACTORIZATION and data.robot is robot \
+                and (theta is None or theta.size) and not _slotine_li(data.core, q, qd, qd_r, qdd_r, data.gravity, MODEL_THETA if theta is None else theta,
+                                    CHRISTOFFEL, data.tau_out):
+            return data.tau
     except (AttributeError, TypeError, ValueError):
         pass
     try:

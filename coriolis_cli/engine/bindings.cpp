@@ -10,14 +10,12 @@
 #include <nanobind/nanobind.h>
 #include <numpy/arrayobject.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "core/batch.hpp"
-#include "core/christoffel.hpp"
-#include "core/coriolis.hpp"
-#include "core/crba.hpp"
-#include "core/rnea.hpp"
+#include "core/engine.hpp"
 
 namespace nb = nanobind;
 using namespace coriolis;
@@ -108,7 +106,7 @@ npy_intp states_in(nb::handle Q, int nq) {
     return K;
 }
 
-Model make_model(nb::handle ints, nb::handle cols, nb::handle geom, int nq) {
+Model make_model(nb::handle ints, nb::handle cols, nb::handle geom, int nq, int body_frame) {
     Model m;
     m.N = int(PyArray_Check(ints.ptr()) ? PyArray_DIM(reinterpret_cast<PyArrayObject*>(ints.ptr()), 0) : -1);
     m.nv = int(PyArray_Check(cols.ptr()) ? PyArray_DIM(reinterpret_cast<PyArrayObject*>(cols.ptr()), 0) : -1);
@@ -139,14 +137,34 @@ Model make_model(nb::handle ints, nb::handle cols, nb::handle geom, int nq) {
         if (jt == FREE && i != 0) throw nb::value_error("ints: a free root joint on a body other than the first");
     }
     if (columns != m.nv) throw nb::value_error("cols: not one column per DoF of the joints");
+    m.body_frame = body_frame_joints(m) && body_frame != 0;  // -1: wherever it applies
     return m;
+}
+
+// θ of length zero (the model's own parameters: null) or 10 N finite doubles; false otherwise,
+// and the caller rechecks θ in full for the message
+bool parameters_in(nb::handle theta, const Model& model, const double*& out) {
+    out = nullptr;
+    PyObject* o = theta.ptr();
+    if (PyArray_Check(o) && PyArray_SIZE(reinterpret_cast<PyArrayObject*>(o)) == 0) return true;
+    const double* t = vector_in(theta, npy_intp(N_PARAMETERS) * model.N);
+    if (!t) return false;
+    for (int k = 0; k < N_PARAMETERS * model.N; ++k)
+        if (!std::isfinite(t[k])) return false;
+    out = t;
+    return true;
+}
+
+void check_factorization(int factorization) {
+    if (factorization != CHRISTOFFEL && factorization != FEATHERSTONE)
+        throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
 }
 
 }  // namespace
 
 NB_MODULE(compiled, m) {
     if (_import_array() < 0) throw nb::python_error();
-    m.doc() = "The compiled kernels of coriolis (C++17): M, Ṁ, C, Γ, τ and g of a rigid-body tree.";
+    m.doc() = "The compiled kernels of coriolis (C++17): M, Ṁ, C, Γ, τ, g, q̈ and Slotine–Li of a rigid-body tree.";
 
     m.attr("OK") = OK;
     m.attr("RECHECK") = RECHECK;
@@ -155,14 +173,17 @@ NB_MODULE(compiled, m) {
     nb::class_<Workspace>(m, "Workspace", "A robot's model and one workspace for it (not shared between threads).")
         .def(
             "__init__",
-            [](Workspace* self, nb::handle ints, nb::handle cols, nb::handle geom, int nq) {
-                new (self) Workspace(make_model(ints, cols, geom, nq));
+            [](Workspace* self, nb::handle ints, nb::handle cols, nb::handle geom, int nq, int body_frame) {
+                new (self) Workspace(make_model(ints, cols, geom, nq, body_frame));
             },
-            nb::arg("ints"), nb::arg("cols"), nb::arg("geom"), nb::arg("nq"))
+            nb::arg("ints"), nb::arg("cols"), nb::arg("geom"), nb::arg("nq"), nb::arg("body_frame") = -1,
+            "body_frame: -1 wherever it applies (1-DoF joints under at most a free root), 0 never.")
         .def_prop_ro("N", [](const Workspace& w) { return w.model.N; })
         .def_prop_ro("nv", [](const Workspace& w) { return w.model.nv; })
-        .def_prop_ro("nq", [](const Workspace& w) { return w.model.nq; });
+        .def_prop_ro("nq", [](const Workspace& w) { return w.model.nq; })
+        .def_prop_ro("body_frame", [](const Workspace& w) { return w.model.body_frame; });
 
+    // ---- one state: the status code of engine/core/joints.hpp, RECHECK for an argument to convert ----
     m.def(
         "mass_matrix",
         [](Workspace& w, nb::handle q, nb::handle M) -> int64_t {
@@ -170,47 +191,59 @@ NB_MODULE(compiled, m) {
             double* Mo = array_out(M, {n, n}, "M");
             const double* qp = vector_in(q, w.model.nq);
             if (!qp) return RECHECK;
-            return mass_matrix(w.model, w.data, qp, Mo);
+            return compute_mass_matrix(w.model, w.data, qp, Mo);
         },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("M"), "M(q) into M (related entries only); a status code.");
+        nb::arg("workspace"), nb::arg("q"), nb::arg("M"), "M(q) into M (related entries only).");
 
     m.def(
         "inverse_dynamics",
         [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qdd, nb::handle gravity, nb::handle tau) -> int64_t {
             const int n = w.model.nv;
             double* out = array_out(tau, {n}, "tau");
-            const double* grav = array_out(gravity, {3}, "gravity");
+            const double* grav = array_in(gravity, {3}, "gravity");
             const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *qddp = vector_in(qdd, n);
             if (!qp || !qdp || !qddp) return RECHECK;
-            return rnea(w.model, w.data, qp, qdp, qddp, grav, out);
+            return compute_inverse_dynamics(w.model, w.data, qp, qdp, qddp, grav, out);
         },
         nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qdd"), nb::arg("gravity"), nb::arg("tau"),
-        "τ(q, q̇, q̈) into tau; a status code.");
+        "τ(q, q̇, q̈) into tau.");
 
     m.def(
         "gravity_vector",
         [](Workspace& w, nb::handle q, nb::handle gravity, nb::handle g) -> int64_t {
             double* out = array_out(g, {w.model.nv}, "g");
-            const double* grav = array_out(gravity, {3}, "gravity");
+            const double* grav = array_in(gravity, {3}, "gravity");
             const double* qp = vector_in(q, w.model.nq);
             if (!qp) return RECHECK;
-            return gravity_vector(w.model, w.data, qp, grav, out);
+            return compute_gravity_vector(w.model, w.data, qp, grav, out);
         },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("gravity"), nb::arg("g"), "g(q) into g; a status code.");
+        nb::arg("workspace"), nb::arg("q"), nb::arg("gravity"), nb::arg("g"), "g(q) into g.");
+
+    m.def(
+        "forward_dynamics",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle tau, nb::handle gravity, nb::handle qdd) -> int64_t {
+            const int n = w.model.nv;
+            double* out = array_out(qdd, {n}, "qdd");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *taup = vector_in(tau, n);
+            if (!qp || !qdp || !taup) return RECHECK;
+            return compute_forward_dynamics(w.model, w.data, qp, qdp, taup, grav, out, w.data.M.data());
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("tau"), nb::arg("gravity"), nb::arg("qdd"),
+        "q̈ into qdd (M(q), where it is formed, stays in the workspace).");
 
     m.def(
         "coriolis_matrix",
         [](Workspace& w, nb::handle q, nb::handle qd, int factorization, nb::handle out) -> int64_t {
             const int n = w.model.nv;
-            if (factorization != CHRISTOFFEL && factorization != FEATHERSTONE)
-                throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
+            check_factorization(factorization);
             double* M = array_out(out, {3, n, n}, "out");
             const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
             if (!qp || !qdp) return RECHECK;
             return coriolis_matrix(w.model, w.data, qp, qdp, factorization, M, M + n * n, M + 2 * n * n);
         },
         nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("factorization"), nb::arg("out"),
-        "M, Ṁ and C (Algorithm 1) into out (3, nv, nv); a status code.");
+        "M, Ṁ and C (Algorithm 1) into out (3, nv, nv).");
 
     m.def(
         "christoffel",
@@ -221,7 +254,56 @@ NB_MODULE(compiled, m) {
             if (!qp) return RECHECK;
             return christoffel(w.model, w.data, qp, G);
         },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("Gamma"), "Γ (Algorithm 2) into Gamma; a status code.");
+        nb::arg("workspace"), nb::arg("q"), nb::arg("Gamma"), "Γ (Algorithm 2) into Gamma.");
+
+    m.def(
+        "slotine_li",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle gravity,
+           nb::handle theta, int factorization, nb::handle tau) -> int64_t {
+            const int n = w.model.nv;
+            check_factorization(factorization);
+            double* out = array_out(tau, {n}, "tau");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qd_r, n),
+                         *c = vector_in(qdd_r, n), *t;
+            if (!qp || !a || !b || !c || !parameters_in(theta, w.model, t)) return RECHECK;
+            return compute_slotine_li(w.model, w.data, qp, a, b, c, grav, t, factorization, out);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("gravity"),
+        nb::arg("theta"), nb::arg("factorization"), nb::arg("tau"),
+        "The Slotine–Li torque into tau; theta of length zero: the model's own parameters.");
+
+    m.def(
+        "regressor",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle gravity,
+           int factorization, nb::handle Y, nb::handle Yts) -> int64_t {
+            const int n = w.model.nv, width = N_PARAMETERS * w.model.N;
+            check_factorization(factorization);
+            double *Yo = array_out(Y, {n, width}, "Y"), *Yso = array_out(Yts, {width}, "Yts");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qd_r, n),
+                         *c = vector_in(qdd_r, n);
+            if (!qp || !a || !b || !c) return RECHECK;
+            return regressor(w.model, w.data, qp, a, b, c, grav, factorization, Yo, Yso);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("gravity"),
+        nb::arg("factorization"), nb::arg("Y"), nb::arg("Yts"), "Y (related entries only) and Yᵀs.");
+
+    m.def(
+        "adaptation_gradient",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle gravity,
+           int factorization, nb::handle Yts) -> int64_t {
+            const int n = w.model.nv;
+            check_factorization(factorization);
+            double* out = array_out(Yts, {N_PARAMETERS * w.model.N}, "Yts");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qd_r, n),
+                         *c = vector_in(qdd_r, n);
+            if (!qp || !a || !b || !c) return RECHECK;
+            return compute_adaptation_gradient(w.model, w.data, qp, a, b, c, grav, factorization, out);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("gravity"),
+        nb::arg("factorization"), nb::arg("Yts"), "Yᵀs without Y.");
 
     // ---- batches: K states on `threads` threads, the GIL released; outputs zeroed by the caller ----
     m.def(
@@ -234,7 +316,7 @@ NB_MODULE(compiled, m) {
             int64_t* st = status_out(status, K);
             nb::gil_scoped_release release;
             run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
-                st[s] = mass_matrix(w.model, d, q + s * nq, out + s * n * n);
+                st[s] = compute_mass_matrix(w.model, d, q + s * nq, out + s * n * n);
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("M"), nb::arg("status"), nb::arg("threads"));
@@ -251,11 +333,67 @@ NB_MODULE(compiled, m) {
             int64_t* st = status_out(status, K);
             nb::gil_scoped_release release;
             run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
-                st[s] = rnea(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, out + s * n);
+                st[s] = compute_inverse_dynamics(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, out + s * n);
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("gravity"), nb::arg("tau"),
         nb::arg("status"), nb::arg("threads"));
+
+    m.def(
+        "gravity_vector_batch",
+        [](Workspace& w, nb::handle Q, nb::handle gravity, nb::handle g, nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *grav = array_in(gravity, {3}, "gravity");
+            double* out = array_out(g, {K, n}, "g");
+            int64_t* st = status_out(status, K);
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+                st[s] = compute_gravity_vector(w.model, d, q + s * nq, grav, out + s * n);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("gravity"), nb::arg("g"), nb::arg("status"), nb::arg("threads"));
+
+    m.def(
+        "forward_dynamics_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle TAU, nb::handle gravity, nb::handle qdd,
+           nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *tau = array_in(TAU, {K, n}, "TAU"), *grav = array_in(gravity, {3}, "gravity");
+            double* out = array_out(qdd, {K, n}, "qdd");
+            int64_t* st = status_out(status, K);
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+                st[s] = compute_forward_dynamics(w.model, d, q + s * nq, qd + s * n, tau + s * n, grav, out + s * n,
+                                                 d.M.data());
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("TAU"), nb::arg("gravity"), nb::arg("qdd"),
+        nb::arg("status"), nb::arg("threads"));
+
+    m.def(
+        "regressor_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QD_R, nb::handle QDD_R, nb::handle gravity,
+           int factorization, nb::handle Y, nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq, width = N_PARAMETERS * w.model.N;
+            check_factorization(factorization);
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *qd_r = array_in(QD_R, {K, n}, "QD_R"), *qdd_r = array_in(QDD_R, {K, n}, "QDD_R"),
+                         *grav = array_in(gravity, {3}, "gravity");
+            double* out = array_out(Y, {K, n, width}, "Y");
+            int64_t* st = status_out(status, K);
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+                std::vector<double> Yts(width);
+                st[s] = regressor(w.model, d, q + s * nq, qd + s * n, qd_r + s * n, qdd_r + s * n, grav, factorization,
+                                  out + s * n * width, Yts.data());
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QD_R"), nb::arg("QDD_R"), nb::arg("gravity"),
+        nb::arg("factorization"), nb::arg("Y"), nb::arg("status"), nb::arg("threads"));
 
     m.def(
         "coriolis_matrix_batch",

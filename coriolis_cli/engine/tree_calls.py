@@ -12,17 +12,9 @@ from ..model.joints import FREE as FREE_CODE
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
 from . import compiled
-from .crba import mass_matrix_batch, mass_matrix_entry
-from .crba_body import mass_matrix_local_batch, mass_matrix_local_entry
-from .forward_dynamics import forward_dynamics_batch, forward_dynamics_entry
-from .forward_dynamics_body import forward_dynamics_local_entry
 from .kinematics import placement_entry, views
 from .momentum import (QUANTITIES, MomentumRegressors, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_batch,
                        momentum_regressor_entry, trajectory_batch)
-from .rnea import gravity_vector_entry, inverse_dynamics_entry, rnea_batch
-from .rnea_body import gravity_local_batch, gravity_local_entry, inverse_dynamics_local_batch, inverse_dynamics_local_entry
-from .slotine_li import (MODEL_THETA, adaptation_gradient_entry, regressor_batch, regressor_entry, slotine_li_entry,
-                         slotine_li_estimate_entry, slotine_li_model_entry)
 from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_contiguous_vector,
                     is_vector, run_batch, run_core_batch, settle, settle_core, stacked_states, velocities_of, with_hint)
 from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
@@ -34,20 +26,8 @@ _zeros = np.zeros
 DEFAULT_FACTORIZATION = "christoffel"  # the default argument itself (interned): tested with `is`
 
 
-_MASS_MATRIX = Compiled(mass_matrix_entry)
-MASS_MATRIX_LOCAL = Compiled(mass_matrix_local_entry)  # engine.api's call with data=, and the checked one
-_INVERSE_DYNAMICS = Compiled(inverse_dynamics_entry)
-_GRAVITY = Compiled(gravity_vector_entry)
-INVERSE_DYNAMICS_LOCAL = Compiled(inverse_dynamics_local_entry)  # engine.api's call with data=, and the checked one
-GRAVITY_LOCAL = Compiled(gravity_local_entry)  # engine.api's call with data=, and the checked one
+MODEL_THETA = np.zeros(0)  # θ of length zero: the model's own inertial parameters
 _PLACEMENT = Compiled(placement_entry)
-_FORWARD = Compiled(forward_dynamics_entry)
-FORWARD_LOCAL = Compiled(forward_dynamics_local_entry)  # engine.api's call with data=, and the checked one
-_SLOTINE_LI = Compiled(slotine_li_entry)
-SLOTINE_LI_MODEL = Compiled(slotine_li_model_entry)  # engine.api's calls with data=
-SLOTINE_LI_ESTIMATE = Compiled(slotine_li_estimate_entry)
-_REGRESSOR = Compiled(regressor_entry)
-_ADAPTATION = Compiled(adaptation_gradient_entry)
 _MOMENTUM = Compiled(momentum_entry)
 _MOMENTUM_INTO = Compiled(momentum_into_entry)
 _MOMENTUM_REGRESSOR = Compiled(momentum_regressor_entry)
@@ -144,27 +124,19 @@ def christoffel_slices(robot: RobotModel, q):
         yield k, coriolis_matrix(robot, q, e, data=data)[2]
 
 
-# ---- CRBA and RNEA -------------------------------------------------------------------------
+# ---- CRBA and RNEA (in body coordinates where they apply: engine/core/engine.hpp chooses) ----------
 def mass_matrix(robot: RobotModel, q, data: Data | None = None):
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
-        if data.body_frame_joints:  # the composite-rigid-body algorithm in body coordinates
-            if not is_contiguous_vector(q):  # MASS_MATRIX_LOCAL's one compiled layout, which engine.api's call shares
-                (q,) = checked(robot, q)
-            status = MASS_MATRIX_LOCAL.call(data.address, q)
-            if status:
-                settle(robot, status, MASS_MATRIX_LOCAL, data, q, address=True)
-            return data.M
-        if not is_vector(q):
-            (q,) = checked(robot, q)
-        return _single(robot, _MASS_MATRIX, data, q, data.M)
+        status = compiled.mass_matrix(data.core, q, data.M_out)
+        if status:
+            settle_core(robot, status, compiled.mass_matrix, data.core, q, (), (data.M_out,))
+        return data.M
     if not is_vector(q):
         Q, batch = as_states(q, robot.nq, "q", robot.config_names)
         if batch:
-            local = kernel_scratch(robot).body_frame_joints
-            return run_batch(robot, mass_matrix_local_batch if local else mass_matrix_batch,
-                             np.zeros((Q.shape[0], robot.nv, robot.nv)), Q, ())
+            return run_core_batch(robot, compiled.mass_matrix_batch, np.zeros((Q.shape[0], robot.nv, robot.nv)), Q, ())
         q = Q[0]
     return mass_matrix(robot, q, shared_data(robot)).copy()
 
@@ -174,27 +146,17 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
         g = data.gravity if gravity is True else gravity_of(gravity)
-        if data.body_frame_joints:  # the RNEA in body coordinates
-            if not (is_contiguous_vector(q) and is_contiguous_vector(qd) and is_contiguous_vector(qdd)):
-                # INVERSE_DYNAMICS_LOCAL's one compiled layout, which engine.api's call shares
-                q, qd, qdd = checked(robot, q, ("qd", qd), ("qdd", qdd))
-            status = INVERSE_DYNAMICS_LOCAL.call(data.address, q, qd, qdd, g)
-            if status:
-                settle(robot, status, INVERSE_DYNAMICS_LOCAL, data, q, (("qd", qd), ("qdd", qdd)), (g,), address=True)
-            return data.tau
-        if not (is_vector(q) and is_vector(qd) and is_vector(qdd)):
-            q, qd, qdd = checked(robot, q, ("qd", qd), ("qdd", qdd))
-        status = _INVERSE_DYNAMICS.call(data.ints, data.floats, q, qd, qdd, g)
+        status = compiled.inverse_dynamics(data.core, q, qd, qdd, g, data.tau_out)
         if status:
-            settle(robot, status, _INVERSE_DYNAMICS, data, q, (("qd", qd), ("qdd", qdd)), (g,))
+            settle_core(robot, status, compiled.inverse_dynamics, data.core, q, (("qd", qd), ("qdd", qdd)),
+                        (g, data.tau_out))
         return data.tau
     if not (is_vector(q) and is_vector(qd) and is_vector(qdd)):
         Q, (QD, QDD), batch = stacked_states(robot, q, ("qd", qd), ("qdd", qdd))
         if batch:
             g = robot.gravity_array if gravity is True else gravity_of(gravity)
-            local = kernel_scratch(robot).body_frame_joints
-            return run_batch(robot, inverse_dynamics_local_batch if local else rnea_batch, np.zeros((Q.shape[0], robot.nv)),
-                             Q, (QD, QDD, g), ("qd", QD), ("qdd", QDD))
+            return run_core_batch(robot, compiled.inverse_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q,
+                                  (QD, QDD, g), ("qd", QD), ("qdd", QDD))
         q, qd, qdd = Q[0], QD[0], QDD[0]
     return inverse_dynamics(robot, q, qd, qdd, gravity, shared_data(robot)).copy()
 
@@ -204,27 +166,15 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
         g = data.gravity if gravity is True else gravity_of(gravity)
-        if data.body_frame_joints:  # the RNEA at rest in body coordinates
-            if not is_contiguous_vector(q):  # GRAVITY_LOCAL's one compiled layout, which engine.api's call shares
-                (q,) = checked(robot, q)
-            status = GRAVITY_LOCAL.call(data.address, q, g)
-            if status:
-                settle(robot, status, GRAVITY_LOCAL, data, q, (), (g,), address=True)
-            return data.g
-        if not is_vector(q):
-            (q,) = checked(robot, q)
-        status = _GRAVITY.call(data.ints, data.floats, q, g)
+        status = compiled.gravity_vector(data.core, q, g, data.g_out)
         if status:
-            settle(robot, status, _GRAVITY, data, q, (), (g,))
+            settle_core(robot, status, compiled.gravity_vector, data.core, q, (), (g, data.g_out))
         return data.g
     if not is_vector(q):
         Q, batch = as_states(q, robot.nq, "q", robot.config_names)
         if batch:
             g = robot.gravity_array if gravity is True else gravity_of(gravity)
-            if kernel_scratch(robot).body_frame_joints:
-                return run_batch(robot, gravity_local_batch, np.zeros((Q.shape[0], robot.nv)), Q, (g,))
-            Z = np.zeros((Q.shape[0], robot.nv))
-            return inverse_dynamics(robot, Q, Z, Z, gravity=gravity)
+            return run_core_batch(robot, compiled.gravity_vector_batch, np.zeros((Q.shape[0], robot.nv)), Q, (g,))
         q = Q[0]
     return gravity_vector(robot, q, gravity, shared_data(robot)).copy()
 
@@ -327,29 +277,21 @@ def placements(robot: RobotModel, q):
 
 # ---- control: forward dynamics, Slotine–Li -------------------------------------------------
 def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | None = None):
-    if data is not None:  # what engine.api's control-loop call leaves: any types, other gravity
+    if data is not None:
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
         g = data.gravity if gravity is True else gravity_of(gravity)
-        if not (is_contiguous_vector(q) and is_contiguous_vector(qd) and is_contiguous_vector(tau)):
-            # FORWARD_LOCAL's one compiled layout, which engine.api's call shares
-            q, qd, tau = checked(robot, q, ("qd", qd), ("tau", tau))
-        if data.body_frame_joints:  # the articulated-body algorithm in body coordinates
-            if not FORWARD_LOCAL.call(data.address, q, qd, tau, g):
-                return data.qdd
-        # other joints, or what the body-frame kernel leaves (RECHECK): through M = LᵀDL, which
-        # also says what is wrong
-        status = _FORWARD.call(data.ints, data.floats, q, qd, tau, g)
+        status = compiled.forward_dynamics(data.core, q, qd, tau, g, data.qdd_out)
         if status:
-            settle(robot, status, _FORWARD, data, q, (("qd", qd), ("tau", tau)), (g,))
+            settle_core(robot, status, compiled.forward_dynamics, data.core, q, (("qd", qd), ("tau", tau)),
+                        (g, data.qdd_out))
         return data.qdd
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if not (is_vector(q) and is_vector(qd) and is_vector(tau)):
         Q, (QD, TAU), batch = stacked_states(robot, q, ("qd", qd), ("tau", tau))
         if batch:
-            local = kernel_scratch(robot).body_frame_joints
-            return run_batch(robot, forward_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q, (QD, TAU, g, local), ("qd", QD),
-                          ("tau", TAU))
+            return run_core_batch(robot, compiled.forward_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q,
+                                  (QD, TAU, g), ("qd", QD), ("tau", TAU))
         q, qd, tau = Q[0], QD[0], TAU[0]
     return forward_dynamics(robot, q, qd, tau, gravity, shared_data(robot)).copy()
 
@@ -359,7 +301,7 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if theta is None:
         th = MODEL_THETA
-    else:  # length, stride and finiteness are checked in the kernel; length zero would mean the model's
+    else:  # length, stride and finiteness are checked in the core; length zero would mean the model's
         th = theta if is_vector(theta) and theta.size else check_parameters(robot, theta)
     kind = CHRISTOFFEL if factorization == "christoffel" else factorization_code(factorization)
     fresh = data is None
@@ -367,14 +309,13 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
         data = shared_data(robot)
     elif getattr(data, "robot", None) is not robot:
         check_data(robot, data)
-    if not (is_vector(q) and is_vector(qd) and is_vector(qd_r) and is_vector(qdd_r)):
-        q, qd, qd_r, qdd_r = checked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
-    status = _SLOTINE_LI.call(data.ints, data.floats, q, qd, qd_r, qdd_r, g, th, kind)
+    status = compiled.slotine_li(data.core, q, qd, qd_r, qdd_r, g, th, kind, data.tau_out)
     if status == RECHECK and theta is not None:  # θ of another length, a stride or not finite
         th = check_parameters(robot, theta)  # its message, or a contiguous copy
-        status = _SLOTINE_LI.call(data.ints, data.floats, q, qd, qd_r, qdd_r, g, th, kind)
+        status = compiled.slotine_li(data.core, q, qd, qd_r, qdd_r, g, th, kind, data.tau_out)
     if status:
-        settle(robot, status, _SLOTINE_LI, data, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, th, kind))
+        settle_core(robot, status, compiled.slotine_li, data.core, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)),
+                    (g, th, kind, data.tau_out))
     return data.tau.copy() if fresh else data.tau
 
 
@@ -392,15 +333,16 @@ def regressor(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization
         if batch:
             g = robot.gravity_array if gravity is True else gravity_of(gravity)
             out = np.zeros((Q.shape[0], robot.nv, N_PARAMETERS * robot.n_bodies))
-            return run_batch(robot, regressor_batch, out, Q, (QD, QDR, QDDR, g, factorization_code(factorization)),
-                             ("qd", QD), ("qd_r", QDR), ("qdd_r", QDDR))
+            return run_core_batch(robot, compiled.regressor_batch, out, Q, (QD, QDR, QDDR, g, factorization_code(factorization)),
+                                  ("qd", QD), ("qd_r", QDR), ("qdd_r", QDDR))
     g, kind, q, qd, qd_r, qdd_r = _states(robot, gravity, factorization, q, qd, qd_r, qdd_r)
     Y = np.zeros((robot.nv, N_PARAMETERS * robot.n_bodies))
     Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)  # the look-up inlined: 70 ns less
-    status = _REGRESSOR.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
+    status = compiled.regressor(shared.core, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
     if status:
-        settle(robot, status, _REGRESSOR, shared, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Y, Yts))
+        settle_core(robot, status, compiled.regressor, shared.core, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)),
+                    (g, kind, Y, Yts))
     return Y
 
 
@@ -408,7 +350,8 @@ def adaptation_gradient(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, fac
     g, kind, q, qd, qd_r, qdd_r = _states(robot, gravity, factorization, q, qd, qd_r, qdd_r)
     Yts = np.zeros(N_PARAMETERS * robot.n_bodies)
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)  # the look-up inlined: 70 ns less
-    status = _ADAPTATION.call(shared.ints, shared.floats, q, qd, qd_r, qdd_r, g, kind, Yts)
+    status = compiled.adaptation_gradient(shared.core, q, qd, qd_r, qdd_r, g, kind, Yts)
     if status:
-        settle(robot, status, _ADAPTATION, shared, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Yts))
+        settle_core(robot, status, compiled.adaptation_gradient, shared.core, q,
+                    (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Yts))
     return Yts

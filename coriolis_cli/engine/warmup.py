@@ -20,18 +20,18 @@ ENTRIES = {
     # compiled ahead of time in the C++ core (engine/core): nothing to compile at first use
     "coriolis_matrix": None,
     "christoffel": None,
-    "mass_matrix": "crba_body.mass_matrix_local_entry",
-    "inverse_dynamics": "rnea_body.inverse_dynamics_local_entry",
-    "gravity_vector": "rnea_body.gravity_local_entry",
-    "forward_dynamics": "forward_dynamics_body.forward_dynamics_local_entry",
-    "slotine_li": "slotine_li.slotine_li_entry",
-    "adaptation_gradient": "slotine_li.adaptation_gradient_entry",
-    "regressor": "slotine_li.regressor_entry",
+    "mass_matrix": None,
+    "inverse_dynamics": None,
+    "gravity_vector": None,
+    "forward_dynamics": None,
+    "slotine_li": None,
+    "adaptation_gradient": None,
+    "regressor": None,
     "trajectory_dynamics": "momentum.trajectory_batch",
     "generalized_momentum": "momentum.momentum_into_entry",
     "momentum_regressors": "momentum.momentum_regressor_entry",
     # identification's batches (with the RNEA's batch and the filter)
-    "identification_torque": "rnea_body.inverse_dynamics_local_batch",
+    "identification_torque": None,
     "identification_filtered": "momentum.momentum_regressor_batch",
     # robots in other coordinates: the loop solve, and the tree's calls with a workspace
     "closed_loops": "closure.continuation_kernel",
@@ -41,11 +41,11 @@ ENTRIES = {
 # the world frame: warm-up item "function:world", compiled on a chain with a spherical joint.
 WORLD = ":world"
 WORLD_ENTRIES = {
-    "mass_matrix": "crba.mass_matrix_entry",
-    "inverse_dynamics": "rnea.inverse_dynamics_entry",
-    "gravity_vector": "rnea.gravity_vector_entry",
-    "forward_dynamics": "forward_dynamics.forward_dynamics_entry",
-    "identification_torque": "rnea.rnea_batch",
+    "mass_matrix": None,
+    "inverse_dynamics": None,
+    "gravity_vector": None,
+    "forward_dynamics": None,
+    "identification_torque": None,
 }
 
 

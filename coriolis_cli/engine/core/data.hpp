@@ -25,7 +25,15 @@ struct Data {
           C(model.nv * model.nv),
           tau(model.nv),
           g(model.nv),
-          zero(model.nv) {}
+          zero(model.nv),
+          Xb(36 * model.N),
+          w(6 * model.N),
+          c(6 * model.N),
+          params(10 * model.N),
+          U(6 * model.nv),
+          D(model.nv),
+          u(model.nv),
+          H(model.nv * model.nv) {}
 
     std::vector<double> q;     // nq: the configuration used (quaternions normalized)
     std::vector<double> X;     // N x 6 x 6: X[i][0:3][0:3] = R_i, X[i][3][0:3] = p_i, body i's placement
@@ -42,6 +50,16 @@ struct Data {
     std::vector<double> tau;   // nv: inverse dynamics
     std::vector<double> g;     // nv: gravity vector
     std::vector<double> zero;  // nv zeros: q̇ = q̈ = 0 for g(q)
+
+    // body coordinates (the kernels for 1-DoF joints under at most a free root)
+    std::vector<double> Xb;      // N x 6 x 6: body i in its parent, Xb[i][0:3][0:3] = L (child axes), Xb[i][3][0:3] = r
+    std::vector<double> w;       // N x 6: reference velocities (Slotine–Li)
+    std::vector<double> c;       // N x 6: velocity-product accelerations v × S q̇ (ABA)
+    std::vector<double> params;  // N x 10: composite inertias as ten parameters (CRBA in body coordinates)
+    std::vector<double> U;       // nv x 6: IA S (ABA)
+    std::vector<double> D;       // nv: Sᵀ IA S + armature (ABA)
+    std::vector<double> u;       // nv: τ − Sᵀ pA (ABA)
+    std::vector<double> H;       // nv x nv: M factored as LᵀDL (forward dynamics)
 };
 
 }  // namespace coriolis

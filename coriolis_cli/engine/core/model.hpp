@@ -24,6 +24,9 @@ struct Model {
     std::vector<int64_t> ints;  // N x 4
     std::vector<int64_t> cols;  // nv x 3
     std::vector<double> geom;   // N x GEOM_WIDTH
+    // 1-DoF joints under at most a free root: M, τ, g, q̈ and Slotine–Li run in body coordinates
+    // (engine.hpp chooses)
+    bool body_frame = false;
 
     int parent(int i) const { return int(ints[4 * i]); }
     int64_t joint(int i) const { return ints[4 * i + 1]; }

@@ -1,0 +1,57 @@
+// The core's entry points for one state, each choosing its kernel as Pinocchio would: in body
+// coordinates for robots of 1-DoF joints under at most a free root (model.body_frame), in the
+// computation frame otherwise. A C++ program includes this file alone.
+#pragma once
+
+#include "christoffel.hpp"
+#include "coriolis.hpp"
+#include "crba.hpp"
+#include "crba_body.hpp"
+#include "forward_dynamics.hpp"
+#include "rnea.hpp"
+#include "rnea_body.hpp"
+#include "slotine_li.hpp"
+#include "slotine_li_body.hpp"
+
+namespace coriolis {
+
+inline int64_t compute_mass_matrix(const Model& model, Data& data, const double* q, double* M) {
+    return model.body_frame ? mass_matrix_body(model, data, q, M) : mass_matrix(model, data, q, M);
+}
+
+inline int64_t compute_inverse_dynamics(const Model& model, Data& data, const double* q, const double* qd,
+                                        const double* qdd, const double* gravity, double* tau) {
+    return model.body_frame ? inverse_dynamics_body(model, data, q, qd, qdd, gravity, tau)
+                            : rnea(model, data, q, qd, qdd, gravity, tau);
+}
+
+inline int64_t compute_gravity_vector(const Model& model, Data& data, const double* q, const double* gravity,
+                                      double* g) {
+    return model.body_frame ? gravity_vector_body(model, data, q, gravity, g)
+                            : gravity_vector(model, data, q, gravity, g);
+}
+
+// q̈ by the articulated-body algorithm where it applies and settles the state, else through
+// M = LᵀDL (which then also leaves M(q) in M, and says what is wrong with the state)
+inline int64_t compute_forward_dynamics(const Model& model, Data& data, const double* q, const double* qd,
+                                        const double* tau, const double* gravity, double* qdd, double* M) {
+    if (model.body_frame && forward_dynamics_body(model, data, q, qd, tau, gravity, qdd) == OK) return OK;
+    return forward_dynamics(model, data, q, qd, tau, gravity, qdd, M);
+}
+
+inline int64_t compute_slotine_li(const Model& model, Data& data, const double* q, const double* qd,
+                                  const double* qd_r, const double* qdd_r, const double* gravity, const double* theta,
+                                  int factorization, double* tau) {
+    return model.body_frame ? slotine_li_body(model, data, q, qd, qd_r, qdd_r, gravity, theta, factorization, tau)
+                            : slotine_li(model, data, q, qd, qd_r, qdd_r, gravity, theta, factorization, tau);
+}
+
+inline int64_t compute_adaptation_gradient(const Model& model, Data& data, const double* q, const double* qd,
+                                           const double* qd_r, const double* qdd_r, const double* gravity,
+                                           int factorization, double* Yts) {
+    return model.body_frame
+               ? adaptation_gradient_body(model, data, q, qd, qd_r, qdd_r, gravity, factorization, Yts)
+               : regressor(model, data, q, qd, qd_r, qdd_r, gravity, factorization, nullptr, Yts);
+}
+
+}  // namespace coriolis
