@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine
-from .engine.filters import low_pass
+from .engine.compiled import low_pass
 from .errors import StateError
 from .model.parameters import N_PARAMETERS, inertial_parameters, parameter_names
 
@@ -162,7 +162,7 @@ class _LowPass:
         if self.state is None:
             self.state = np.zeros(end.shape[1])
         out = np.empty_like(end)
-        low_pass(t, start, end, self.cutoff, self.state, self.clock, out)
+        low_pass(np.ascontiguousarray(t, dtype=float), start, end, float(self.cutoff), self.state, self.clock, out)
         return out
 
 

@@ -163,7 +163,7 @@ def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), **o
     events: where some |r_j| exceeds its threshold θ_j(t) = b_j + TORQUE_SHARE |τ_j(t)|, b_j
     being ``threshold`` or MARGIN × the largest |r_j| of the quiet stretch (``quiet`` = (start,
     end) in seconds from the first sample; default the first second)."""
-    from .engine.observer import STATE_SCALARS, momentum_energy_recursion
+    from .engine.compiled import OBSERVER_SCALARS as STATE_SCALARS, momentum_energy_recursion
     from .recordings import stream_recording
 
     tree = getattr(robot, "full", robot)
@@ -180,8 +180,9 @@ def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), **o
         P, CT, G = rows[:, 3 * n : 4 * n], rows[:, 2 * n : 3 * n], rows[:, 0:n]
         kinetic = rows[:, 5 * n].copy()
         R, S = np.empty((len(samples.t), n)), np.empty(len(samples.t))
-        momentum_energy_recursion(samples.t, np.ascontiguousarray(P), np.ascontiguousarray(CT), np.ascontiguousarray(G),
-                                  tau, samples.qd, kinetic, K, float(K[0]), p0, integral, r, u, scalars, R, S)
+        momentum_energy_recursion(*(np.ascontiguousarray(x, dtype=float) for x in (samples.t, P, CT, G, tau, samples.qd)),
+                                  kinetic, np.ascontiguousarray(K, dtype=float), float(K[0]), p0, integral, r, u, scalars,
+                                  R, S)
         ts.append(samples.t)
         Rs.append(R)
         Ss.append(S)

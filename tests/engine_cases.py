@@ -12,7 +12,7 @@ import numpy as np
 import coriolis_cli as cc
 from coriolis_cli.engine import compiled
 
-from .conftest import BUNDLED
+from .conftest import BUNDLED, robot_path
 from .test_mujoco_models import BALL_AND_FREE, STRIKER_LIKE
 from .test_real_robots import MIXED, SLED, SPHERICAL_YAML
 
@@ -94,9 +94,45 @@ def core_outputs(arrays, nq, q, qd, qdd):
         out["coriolis", f] = (compiled.coriolis_matrix(workspace(arrays, nq), q, qd, f, MMC), MMC)
     G = np.zeros((n,) * 3)
     out["Gamma"] = (compiled.christoffel(workspace(arrays, nq), q, G), G)
+    p, ct = np.zeros(n), np.zeros(n)
+    out["momentum"] = (compiled.momentum(workspace(arrays, nq), q, qd, p, ct), (p, ct))
+    Y = tuple(np.zeros((n, width)) for _ in range(3)) + (np.zeros(width),)
+    out["momentum_regressors"] = (compiled.momentum_regressors(workspace(arrays, nq), q, qd, GRAVITY, *Y), Y)
+    for use_qdd in (True, False) if q.size == nq and qd.size == qdd.size == n else ():  # batches take whole states
+        row, status = np.zeros((1, 5 * n + 2)), np.zeros(1, dtype=np.int64)
+        compiled.trajectory_batch(workspace(arrays, nq), *(np.ascontiguousarray(x)[None] for x in (q, qd, qdd)), use_qdd, GRAVITY, row, status, 1)
+        out["trajectory", use_qdd] = (int(status[0]), row)
     return out
 
 
 def key_name(key) -> str:
     """An output's key as a golden file names it: ("slotine", "auto", 0, 10) → "slotine/auto/0/10"."""
     return "/".join(str(part) for part in key) if isinstance(key, tuple) else key
+
+
+# ---- robots in other coordinates: base velocities, mimic joints, closed loops ----------------
+def coordinate_robots() -> list[tuple[str, object]]:
+    """(name, robot) pairs whose engine work includes the base-velocity maps and the loop solve."""
+    from .conftest import ROOT
+
+    out = []
+    for rep in ("mixed", "inertial"):
+        out.append((f"quadruped_{rep}", _quiet(lambda: cc.load_robot(robot_path("quadruped.urdf"), floating_base=True,
+                                                                      base_velocity=rep))))
+    out.append(("gripper_mimic", _quiet(lambda: cc.load_robot(robot_path("gripper.urdf"), mimic="enforce"))))
+    for name in ("fourbar.yaml", "knee_leg.yaml"):
+        out.append((name, _quiet(lambda: cc.load_robot(robot_path(name)))))
+    out.append(("fourbar_connect.xml", _quiet(lambda: cc.load_robot(os.path.join(ROOT, "tests", "data", "mjcf",
+                                                                                  "fourbar_connect.xml")))))
+    return out
+
+
+def coordinate_outputs(robot, seed: int) -> dict:
+    """The public functions' outputs on a robot in other coordinates at a random state."""
+    rng = np.random.default_rng(seed)
+    q = robot.random_configuration(rng)
+    qd, qd_r, qdd_r = (rng.uniform(-2, 2, robot.nv) for _ in range(3))
+    M, Mdot, C = cc.coriolis_matrix(robot, q, qd)
+    return {"q": q, "qd": qd, "M": M, "Mdot": Mdot, "C": C, "Gamma": cc.christoffel(robot, q),
+            "Mcrba": cc.mass_matrix(robot, q), "tau": cc.inverse_dynamics(robot, q, qd, qdd_r),
+            "slotine": cc.slotine_li(robot, q, qd, qd_r, qdd_r)}

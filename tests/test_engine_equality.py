@@ -14,6 +14,7 @@ from coriolis_cli.engine.crba_body import mass_matrix_local_entry
 from coriolis_cli.engine.data import BODY_FRAME_
 from coriolis_cli.engine.forward_dynamics import forward_dynamics_entry
 from coriolis_cli.engine.forward_dynamics_body import forward_dynamics_local_entry
+from coriolis_cli.engine.momentum import momentum_entry, momentum_regressor_entry, trajectory_batch
 from coriolis_cli.engine.rnea_body import gravity_local_entry, inverse_dynamics_local_entry
 from coriolis_cli.engine.slotine_li import adaptation_gradient_entry, regressor_entry, slotine_li_entry
 from coriolis_cli.engine.data import Data
@@ -72,6 +73,15 @@ def reference(robot, q, qd, qdd):
     G = np.zeros((robot.nv,) * 3)
     d = Data(robot)
     out["Gamma"] = (christoffel_entry(d.ints, d.floats, q, G), G)
+    d = Data(robot)
+    out["momentum"] = (momentum_entry(d.ints, d.floats, q, qd), (d.p.copy(), d.CTqd.copy()))
+    n, width = robot.nv, 10 * robot.n_bodies
+    Y = tuple(np.zeros((n, width)) for _ in range(3)) + (np.zeros(width),)
+    out["momentum_regressors"] = (momentum_regressor_entry(d.ints, d.floats, q, qd, GRAVITY, *Y), Y)
+    for use_qdd in (True, False) if q.size == robot.nq and qd.size == qdd.size == n else ():  # batches take whole states
+        row, status = np.zeros((1, 5 * n + 2)), np.zeros(1, dtype=np.int64)
+        trajectory_batch(d.model, *(np.ascontiguousarray(x)[None] for x in (q, qd, qdd)), use_qdd, GRAVITY.copy(), 1, row, status)
+        out["trajectory", use_qdd] = (int(status[0]), row)
     return out
 
 

@@ -238,40 +238,6 @@ def _children(pid):
     return kids
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
-                    reason="side-by-side compiles need two CPUs; the test reads /proc")
-@pytest.mark.parametrize("whom", ["process group", "command alone"])
-def test_an_interrupted_first_compile_stops_every_process_it_started(tmp_path, whom):
-    """A first run compiles its kernels in new processes side by side. Ctrl-C (SIGINT to the
-    terminal's process group) or a SIGINT to the command alone ends them all, and the command
-    with status 130, at once."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))  # empty: every kernel is compiled
-    p = subprocess.Popen([sys.executable, "-c", "from coriolis_cli.cli import main; main()", "verify", robot_path("panda.urdf")], env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while len(kids := _children(p.pid)) < 2 and time.monotonic() < deadline and p.poll() is None:
-            time.sleep(0.1)
-        assert len(kids) >= 2, "the compile did not start its processes"
-        time.sleep(0.2)  # while they import numba, or inside its compile
-        start = time.monotonic()
-        if whom == "process group":
-            os.killpg(p.pid, signal.SIGINT)
-        else:
-            p.send_signal(signal.SIGINT)
-        err = p.communicate(timeout=30)[1]
-        assert p.returncode == 130, err
-        assert time.monotonic() - start < 10
-        while any(os.path.exists(f"/proc/{k}") for k in kids) and time.monotonic() - start < 10:
-            time.sleep(0.1)  # multiprocessing's resource tracker ends once the command has
-        assert [k for k in kids if os.path.exists(f"/proc/{k}")] == []
-        assert "Traceback" not in err, err
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-
-
 def test_a_first_compile_that_cannot_start_processes_compiles_in_its_own(monkeypatch):
     import multiprocessing.context
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .. import engine
-from ..engine.timing import christoffel_loop, coriolis_loop
+from ..engine.compiled import kernel_loop
 from ..model.parameters import inertial_parameters
 from ..model.tree import RobotModel
 from ..peers import finite_differences as fd
@@ -121,7 +121,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
             lambda: engine.coriolis_matrix(robot, q, qd), repeat), how + "public API, fresh outputs"))
         if not reduced:
             out.timings.append(Timing("C", OURS_LOOP, 1e6 * median_loop_time(
-                lambda R: coriolis_loop(R, data.model, data.kernel, Q, QD, engine.FACTORIZATIONS["christoffel"]), repeat),
+                lambda R: kernel_loop(data.core, "C", R, Q, QD, QD), repeat),
                 "as C++ is timed"))
         if batch and not reduced:
             K = BATCH
@@ -134,7 +134,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
             lambda: engine.christoffel(robot, q, data=data), repeat), how + "robot.create_data() reused"))
         if not reduced:
             out.timings.append(Timing("Gamma", OURS_LOOP, 1e6 * median_loop_time(
-                lambda R: christoffel_loop(R, data.model, data.kernel, Q), repeat), "as C++ is timed"))
+                lambda R: kernel_loop(data.core, "Gamma", R, Q, QD, QD), repeat), "as C++ is timed"))
     _control_timings(robot, out, what, q, qd, data, repeat)
     if codegen:
         _generated_timings(robot, out, what, q, repeat)
@@ -168,7 +168,8 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
             lambda: engine.gravity_vector(robot, q, data=data), repeat), f"RNEA at rest in {frame}, create_data() reused"))
     if "fd" in what:
         out.timings.append(Timing("fd", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.forward_dynamics(robot, q, qd, tau, data=data), repeat), "ABA in body coordinates, create_data() reused"))
+            lambda: engine.forward_dynamics(robot, q, qd, tau, data=data), repeat),
+            f"{'ABA in body coordinates' if frame == 'body coordinates' else 'CRBA + LᵀDL'}, create_data() reused"))
     if "slotine" in what:
         out.timings.append(Timing("slotine", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), repeat), "Alg. 3, robot.create_data() reused"))
@@ -176,6 +177,15 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
         out.timings.append(Timing("slotine", OURS_ESTIMATE, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat, data=data), repeat),
             "theta=θ̂, as an adaptive controller calls it"))
+    # the same kernels in a compiled loop (the call's overhead is the difference)
+    if not getattr(robot, "is_reduced", False):
+        Q, QD = np.ascontiguousarray(q[None]), np.ascontiguousarray(qd[None])
+        for key, kernel, second in (("crba", "M", QD), ("rnea", "tau", qdd_r[None]), ("gravity", "g", QD),
+                                    ("fd", "fd", tau[None]), ("slotine", "slotine", qdd_r[None])):
+            if key in what:
+                X = np.ascontiguousarray(second)
+                out.timings.append(Timing(key, OURS_LOOP, 1e6 * median_loop_time(
+                    lambda R, kernel=kernel, X=X: kernel_loop(data.core, kernel, R, Q, QD, X), repeat), "as C++ is timed"))
 
 
 def _generated_timings(robot, out, what, q, repeat):

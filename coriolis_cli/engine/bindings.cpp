@@ -8,14 +8,20 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <Python.h>
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 #include <numpy/arrayobject.h>
 
 #include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "core/base_velocity.hpp"
 #include "core/batch.hpp"
+#include "core/closure.hpp"
 #include "core/engine.hpp"
+#include "core/filters.hpp"
+#include "core/observer.hpp"
+#include "core/timing.hpp"
 
 namespace nb = nanobind;
 using namespace coriolis;
@@ -104,6 +110,49 @@ npy_intp states_in(nb::handle Q, int nq) {
     const npy_intp K = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 0);
     array_in(Q, {K, nq}, "Q");
     return K;
+}
+
+// a C-contiguous int64 array of the given shape, read only
+const int64_t* ints_in(nb::handle h, std::initializer_list<npy_intp> shape, const char* what) {
+    PyObject* o = h.ptr();
+    auto* a = reinterpret_cast<PyArrayObject*>(o);
+    bool ok = PyArray_Check(o) && PyArray_TYPE(a) == NPY_INT64 && PyArray_ISNOTSWAPPED(a) && PyArray_ISALIGNED(a) &&
+              PyArray_NDIM(a) == int(shape.size()) && PyArray_IS_C_CONTIGUOUS(a);
+    int d = 0;
+    for (npy_intp s : shape) ok = ok && PyArray_DIM(a, d++) == s;
+    if (!ok) throw nb::value_error((std::string(what) + ": expected a C-contiguous int64 array of its shape").c_str());
+    return static_cast<const int64_t*>(PyArray_DATA(a));
+}
+
+npy_intp length_of(nb::handle h, const char* what) {
+    PyObject* o = h.ptr();
+    if (!PyArray_Check(o) || PyArray_NDIM(reinterpret_cast<PyArrayObject*>(o)) < 1)
+        throw nb::value_error((std::string(what) + ": expected an array").c_str());
+    return PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 0);
+}
+
+// the packed closures (model/loops.py), checked against the tree: every index the kernels follow
+Closures closures_in(const Model& model, nb::handle ci, nb::handle cg, nb::handle support, npy_intp& rows) {
+    const npy_intp C = length_of(ci, "ci");
+    Closures c{C, ints_in(ci, {C, 3}, "ci"), array_in(cg, {C, CLOSURE_GEOM_WIDTH}, "cg"),
+               array_in(support, {model.N + 1, model.nv}, "support")};
+    rows = 0;
+    for (npy_intp k = 0; k < C; ++k) {
+        const int64_t bP = c.ci[3 * k], bC = c.ci[3 * k + 1], r = c.ci[3 * k + 2];
+        if (bP < 0 || bP > model.N || bC < 0 || bC > model.N || r < 0 || r > 3)
+            throw nb::value_error("ci: closures must name bodies of the tree (N for the world) and 0 to 3 rows");
+        rows += 3 + r;
+    }
+    return c;
+}
+
+// indices into q or v, each checked
+const int64_t* indices_in(nb::handle h, npy_intp& n, int bound, const char* what) {
+    n = length_of(h, what);
+    const int64_t* p = ints_in(h, {n}, what);
+    for (npy_intp k = 0; k < n; ++k)
+        if (p[k] < 0 || p[k] >= bound) throw nb::value_error((std::string(what) + ": an index out of range").c_str());
+    return p;
 }
 
 Model make_model(nb::handle ints, nb::handle cols, nb::handle geom, int nq, int body_frame) {
@@ -429,4 +478,288 @@ NB_MODULE(compiled, m) {
             run_batch(w.model, K, threads, [&](Data& d, int64_t s) { st[s] = christoffel(w.model, d, q + s * nq, G + n3 * s); });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("Gamma"), nb::arg("status"), nb::arg("threads"));
+
+    // ---- the momentum terms (engine/core/momentum.hpp) ----
+    m.def(
+        "momentum",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle p, nb::handle ct) -> int64_t {
+            const int n = w.model.nv;
+            double *po = array_out(p, {n}, "p"), *cto = array_out(ct, {n}, "ct");
+            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
+            if (!qp || !qdp) return RECHECK;
+            return momentum(w.model, w.data, qp, qdp, po, cto);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("p"), nb::arg("ct"), "p = M q̇ and Cᵀq̇.");
+
+    m.def(
+        "momentum_regressors",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle gravity, nb::handle Yp, nb::handle Yc, nb::handle Yg,
+           nb::handle YT) -> int64_t {
+            const int n = w.model.nv, width = N_PARAMETERS * w.model.N;
+            double *p = array_out(Yp, {n, width}, "Yp"), *c = array_out(Yc, {n, width}, "Yc"),
+                   *g = array_out(Yg, {n, width}, "Yg"), *t = array_out(YT, {width}, "YT");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
+            if (!qp || !qdp) return RECHECK;
+            return momentum_regressors(w.model, w.data, qp, qdp, grav, p, c, g, t);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("gravity"), nb::arg("Yp"), nb::arg("Yc"),
+        nb::arg("Yg"), nb::arg("YT"), "Y_p, Y_c, Y_g (related entries only) and Y_T.");
+
+    m.def(
+        "momentum_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle out, nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD");
+            double* o = array_out(out, {K, 2, n}, "out");
+            int64_t* st = status_out(status, K);
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+                st[s] = momentum(w.model, d, q + s * nq, qd + s * n, o + 2 * n * s, o + 2 * n * s + n);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("out"), nb::arg("status"), nb::arg("threads"),
+        "p and Cᵀq̇ of K states into out (K, 2, nv).");
+
+    m.def(
+        "momentum_regressor_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle gravity, nb::handle out, nb::handle status,
+           int threads) {
+            const int n = w.model.nv, nq = w.model.nq, width = N_PARAMETERS * w.model.N;
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *grav = array_in(gravity, {3}, "gravity");
+            double* o = array_out(out, {K, 3 * n + 1, width}, "out");
+            int64_t* st = status_out(status, K);
+            const int64_t block = int64_t(n) * width;
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+                double* os = o + (3 * block + width) * s;
+                st[s] = momentum_regressors(w.model, d, q + s * nq, qd + s * n, grav, os, os + block, os + 2 * block,
+                                            os + 3 * block);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("gravity"), nb::arg("out"), nb::arg("status"),
+        nb::arg("threads"), "Y_p, Y_c, Y_g and Y_T of K states into out (K, 3 nv + 1, 10 N), zeroed.");
+
+    m.def(
+        "trajectory_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDD, bool use_qdd, nb::handle gravity,
+           nb::handle out, nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq, width = QUANTITIES * n + 2;
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");
+            double* o = array_out(out, {K, width}, "out");
+            int64_t* st = status_out(status, K);
+            nb::gil_scoped_release release;
+            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+                st[s] = trajectory(w.model, d, q + s * nq, qd + s * n, qdd + s * n, use_qdd, grav, o + width * s);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("use_qdd"), nb::arg("gravity"),
+        nb::arg("out"), nb::arg("status"), nb::arg("threads"),
+        "g, C q̇, Cᵀq̇, p, τ, T and V of K samples into out (K, 5 nv + 2).");
+
+    // ---- along recordings: the observers' recursion and identification's filter ----
+    m.def(
+        "momentum_energy_recursion",
+        [](nb::handle t, nb::handle P, nb::handle CT, nb::handle G, nb::handle TAU, nb::handle QD, nb::handle kinetic,
+           nb::handle K, double kE, nb::handle p0, nb::handle integral, nb::handle r, nb::handle u, nb::handle scalars,
+           nb::handle R, nb::handle SIGMA) {
+            PyObject* o = P.ptr();
+            if (!PyArray_Check(o) || PyArray_NDIM(reinterpret_cast<PyArrayObject*>(o)) != 2)
+                throw nb::value_error("P: expected a (k, nv) float64 array");
+            const npy_intp k = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 0),
+                           n = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 1);
+            momentum_energy_recursion(
+                k, int(n), array_in(t, {k}, "t"), array_in(P, {k, n}, "P"), array_in(CT, {k, n}, "CT"),
+                array_in(G, {k, n}, "G"), array_in(TAU, {k, n}, "TAU"), array_in(QD, {k, n}, "QD"),
+                array_in(kinetic, {k}, "kinetic"), array_in(K, {n}, "K"), kE, array_out(p0, {n}, "p0"),
+                array_out(integral, {n}, "integral"), array_out(r, {n}, "r"), array_out(u, {n}, "u"),
+                array_out(scalars, {OBSERVER_SCALARS}, "scalars"), array_out(R, {k, n}, "R"), array_out(SIGMA, {k}, "SIGMA"));
+        },
+        nb::arg("t"), nb::arg("P"), nb::arg("CT"), nb::arg("G"), nb::arg("TAU"), nb::arg("QD"), nb::arg("kinetic"),
+        nb::arg("K"), nb::arg("kE"), nb::arg("p0"), nb::arg("integral"), nb::arg("r"), nb::arg("u"), nb::arg("scalars"),
+        nb::arg("R"), nb::arg("SIGMA"), "The momentum and energy observers' residuals for one chunk (state in place).");
+    m.attr("OBSERVER_SCALARS") = OBSERVER_SCALARS;
+
+    m.def(
+        "low_pass",
+        [](nb::handle t, nb::handle start, nb::handle end, double cutoff, nb::handle state, nb::handle clock,
+           nb::handle out) {
+            PyObject* o = end.ptr();
+            if (!PyArray_Check(o) || PyArray_NDIM(reinterpret_cast<PyArrayObject*>(o)) != 2)
+                throw nb::value_error("end: expected a (k, m) float64 array");
+            const npy_intp k = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 0),
+                           m = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 1);
+            low_pass(k, m, array_in(t, {k}, "t"), array_in(start, {k, m}, "start"), array_in(end, {k, m}, "end"),
+                     cutoff, array_out(state, {m}, "state"), array_out(clock, {2}, "clock"),
+                     array_out(out, {k, m}, "out"));
+        },
+        nb::arg("t"), nb::arg("start"), nb::arg("end"), nb::arg("cutoff"), nb::arg("state"), nb::arg("clock"),
+        nb::arg("out"), "Identification's low-pass filter over one chunk (state and clock in place).");
+
+    // ---- bench: a kernel in a loop, as C++ is timed ----
+    m.def(
+        "kernel_loop",
+        [](Workspace& w, const std::string& what, int64_t R, nb::handle Q, nb::handle QD, nb::handle QDD) {
+            const int n = w.model.nv;
+            const npy_intp K = states_in(Q, w.model.nq);
+            const double *q = array_in(Q, {K, w.model.nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *qdd = array_in(QDD, {K, n}, "QDD");
+            if (K < 1 || R < 0) throw nb::value_error("kernel_loop: at least one state and R >= 0");
+            bool known;
+            {
+                nb::gil_scoped_release release;
+                known = kernel_loop(w.model, w.data, what, R, K, q, qd, qdd);
+            }
+            if (!known) throw nb::value_error(("kernel_loop: unknown kernel '" + what + "'").c_str());
+        },
+        nb::arg("workspace"), nb::arg("what"), nb::arg("R"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"),
+        "Evaluate a kernel (C, Gamma, M, tau, g, fd, slotine) R times over the states, for timing.");
+
+    // ---- closed loops (engine/core/closure.hpp) ----
+    m.def(
+        "loop_constraints",
+        [](Workspace& w, nb::handle q, nb::handle ci, nb::handle cg, nb::handle support, nb::handle r,
+           nb::handle K) -> int64_t {
+            npy_intp rows;
+            const Closures c = closures_in(w.model, ci, cg, support, rows);
+            double *ro = array_out(r, {rows}, "r"), *Ko = array_out(K, {rows, w.model.nv}, "K");
+            const double* qp = vector_in(q, w.model.nq);
+            if (!qp) return RECHECK;
+            return loop_constraints(w.model, w.data, qp, c, ro, Ko);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("r"), nb::arg("K"),
+        "φ(q) into r and ∂φ/∂q into K.");
+
+    m.def(
+        "loop_constraint_rate",
+        [](Workspace& w, nb::handle q, nb::handle u, nb::handle ci, nb::handle cg, nb::handle support,
+           nb::handle Kdot) -> int64_t {
+            npy_intp rows;
+            const Closures c = closures_in(w.model, ci, cg, support, rows);
+            double* Ko = array_out(Kdot, {rows, w.model.nv}, "Kdot");
+            const double *qp = vector_in(q, w.model.nq), *up = vector_in(u, w.model.nv);
+            if (!qp || !up) return RECHECK;
+            return loop_constraint_rate(w.model, w.data, qp, up, c, Ko);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("u"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"),
+        nb::arg("Kdot"), "K̇ along the joint velocity u into Kdot.");
+
+    m.def(
+        "loop_newton",
+        [](Workspace& w, nb::handle ci, nb::handle cg, nb::handle support, nb::handle q, nb::handle dep_q,
+           nb::handle dep_v, nb::handle r, nb::handle K, double goal, int max_steps) -> int64_t {
+            npy_intp rows, nd, nd_v;
+            const Closures c = closures_in(w.model, ci, cg, support, rows);
+            const int64_t *dq = indices_in(dep_q, nd, w.model.nq, "dep_q"), *dv = indices_in(dep_v, nd_v, w.model.nv, "dep_v");
+            if (nd != nd_v) throw nb::value_error("dep_q and dep_v: one entry per dependent joint");
+            double *qo = array_out(q, {w.model.nq}, "q"), *ro = array_out(r, {rows}, "r"),
+                   *Ko = array_out(K, {rows, w.model.nv}, "K");
+            return loop_newton(w.model, w.data, c, rows, qo, dq, dv, nd, ro, Ko, goal, max_steps);
+        },
+        nb::arg("workspace"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("q"), nb::arg("dep_q"),
+        nb::arg("dep_v"), nb::arg("r"), nb::arg("K"), nb::arg("goal"), nb::arg("max_steps"),
+        "Newton's method on the dependent joints, q in place.");
+
+    m.def(
+        "loop_continuation",
+        [](Workspace& w, nb::handle ci, nb::handle cg, nb::handle support, nb::handle q, nb::handle dep_q,
+           nb::handle dep_v, nb::handle ind_q, nb::handle ind_v, nb::handle x0, nb::handle target, double tol,
+           double max_step, nb::handle r, nb::handle K) -> int {
+            npy_intp rows, nd, nd_v, ni, ni_v;
+            const Closures c = closures_in(w.model, ci, cg, support, rows);
+            const int64_t *dq = indices_in(dep_q, nd, w.model.nq, "dep_q"), *dv = indices_in(dep_v, nd_v, w.model.nv, "dep_v"),
+                          *iq = indices_in(ind_q, ni, w.model.nq, "ind_q"), *iv = indices_in(ind_v, ni_v, w.model.nv, "ind_v");
+            if (nd != nd_v || ni != ni_v) throw nb::value_error("the q and v indices: one entry per joint");
+            double *qo = array_out(q, {w.model.nq}, "q"), *ro = array_out(r, {rows}, "r"),
+                   *Ko = array_out(K, {rows, w.model.nv}, "K");
+            const double *x = array_in(x0, {ni}, "x0"), *t = array_in(target, {ni}, "target");
+            nb::gil_scoped_release release;
+            return loop_continuation(w.model, w.data, c, rows, qo, dq, dv, nd, iq, iv, ni, x, t, tol, max_step, ro, Ko);
+        },
+        nb::arg("workspace"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("q"), nb::arg("dep_q"),
+        nb::arg("dep_v"), nb::arg("ind_q"), nb::arg("ind_v"), nb::arg("x0"), nb::arg("target"), nb::arg("tol"),
+        nb::arg("max_step"), nb::arg("r"), nb::arg("K"), "Continuation from the assembly to the target; 0 when closed.");
+
+    // ---- base velocity representations (engine/core/base_velocity.hpp) ----
+    m.def(
+        "base_transform",
+        [](nb::handle E, nb::handle t, nb::handle q, nb::handle nu, int representation, nb::handle X, nb::handle Xdot) {
+            if (representation < BODY_VELOCITY || representation > INERTIAL_VELOCITY)
+                throw nb::value_error("representation: 0 body, 1 mixed, 2 inertial");
+            const npy_intp nq = length_of(q, "q"), nnu = length_of(nu, "nu");
+            if (nq < 7 || (nnu != 0 && nnu < 6)) throw nb::value_error("q: a free joint's 7 coordinates first; nu: 0 or 6+");
+            base_transform(array_in(E, {3, 3}, "E"), array_in(t, {3}, "t"), array_in(q, {nq}, "q"),
+                           nnu ? array_in(nu, {nnu}, "nu") : nullptr, representation, array_out(X, {6, 6}, "X"),
+                           array_out(Xdot, {6, 6}, "Xdot"));
+        },
+        nb::arg("E"), nb::arg("t"), nb::arg("q"), nb::arg("nu"), nb::arg("representation"), nb::arg("X"), nb::arg("Xdot"));
+
+    m.def(
+        "base_coriolis",
+        [](nb::handle X, nb::handle Xdot, nb::handle M, nb::handle Mdot, nb::handle C, nb::handle Mbar,
+           nb::handle Mdotbar, nb::handle Cbar) {
+            const npy_intp n = length_of(M, "M");
+            if (n < 6) throw nb::value_error("M: a floating base's six coordinates first");
+            base_coriolis(array_in(X, {6, 6}, "X"), array_in(Xdot, {6, 6}, "Xdot"), array_in(M, {n, n}, "M"),
+                          array_in(Mdot, {n, n}, "Mdot"), array_in(C, {n, n}, "C"), int(n), array_out(Mbar, {n, n}, "Mbar"),
+                          array_out(Mdotbar, {n, n}, "Mdotbar"), array_out(Cbar, {n, n}, "Cbar"));
+        },
+        nb::arg("X"), nb::arg("Xdot"), nb::arg("M"), nb::arg("Mdot"), nb::arg("C"), nb::arg("Mbar"), nb::arg("Mdotbar"),
+        nb::arg("Cbar"));
+
+    m.def(
+        "base_christoffel",
+        [](nb::handle X, nb::handle Xdot_basis, nb::handle M, nb::handle Gamma, nb::handle out) {
+            const npy_intp n = length_of(M, "M");
+            if (n < 6) throw nb::value_error("M: a floating base's six coordinates first");
+            base_christoffel(array_in(X, {6, 6}, "X"), array_in(Xdot_basis, {6, 6, 6}, "Xdot_basis"),
+                             array_in(M, {n, n}, "M"), array_in(Gamma, {n, n, n}, "Gamma"), int(n),
+                             array_out(out, {n, n, n}, "out"));
+        },
+        nb::arg("X"), nb::arg("Xdot_basis"), nb::arg("M"), nb::arg("Gamma"), nb::arg("out"));
+
+    m.def(
+        "base_reference",
+        [](nb::handle X, nb::handle Xdot, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle out) {
+            const npy_intp n = length_of(qd, "qd");
+            if (n < 6) throw nb::value_error("qd: a floating base's six coordinates first");
+            base_reference(array_in(X, {6, 6}, "X"), array_in(Xdot, {6, 6}, "Xdot"), array_in(qd, {n}, "qd"),
+                           array_in(qd_r, {n}, "qd_r"), array_in(qdd_r, {n}, "qdd_r"), int(n), array_out(out, {3, n}, "out"));
+        },
+        nb::arg("X"), nb::arg("Xdot"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("out"));
+
+    m.def(
+        "base_mass_matrix",
+        [](nb::handle X, nb::handle M, nb::handle Mbar) {
+            const npy_intp n = length_of(M, "M");
+            if (n < 6) throw nb::value_error("M: a floating base's six coordinates first");
+            base_mass_matrix(array_in(X, {6, 6}, "X"), array_in(M, {n, n}, "M"), int(n), array_out(Mbar, {n, n}, "Mbar"));
+        },
+        nb::arg("X"), nb::arg("M"), nb::arg("Mbar"));
+
+    // ---- placements: what loop closures and tests read ----
+    m.def(
+        "placements",
+        [](Workspace& w, nb::handle q, nb::handle R, nb::handle p, nb::handle S) -> int64_t {
+            const int N = w.model.N, n = w.model.nv;
+            double *Ro = array_out(R, {N, 3, 3}, "R"), *po = array_out(p, {N, 3}, "p"), *So = array_out(S, {n, 6}, "S");
+            const double* qp = vector_in(q, w.model.nq);
+            if (!qp) return RECHECK;
+            const int64_t status = placements(w.model, w.data, qp);
+            if (failed(status)) return status;
+            for (int i = 0; i < N; ++i)
+                for (int r = 0; r < 3; ++r) {
+                    po[3 * i + r] = w.data.X[36 * i + 18 + r];
+                    for (int c = 0; c < 3; ++c) Ro[9 * i + 3 * r + c] = w.data.X[36 * i + 6 * r + c];
+                }
+            for (int k = 0; k < 6 * n; ++k) So[k] = w.data.S[k];
+            return status;
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("R"), nb::arg("p"), nb::arg("S"),
+        "Body placements (R_i, p_i) and motion subspaces S in the computation frame.");
 }

@@ -235,6 +235,7 @@ class Data:
         self.core = compiled.Workspace(model.ints, model.cols, model.geom, nq)
         self.coriolis_block = matrices[:3]
         self.M_out, self.tau_out, self.g_out, self.qdd_out = matrices[M_], vectors[TAU_], vectors[G_], vectors[QDD_]
+        self.p_out, self.ct_out = vectors[P_], vectors[CT_]
         self.M, self.Mdot, self.C = (_read_only(matrices[i]) for i in (M_, MDOT_, C_))
         self.tau, self.g, self.qdd = _read_only(vectors[TAU_]), _read_only(vectors[G_]), _read_only(vectors[QDD_])
         self.p, self.CTqd = _read_only(vectors[P_]), _read_only(vectors[CT_])

@@ -19,7 +19,7 @@ The change of coordinates itself is engine.coordinates': M̄ = AᵀMA, C̄ = A�
 
 The assembly is picked once: Newton's method from the description's ``guess`` at the independent
 coordinates' neutral values. Each evaluation follows that assembly from there to q̄ by
-continuation (engine.closure, compiled), never from the previous call, so a result depends on q̄
+continuation (engine/core/closure.hpp), never from the previous call, so a result depends on q̄
 alone. The loops count as closed when the residual is below CLOSURE_TOL times the robot's size
 (in metres; rotation residuals are sines of angles); Newton stops well below it, at round-off.
 Where K_d's σ_min/σ_max falls below SINGULAR_RATIO (near a dead point, where A grows without
@@ -37,7 +37,7 @@ from ..errors import ModelError, StateError
 from ..model.loops import LoopMap
 from . import calls, tree_calls
 from .data import Data
-from .closure import constraint_kernel, constraint_rate_kernel, continuation_kernel, dependent_jacobian_kernel, newton_kernel
+from . import compiled
 from .joints import failed
 
 CLOSURE_TOL = 1e-10  # residual accepted as closed, relative to the robot's size (at least 1 m)
@@ -46,11 +46,6 @@ MAX_NEWTON_STEPS = 60
 MAX_PATH_STEP = 0.5  # largest change of an independent loop coordinate per continuation step (rad or m)
 MAX_RANDOM_DRAWS = 200
 RANDOM_DRAW_SECONDS = 10.0  # a random closed configuration is refused after this long
-_CONSTRAINT_RATE = calls.Compiled(constraint_rate_kernel)
-_NEWTON = calls.Compiled(newton_kernel)
-_CONTINUATION = calls.Compiled(continuation_kernel)
-_DEPENDENT_JACOBIAN = calls.Compiled(dependent_jacobian_kernel)
-_CONSTRAINT = calls.Compiled(constraint_kernel)
 
 
 def constraints(robot, packed, n_rows: int, q):
@@ -58,10 +53,26 @@ def constraints(robot, packed, n_rows: int, q):
     of a loop's independent coordinates reads."""
     data = Data(robot)
     r, K = np.zeros(n_rows), np.zeros((n_rows, robot.nv))
-    status = _CONSTRAINT.call(data.model, data.kernel, np.ascontiguousarray(q, dtype=float), *packed, r, K)
+    status = compiled.loop_constraints(data.core, np.ascontiguousarray(q, dtype=float), *packed, r, K)
     if failed(status):
         calls.report_status(robot, status, q)
     return r, K
+
+
+def dependent_jacobian(K, dep_v, ind_v, A, Kd_pinv):
+    """A's dependent rows −K_d⁺ K_i into A[dep_v] (A's independent rows are the caller's) and K_d⁺
+    into Kd_pinv, from one SVD of K_d. Returns σ_min/σ_max of K_d and ‖K A‖/(‖K‖‖A‖), which say
+    whether the independent coordinates determine the dependent ones and whether the loops leave
+    the independent ones free. (A few unknowns, once per solve: NumPy's LAPACK is the right tool.)"""
+    Kd = K[:, dep_v]
+    U, s, Vt = np.linalg.svd(Kd, full_matrices=False)
+    if s.shape[0] < len(dep_v) or not s[-1] > 0.0:
+        return 0.0, 0.0
+    Kd_pinv[:, :] = (Vt.T / s) @ U.T  # V Σ⁻¹ Uᵀ
+    A[dep_v, :] = -Kd_pinv @ K[:, ind_v]
+    KA = K @ A
+    nK, nA = float(np.sum(K * K)), float(np.sum(A * A))
+    return s[-1] / s[0], (float(np.sum(KA * KA)) / (max(nK, 1.0) * max(nA, 1.0))) ** 0.5
 
 
 # A sliding independent coordinate this many times the linkage's size away from the assembly is
@@ -78,8 +89,7 @@ class LoopSolver:
     def __init__(self, structure: LoopMap):
         for name in self._SHARED:  # plain attributes: the solve reads them on every call
             setattr(self, name, getattr(structure, name))
-        data = Data(self.robot)
-        self._model, self._kdata = data.model, data.kernel
+        self._core = Data(self.robot).core
         self._last = None  # (q̄ bytes, solution): repeated calls at one q̄ solve once
         self._near_first = False  # once a draw over the limits has failed, later calls draw near the assembly
 
@@ -94,18 +104,16 @@ class LoopSolver:
     def _rate(self, q, u):
         """K̇ along the full joint velocity u."""
         Kdot = np.zeros((self.n_rows, self.robot.nv))
-        status = _CONSTRAINT_RATE.call(self._model, self._kdata, q, np.ascontiguousarray(u, dtype=float),
-                                       *self.packed, Kdot)
+        status = compiled.loop_constraint_rate(self._core, q, np.ascontiguousarray(u, dtype=float), *self.packed, Kdot)
         if failed(status):
             calls.report_status(self.robot, status, q)
         return Kdot
 
-    # ---- the solve (compiled: engine.closure) ---------------------------------------------------
+    # ---- the solve (compiled: engine/core/closure.hpp) -------------------------------------------
     def _newton(self, q, goal):
         """Newton's method on the dependent joints from q, in place: (q, r, K)."""
         r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
-        status = _NEWTON.call(self._model, self._kdata, *self.packed, q, self.dep_q, self.dep_v, r, K, goal,
-                              MAX_NEWTON_STEPS)
+        status = compiled.loop_newton(self._core, *self.packed, q, self.dep_q, self.dep_v, r, K, goal, MAX_NEWTON_STEPS)
         if failed(status):
             calls.report_status(self.robot, status, q)
         return q, r, K
@@ -132,7 +140,7 @@ class LoopSolver:
         return np.array([kinds[int(k)] in ("revolute", "continuous") for k in self.loop_ind_q], dtype=bool)
 
     def _solve(self, qbar):
-        """Follow the assembly branch from the reference to q̄ (engine.closure.continuation_kernel),
+        """Follow the assembly branch from the reference to q̄ (engine/core/closure.hpp),
         then A from the constraint Jacobian there."""
         qbar = np.asarray(qbar, dtype=float)
         key = qbar.tobytes()
@@ -154,8 +162,9 @@ class LoopSolver:
             raise StateError(f"the loops cannot close at this configuration ({self._state_text(qbar)}): a sliding "
                              f"coordinate {far.max():.3g} m from the assembly, beyond {MAX_SLIDE:g} times the "
                              "linkage's size, which no linkage reaches")
-        code = _CONTINUATION.call(self._model, self._kdata, *self.packed, q, self.dep_q, self.dep_v,
-                                  self.loop_ind_q, self.loop_ind_v, x0, target, tol, MAX_PATH_STEP, r, K)
+        code = compiled.loop_continuation(self._core, *self.packed, q, self.dep_q, self.dep_v, self.loop_ind_q,
+                                          self.loop_ind_v, np.ascontiguousarray(x0, dtype=float), target, tol,
+                                          MAX_PATH_STEP, r, K)
         if code != 0:
             raise StateError(f"the loops cannot close at this configuration ({self._state_text(qbar)}): following "
                              f"the assembly from the guess, closure '{self._worst_closure(r)}' cannot be kept closed "
@@ -182,11 +191,11 @@ class LoopSolver:
         return ", ".join(f"{names[i]}={qbar[k]:.6g}" for k, i in enumerate(self.ind_q) if i < len(names))[:200]
 
     def _jacobian_from(self, K):
-        """A = [I; −K_d⁺ K_i] (rows reordered) and K_d⁺ (engine.closure.dependent_jacobian_kernel)."""
+        """A = [I; −K_d⁺ K_i] (rows reordered) and K_d⁺ (dependent_jacobian)."""
         A = np.zeros((self.robot.nv, self.nv))
         A[self.ind_v, np.arange(self.nv)] = 1.0
         Kd_pinv = np.zeros((len(self.dep_v), self.n_rows))
-        ratio, leak = _DEPENDENT_JACOBIAN.call(K, self.dep_v, self.ind_v, A, Kd_pinv)
+        ratio, leak = dependent_jacobian(K, self.dep_v, self.ind_v, A, Kd_pinv)
         if not ratio > SINGULAR_RATIO:
             raise StateError(f"the linkage is singular at this configuration: the independent coordinates do not "
                              f"determine {', '.join(self.dependent_names)} (rank of ∂φ/∂q_d below "

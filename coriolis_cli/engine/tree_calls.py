@@ -12,9 +12,7 @@ from ..model.joints import FREE as FREE_CODE
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
 from . import compiled
-from .kinematics import placement_entry, views
-from .momentum import (QUANTITIES, MomentumRegressors, momentum_batch, momentum_entry, momentum_into_entry, momentum_regressor_batch,
-                       momentum_regressor_entry, trajectory_batch)
+from .momentum import QUANTITIES, MomentumRegressors
 from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_contiguous_vector,
                     is_vector, run_batch, run_core_batch, settle, settle_core, stacked_states, velocities_of, with_hint)
 from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
@@ -27,10 +25,6 @@ DEFAULT_FACTORIZATION = "christoffel"  # the default argument itself (interned):
 
 
 MODEL_THETA = np.zeros(0)  # θ of length zero: the model's own inertial parameters
-_PLACEMENT = Compiled(placement_entry)
-_MOMENTUM = Compiled(momentum_entry)
-_MOMENTUM_INTO = Compiled(momentum_into_entry)
-_MOMENTUM_REGRESSOR = Compiled(momentum_regressor_entry)
 
 
 # ---- Algorithm 1 ---------------------------------------------------------------------------
@@ -185,23 +179,22 @@ def _momentum(robot: RobotModel, q, qd, data, which: int):
     if data is not None:
         if getattr(data, "robot", None) is not robot:
             check_data(robot, data)
-        if not (is_vector(q) and is_vector(qd)):
-            q, qd = checked(robot, q, ("qd", qd))
-        status = _MOMENTUM.call(data.ints, data.floats, q, qd)
+        status = compiled.momentum(data.core, q, qd, data.p_out, data.ct_out)
         if status:
-            settle(robot, status, _MOMENTUM, data, q, (("qd", qd),))
+            settle_core(robot, status, compiled.momentum, data.core, q, (("qd", qd),), (data.p_out, data.ct_out))
         return data.p if which == 0 else data.CTqd
     n = robot.nv
     if not (is_vector(q) and is_vector(qd)):
         Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))
         if batch:
-            return run_batch(robot, momentum_batch, np.zeros((Q.shape[0], 2, n)), Q, (QD,), ("qd", QD))[:, which].copy()
+            return run_core_batch(robot, compiled.momentum_batch, np.zeros((Q.shape[0], 2, n)), Q, (QD,),
+                                  ("qd", QD))[:, which].copy()
         q, qd = Q[0], QD[0]
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)
     out = _zeros((2, n))
-    status = _MOMENTUM_INTO.call(shared.ints, shared.floats, q, qd, out[0], out[1])
+    status = compiled.momentum(shared.core, q, qd, out[0], out[1])
     if status:
-        settle(robot, status, _MOMENTUM_INTO, shared, q, (("qd", qd),), (out[0], out[1]))
+        settle_core(robot, status, compiled.momentum, shared.core, q, (("qd", qd),), (out[0], out[1]))
     return out[which]
 
 
@@ -221,16 +214,16 @@ def momentum_regressors(robot: RobotModel, q, qd, gravity=True):
     if not is_vector(q):
         Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))
         if batch:
-            out = run_batch(robot, momentum_regressor_batch, np.zeros((Q.shape[0], 3 * n + 1, width)), Q, (QD, g),
-                            ("qd", QD))
+            out = run_core_batch(robot, compiled.momentum_regressor_batch, np.zeros((Q.shape[0], 3 * n + 1, width)), Q,
+                                 (QD, g), ("qd", QD))
             Yg = out[:, 2 * n : 3 * n]
             return MomentumRegressors(out[:, :n], out[:, n : 2 * n], Yg, out[:, 3 * n], np.einsum("kr,krc->kc", QD, Yg))
     q, qd = checked(robot, q, ("qd", qd))
     Yp, Yc, Yg, YT = np.zeros((n, width)), np.zeros((n, width)), np.zeros((n, width)), np.zeros(width)
     data = shared_data(robot)
-    status = _MOMENTUM_REGRESSOR.call(data.ints, data.floats, q, qd, g, Yp, Yc, Yg, YT)
+    status = compiled.momentum_regressors(data.core, q, qd, g, Yp, Yc, Yg, YT)
     if status:
-        settle(robot, status, _MOMENTUM_REGRESSOR, data, q, (("qd", qd),), (g, Yp, Yc, Yg, YT))
+        settle_core(robot, status, compiled.momentum_regressors, data.core, q, (("qd", qd),), (g, Yp, Yc, Yg, YT))
     return MomentumRegressors(Yp, Yc, Yg, YT, qd @ Yg)
 
 
@@ -244,8 +237,8 @@ def trajectory_dynamics(robot: RobotModel, Q, QD, QDD=None, gravity=True):
     # as fresh zeros would cost a page fault per 4 KiB
     QDD = velocities_of(robot, QDD, "qdd", Q.shape[0]) if use_qdd else QD
     n = robot.nv
-    out = run_batch(robot, trajectory_batch, np.empty((Q.shape[0], QUANTITIES * n + 2)), Q, (QD, QDD, use_qdd, g),
-                    ("qd", QD), ("qdd", QDD))
+    out = run_core_batch(robot, compiled.trajectory_batch, np.empty((Q.shape[0], QUANTITIES * n + 2)), Q,
+                         (QD, QDD, use_qdd, g), ("qd", QD), ("qdd", QDD))
     out[:, -1] += potential_offset(robot, Q, g)
     return out
 
@@ -267,12 +260,12 @@ def placements(robot: RobotModel, q):
     at the first root joint; for a floating base, the base frame at this instant), fresh arrays:
     R (N, 3, 3) and p (N, 3) with a point x of body i at p_i + R_i x, and S (nv, 6) = [ω; v_O] per
     unit joint velocity. Loop closures (engine.loops) are built from these."""
-    if not is_vector(q):
-        (q,) = checked(robot, q)
+    R, p, S = np.zeros((robot.n_bodies, 3, 3)), np.zeros((robot.n_bodies, 3)), np.zeros((robot.nv, 6))
     data = shared_data(robot)
-    _single(robot, _PLACEMENT, data, q, None)
-    parts = views.py_func(data.kernel, robot.n_bodies, robot.nv)  # the kernels' names for the workspace, uncompiled
-    return parts.X[:, 0:3, 0:3].copy(), parts.X[:, 3, 0:3].copy(), parts.S.copy()
+    status = compiled.placements(data.core, q, R, p, S)
+    if status:
+        settle_core(robot, status, compiled.placements, data.core, q, (), (R, p, S))
+    return R, p, S
 
 
 # ---- control: forward dynamics, Slotine–Li -------------------------------------------------

@@ -27,15 +27,15 @@ ENTRIES = {
     "slotine_li": None,
     "adaptation_gradient": None,
     "regressor": None,
-    "trajectory_dynamics": "momentum.trajectory_batch",
-    "generalized_momentum": "momentum.momentum_into_entry",
-    "momentum_regressors": "momentum.momentum_regressor_entry",
+    "trajectory_dynamics": None,
+    "generalized_momentum": None,
+    "momentum_regressors": None,
     # identification's batches (with the RNEA's batch and the filter)
     "identification_torque": None,
-    "identification_filtered": "momentum.momentum_regressor_batch",
+    "identification_filtered": None,
     # robots in other coordinates: the loop solve, and the tree's calls with a workspace
-    "closed_loops": "closure.continuation_kernel",
-    "other_coordinates": "base_velocity.coriolis_kernel",
+    "closed_loops": None,
+    "other_coordinates": None,
 }
 # The functions whose kernels for robots of other joints (spherical, planar, ...) are others, in
 # the world frame: warm-up item "function:world", compiled on a chain with a spherical joint.
@@ -207,7 +207,7 @@ def _compile_share(functions) -> None:
 
 def _filtered(robot, q, z) -> None:
     from .. import engine
-    from .filters import low_pass
+    from .compiled import low_pass
 
     engine.momentum_regressors(robot, q[None], z[None])
     engine.generalized_momentum(robot, q[None], z[None])

@@ -33,7 +33,11 @@ struct Data {
           U(6 * model.nv),
           D(model.nv),
           u(model.nv),
-          H(model.nv * model.nv) {}
+          H(model.nv * model.nv),
+          h(6 * model.N),
+          f_gravity(6 * model.N),
+          f_acceleration(6 * model.N),
+          a_acceleration(6 * model.N) {}
 
     std::vector<double> q;     // nq: the configuration used (quaternions normalized)
     std::vector<double> X;     // N x 6 x 6: X[i][0:3][0:3] = R_i, X[i][3][0:3] = p_i, body i's placement
@@ -60,6 +64,12 @@ struct Data {
     std::vector<double> D;       // nv: Sᵀ IA S + armature (ABA)
     std::vector<double> u;       // nv: τ − Sᵀ pA (ABA)
     std::vector<double> H;       // nv x nv: M factored as LᵀDL (forward dynamics)
+
+    // momentum terms (momentum.hpp)
+    std::vector<double> h;               // N x 6: body momenta I_i v_i, then subtree momenta
+    std::vector<double> f_gravity;       // N x 6: I_i a_0, the RNEA's gravity forces
+    std::vector<double> f_acceleration;  // N x 6: I_i a^a_i, its q̈ forces
+    std::vector<double> a_acceleration;  // N x 6: a^a_i = a^a_p + S_i q̈_i
 };
 
 }  // namespace coriolis
