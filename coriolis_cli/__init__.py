@@ -1,7 +1,7 @@
 """coriolis: M, Ṁ, C and Christoffel symbols of rigid-body trees with recursive algorithms.
 
-The engine (numba) is imported on first use of one of its functions, so that loading a robot or
-running ``coriolis --help`` does not pay for it.
+The engine (a C++ core built with the package) is imported on first use of one of its functions,
+so that loading a robot or running ``coriolis --help`` does not pay for it.
 """
 
 from .errors import (CheckFailed, CoriolisError, InputError, ModelError, ModelWarning, OutputError, SingularMassMatrixError,
@@ -24,7 +24,8 @@ services.load_engine = _load_engine
 
 _ENGINE = ("christoffel", "christoffel_largest", "coriolis_matrix", "gravity_vector", "inverse_dynamics", "mass_matrix",
            "Data", "QuaternionWarning", "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li",
-           "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors")
+           "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors",
+           "get_num_threads", "set_num_threads")
 
 __all__ = [
     "CheckFailed", "CoriolisError", "Data", "InputError", "ModelError", "ModelWarning", "OutputError", "QuaternionWarning", "RobotModel",
@@ -32,7 +33,7 @@ __all__ = [
     "gravity_vector", "inverse_dynamics", "load_robot", "mass_matrix",
     "adaptation_gradient", "forward_dynamics", "inertial_parameters", "regressor", "slotine_li", "with_inertial_parameters",
     "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors", "load_recording",
-    "stream_recording",
+    "stream_recording", "get_num_threads", "set_num_threads",
 ]
 
 

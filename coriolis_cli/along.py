@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine
-from .engine.momentum import QUANTITIES
+from .engine.conventions import QUANTITIES
 from .errors import StateError
 
 WHAT = ("g", "Cqd", "CTqd", "p", "tau", "energy")

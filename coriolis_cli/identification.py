@@ -146,7 +146,7 @@ def effort_at_samples(TAU, effort: str, previous: _Previous) -> np.ndarray:
 
 
 class _LowPass:
-    """engine.filters.low_pass with its state kept between blocks: ``__call__(t, X)`` for a signal
+    """The core's low_pass (engine/core/filters.hpp) with its state kept between blocks: ``__call__(t, X)`` for a signal
     that varies continuously (the trapezoid), ``held(t, start, end)`` for explicit ends."""
 
     def __init__(self, cutoff: float):

@@ -296,15 +296,6 @@ def parameter_scales(theta: np.ndarray) -> np.ndarray:
     return np.maximum(sigma, np.abs(th)).ravel()
 
 
-def engine_functions(controller: str) -> tuple[str, ...]:
-    """The engine functions a run with ``controller`` calls, for a command to compile first:
-    M and q̈ always, then the law's own (computed torque: τ by the RNEA; passivity: Slotine–Li's
-    torque; Slotine–Li: its torque, Yᵀs and Y for the adaptation gains)."""
-    laws = {"computed-torque": ("inverse_dynamics",), "passivity": ("slotine_li",),
-            "slotine-li": ("slotine_li", "adaptation_gradient", "regressor")}
-    return ("mass_matrix", "forward_dynamics") + laws[controller]
-
-
 def sample_states(robot, reference: Reference, q0: np.ndarray) -> list[tuple]:
     """(q, q̇, q̇_r, q̈_r) on the reference (s = 0) at SAMPLES_PER_PERIOD instants of one period, and
     the start (at rest, off the reference): the states a run is checked and scaled on."""

@@ -17,14 +17,6 @@ os.environ["XDG_CACHE_HOME"] = _scratch_directory("coriolis-test-cache-")
 for _name in ("CORIOLIS_NO_CACHE", "COLUMNS"):
     os.environ.pop(_name, None)
 
-# make test runs two pytest-xdist workers. numba's cache is not safe for two processes compiling
-# the same function at once: each adds its signature to the index it read (numba.core.caching,
-# IndexDataCacheFile.save, no lock) under the first free data-file number, so one can load the
-# other's code under its own signature (seen once: a TypingError compiling trajectory_dynamics).
-# Each worker therefore compiles into a directory of its own, cold as on a fresh clone.
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    os.environ["NUMBA_CACHE_DIR"] = _scratch_directory(f"coriolis-numba-{os.environ['PYTEST_XDIST_WORKER']}-")
-
 from hypothesis import settings  # noqa: E402
 
 # CI runs the same examples every time (a green run is reproducible); local runs explore.
@@ -70,16 +62,15 @@ def run_cli(capsys):
     return run
 
 
-def without_compile_notice(text: str) -> list[str]:
-    """stderr's lines less the notice of a first run compiling kernels (cli.common.compile_first)."""
-    return [line for line in text.strip().splitlines()
-            if line.strip() and not line.startswith(("compiling ", "compiled in "))]
+def stderr_lines(text: str) -> list[str]:
+    """stderr's non-empty lines."""
+    return [line for line in text.strip().splitlines() if line.strip()]
 
 
 def assert_one_line_error(result, *fragments, code=2):
     assert result.code == code, result
     assert "Traceback" not in result.err, result.err
-    lines = without_compile_notice(result.err)
+    lines = stderr_lines(result.err)
     assert len(lines) == 1, result.err
     assert lines[0].startswith("error:"), result.err
     for frag in fragments:

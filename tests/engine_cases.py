@@ -1,5 +1,5 @@
-"""The robots and states on which the compiled engine is held equal, bit for bit, to the reference
-it replaces: bundled, generated, multi-DoF (planar, spherical, a free joint under a floating root),
+"""The robots and states on which the compiled engine was held equal, bit for bit, to the numba
+engine it replaced, and is now held to that engine's golden outputs: bundled, generated, multi-DoF (planar, spherical, a free joint under a floating root),
 MuJoCo models with armature, and edge states (unnormalized and zero quaternions, NaN)."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def workspace(arrays, nq, body_frame=-1):
 
 
 def core_outputs(arrays, nq, q, qd, qdd):
-    """What tests/test_engine_equality.reference computes, from the compiled core alone: keyed alike."""
+    """Every output of the compiled core at one state, keyed as the golden files are."""
     n, width = arrays.cols.shape[0], 10 * arrays.ints.shape[0]
     qd_r, theta = qd[::-1].copy(), theta_for(arrays.ints.shape[0])
     out = {}

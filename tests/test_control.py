@@ -211,11 +211,11 @@ def _body_frame_robot(tmp_path, spec, floating):
 def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, floating):
     """Robots of 1-DoF joints (under a free root) take the body-frame kernel; it must give what the
     world-frame kernel and Algorithm 1 give, with the model's parameters and with other ones."""
-    from coriolis_cli.engine import spatial
-    from coriolis_cli.engine import FACTORIZATIONS
-    from coriolis_cli.engine.slotine_li_world import slotine_li_kernel
+    from coriolis_cli.engine import FACTORIZATIONS, compiled
+    from coriolis_cli.engine.conventions import STANDARD_GRAVITY
 
     robot = _body_frame_robot(tmp_path, spec, floating)
+    world_frame = _world_frame_workspace(robot)
     data = robot.create_data()
     assert data.body_frame_joints
     rng = np.random.default_rng(8)
@@ -225,11 +225,20 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
     for th, kind in ((None, "christoffel"), (theta, "christoffel"), (theta, "featherstone")):
         body = cc.slotine_li(robot, q, v, vr, a, theta=th, factorization=kind, data=data).copy()
         world = np.zeros(robot.nv)
-        slotine_li_kernel(data.model, data.kernel, q, v, vr, a, spatial.STANDARD_GRAVITY, th is not None,
-                          np.zeros(0) if th is None else th, FACTORIZATIONS[kind], world)
+        assert compiled.slotine_li(world_frame, q, v, vr, a, STANDARD_GRAVITY, np.zeros(0) if th is None else th,
+                                   FACTORIZATIONS[kind], world) == 0
         assert _rel(body, world) < 1e-13
     M, _, C = cc.coriolis_matrix(robot, q, v)
     assert _rel(cc.slotine_li(robot, q, v, vr, a), M @ a + C @ vr + cc.gravity_vector(robot, q)) < 1e-13
+
+
+def _world_frame_workspace(robot):
+    """The compiled core's workspace for this robot, held to the kernels of the computation frame
+    (body_frame=0), which every other robot takes."""
+    from coriolis_cli.engine import compiled
+
+    a = robot.arrays
+    return compiled.Workspace(a.ints, a.cols, a.geom, robot.nq, 0)
 
 
 def _with_and_without_armature(plain, floating):
@@ -247,10 +256,10 @@ def _with_and_without_armature(plain, floating):
                                            ("prismatic", False), ("prismatic", True)])
 def test_articulated_body_forward_dynamics_equals_the_factored_mass_matrix(tmp_path, spec, floating):
     """Robots of 1-DoF joints (under a free root) take the articulated-body algorithm in body
-    coordinates; it must give what M = LᵀDL gives (engine.forward_dynamics), with armature on
+    coordinates; it must give what M = LᵀDL gives (core/forward_dynamics.hpp), with armature on
     the joints too, and lists (the checked path) the same bits as arrays."""
-    from coriolis_cli.engine import spatial
-    from coriolis_cli.engine.forward_dynamics import forward_dynamics_kernel
+    from coriolis_cli.engine import compiled
+    from coriolis_cli.engine.conventions import STANDARD_GRAVITY
 
     for robot in _with_and_without_armature(_body_frame_robot(tmp_path, spec, floating), floating):
         data = robot.create_data()
@@ -260,7 +269,7 @@ def test_articulated_body_forward_dynamics_equals_the_factored_mass_matrix(tmp_p
         v, tau = (rng.standard_normal(robot.nv) for _ in range(2))
         qdd = cc.forward_dynamics(robot, q, v, tau, data=data).copy()
         factored = np.zeros(robot.nv)
-        forward_dynamics_kernel(data.model, data.kernel, q, v, tau, spatial.STANDARD_GRAVITY, factored)
+        assert compiled.forward_dynamics(_world_frame_workspace(robot), q, v, tau, STANDARD_GRAVITY, factored) == 0
         scale = np.linalg.cond(cc.mass_matrix(robot, q)) * max(np.abs(qdd).max(), 1.0)
         assert np.abs(qdd - factored).max() < 1e-14 * scale
         # and it solves M q̈ = τ − C q̇ − g, to a solve's backward error
@@ -285,14 +294,15 @@ def _unrelated(robot):
                                            ("prismatic", False), ("prismatic", True)])
 def test_body_frame_mass_matrix_and_inverse_dynamics_equal_the_world_frame_ones(tmp_path, spec, floating):
     """Robots of 1-DoF joints (under a free root) take M, τ and g in body coordinates
-    (engine.crba_body, engine.rnea_body); they must give what the world-frame CRBA and RNEA give,
+    (core/crba_body.hpp, core/rnea_body.hpp); they must give what the world-frame CRBA and RNEA give,
     with armature on the joints too, with the same structural zeros in M, and every path (data=,
     fresh, lists, batches, another gravity, a quaternion to normalize) the same bits."""
-    from coriolis_cli.engine.crba import mass_matrix_entry
-    from coriolis_cli.engine.rnea import gravity_vector_entry, inverse_dynamics_entry
+    from coriolis_cli.engine import compiled
 
     for robot in _with_and_without_armature(_body_frame_robot(tmp_path, spec, floating), floating):
         data = robot.create_data()
+        world = _world_frame_workspace(robot)
+        Mw, tw, gw = np.zeros((robot.nv, robot.nv)), np.zeros(robot.nv), np.zeros(robot.nv)
         assert data.body_frame_joints
         rng = np.random.default_rng(10)
         Q = np.stack([robot.random_configuration(rng) for _ in range(3)])
@@ -303,14 +313,14 @@ def test_body_frame_mass_matrix_and_inverse_dynamics_equal_the_world_frame_ones(
         tau = cc.inverse_dynamics(robot, q, v, a, data=data).copy()
         g = cc.gravity_vector(robot, q, data=data).copy()
         g_lifted = cc.gravity_vector(robot, q, gravity=lifted, data=data).copy()
-        assert mass_matrix_entry(data.ints, data.floats, q) == 0
-        assert _rel(M, data.M) < 1e-14 and np.all(M[_unrelated(robot)] == 0)
-        assert inverse_dynamics_entry(data.ints, data.floats, q, v, a, data.gravity) == 0
-        assert _rel(tau, data.tau) < 1e-14
-        assert gravity_vector_entry(data.ints, data.floats, q, data.gravity) == 0
-        assert _rel(g, data.g) < 1e-14
-        assert gravity_vector_entry(data.ints, data.floats, q, lifted) == 0
-        assert _rel(g_lifted, data.g) < 1e-14
+        assert compiled.mass_matrix(world, q, Mw) == 0
+        assert _rel(M, Mw) < 1e-14 and np.all(M[_unrelated(robot)] == 0) and np.all(Mw[_unrelated(robot)] == 0)
+        assert compiled.inverse_dynamics(world, q, v, a, data.gravity, tw) == 0
+        assert _rel(tau, tw) < 1e-14
+        assert compiled.gravity_vector(world, q, data.gravity, gw) == 0
+        assert _rel(g, gw) < 1e-14
+        assert compiled.gravity_vector(world, q, lifted, gw) == 0
+        assert _rel(g_lifted, gw) < 1e-14
         for same in (cc.mass_matrix(robot, list(q)), cc.mass_matrix(robot, Q)[0]):
             assert np.array_equal(same, M)
         for same in (cc.inverse_dynamics(robot, list(q), list(v), list(a)), cc.inverse_dynamics(robot, Q, V, A)[0]):

@@ -1,6 +1,7 @@
-"""The compiled engine against golden outputs (tests/data/golden, written by tests/make_golden.py
-from the numba engine it replaces): each file holds a model's three arrays, states and every
-output, world frame and body coordinates, so this test needs neither the loaders nor numba."""
+"""The compiled engine against golden outputs: tests/data/golden, written by the numba engine it
+replaced (tests/make_golden.py in the history, after tests/test_engine_equality.py had held the
+two engines equal bit for bit on every output). Each tree file holds a model's three arrays,
+states and every output, world frame and body coordinates, so that part needs no loader."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pytest
 
 import coriolis_cli as cc
 
-from .conftest import assert_one_line_error, robot_path, without_compile_notice
+from .conftest import assert_one_line_error, robot_path, stderr_lines
 
 pytest.importorskip("mujoco", reason="mujoco is not installed (pip install 'coriolis-cli[mujoco]')")
 
@@ -203,7 +203,7 @@ def test_standard_input_twice_and_a_mimic_without_its_joint(tmp_path, run_cli, m
 
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(open(robot_path("planar_2link.urdf"), "rb").read())))
     r = run_cli("verify", "-", "-", "--trials", "2")
-    assert r.code == 2 and "read already; give '-' once" in " ".join(without_compile_notice(r.err)), r
+    assert r.code == 2 and "read already; give '-' once" in " ".join(stderr_lines(r.err)), r
     text = open(robot_path("gripper.urdf")).read()
     start = text.index("<mimic")
     end = text.index("/>", start) + 2

@@ -5,10 +5,6 @@ import contextlib
 import io
 import os
 import re
-import signal
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
@@ -206,7 +202,7 @@ def test_failed_write_leaves_no_file(run_cli, tmp_path, monkeypatch):
     def fail(*a, **k):
         raise OSError(28, "No space left on device")
 
-    warm = run_cli("compute", robot_path("panda.urdf"), "--random")  # compiled first: numba saves its cache with os.replace
+    warm = run_cli("compute", robot_path("panda.urdf"), "--random")  # the parsed-URDF cache is saved with os.replace
     assert warm.code == 0, warm
     monkeypatch.setattr(os, "replace", fail)
     monkeypatch.setattr(os, "link", fail)  # the exclusive create of a new file (no --force)
@@ -224,123 +220,6 @@ def test_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         write_atomic(str(tmp_path / "x.txt"), "data")
     assert os.listdir(tmp_path) == []
-
-
-def _children(pid):
-    kids = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                if entry.isdigit() and int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                    kids.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            pass
-    return kids
-
-
-def test_a_first_compile_that_cannot_start_processes_compiles_in_its_own(monkeypatch):
-    import multiprocessing.context
-
-    from coriolis_cli.engine import warmup
-
-    def refused(self):
-        raise OSError(38, "Function not implemented")
-
-    compiled = []
-    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", refused)
-    monkeypatch.setattr(warmup, "processes_for", lambda functions: 2)
-    monkeypatch.setattr(warmup, "warm_up", compiled.append)
-    warmup.warm_up_side_by_side(["coriolis_matrix", "christoffel"])
-    assert compiled == [["coriolis_matrix", "christoffel"]]
-
-
-def test_a_warm_up_leaves_in_the_cache_the_entry_a_command_asks_for():
-    """A command announces a compile when warmup.missing finds a warm-up item's entry uncached: each
-    item's warm-up must compile the entry missing() looks for, or every run would announce (and
-    redo) a compile. The functions whose kernels differ by the robot's joints, both kinds."""
-    from coriolis_cli.engine import warmup
-
-    for function in warmup.WORLD_ENTRIES:
-        for robots in ((cc.load_robot("serial:2"),), (cc.load_robot(robot_path("panda.urdf"), floating_base=True),),
-                       (_ball_robot(),)):
-            items = warmup.items_for([function], robots)
-            warmup.warm_up(items)
-            assert warmup.missing(items) == [], items
-    assert warmup.items_for(["mass_matrix", "christoffel"], (_ball_robot(), cc.load_robot("serial:2"))) == \
-        ["mass_matrix", "mass_matrix:world", "christoffel"]
-    assert warmup.items_for(["mass_matrix", "christoffel"], (_ball_robot(),)) == ["mass_matrix:world", "christoffel"]
-
-
-def _ball_robot():
-    """A two-body chain whose second joint is spherical: the world-frame kernels' robot."""
-    from dataclasses import replace
-
-    from coriolis_cli.model.topologies import generate
-
-    chain = generate("serial", 2, 0)
-    return build_model(replace(chain, joints=(chain.joints[0], replace(chain.joints[1], type="spherical"))))
-
-
-def test_two_processes_saving_one_function_into_the_cache_keep_each_its_own_code():
-    """numba's save reads the index, takes the first free data-file number, writes the index and
-    then the data. Two processes saving two signatures of one function at once (the side-by-side
-    compile, a cluster's workers) would both take number 1, and the index name one signature with
-    the other's code. Here two savers (threads, with open files of their own as two processes
-    have) are held inside the save until the other arrives; one writes the index last, the other
-    the data: without a lock, signature 0 would load signature 1's code. Under the engine's lock
-    the second waits, and each signature loads its own code."""
-    import threading
-
-    from numba.core import caching
-
-    from coriolis_cli import engine  # noqa: F401 - the lock is set up with the engine
-    from coriolis_cli.engine import spatial
-
-    directory = spatial.crm_vec._cache._cache_path  # the engine's cache
-    os.makedirs(directory, exist_ok=True)
-    base = f"race-test-{os.getpid()}.f-1.py{sys.version_info[0]}{sys.version_info[1]}"
-    inside = [threading.Event(), threading.Event()]
-    index_written, data_written = threading.Event(), threading.Event()
-
-    def saver(k):
-        cache = caching.IndexDataCacheFile(directory, base, source_stamp=("stamp", 1))
-        read, write_index, write_data = cache._load_index, cache._save_index, cache._save_data
-
-        def read_then_wait():
-            index = read()
-            inside[k].set()
-            inside[1 - k].wait(0.5)  # both inside the save at once, unless the lock keeps one out
-            return index
-
-        def index_after_the_other(overloads):  # saver 0's index lands last...
-            if k == 0:
-                index_written.wait(0.5)
-            write_index(overloads)
-            if k == 1:
-                index_written.set()
-
-        def data_after_the_other(name, data):  # ...and saver 1's data
-            if k == 1:
-                data_written.wait(0.5)
-            write_data(name, data)
-            if k == 0:
-                data_written.set()
-
-        cache._load_index, cache._save_index, cache._save_data = read_then_wait, index_after_the_other, data_after_the_other
-        cache.save(("signature", k), f"code for signature {k}")
-
-    try:
-        threads = [threading.Thread(target=saver, args=(k,)) for k in (0, 1)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(10)
-        reader = caching.IndexDataCacheFile(directory, base, source_stamp=("stamp", 1))
-        assert [reader.load(("signature", k)) for k in (0, 1)] == ["code for signature 0", "code for signature 1"]
-    finally:
-        for p in os.listdir(directory):
-            if p.startswith(base):
-                os.unlink(os.path.join(directory, p))
 
 
 def test_existing_files_are_kept_without_force(run_cli, tmp_path):

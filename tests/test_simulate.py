@@ -11,7 +11,7 @@ import coriolis_cli as cc
 from coriolis_cli.errors import StateError
 from coriolis_cli.simulation import simulate
 
-from .conftest import assert_one_line_error, robot_path, without_compile_notice
+from .conftest import assert_one_line_error, robot_path, stderr_lines
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +221,7 @@ def test_a_divergence_is_a_result(tmp_path, run_cli):
     assert len(rec["t"]) == len(rec["V"]) and rec["t"][-1] < rec["diverged_at_s"]
     assert all(np.isfinite(rec["V"]))
     assert png.read_bytes()[:4] == b"\x89PNG"
-    lines = without_compile_notice(r.err)
+    lines = stderr_lines(r.err)
     assert len(lines) == 3 and lines[2].startswith("diverged: the control torque is not finite at t = 0.7")
     r = run_cli(*args)
     assert r.code == 1 and "DIVERGED" in r.out
@@ -264,17 +264,3 @@ def test_real_robots_simulate_with_their_defaults(run_cli, name, lock):
     assert run_cli("simulate", path, "--duration", "0.2", *args).code == 0
 
 
-@pytest.mark.parametrize("controller", ["slotine-li", "passivity", "computed-torque"])
-def test_a_run_calls_only_the_engine_functions_the_command_compiles_first(panda, controller, monkeypatch):
-    """`coriolis simulate` compiles engine_functions(controller) before it runs, and nothing else:
-    a function outside that list, called during the run, would compile unannounced."""
-    from coriolis_cli import engine
-    from coriolis_cli.engine.warmup import ENTRIES
-    from coriolis_cli.simulation import engine_functions
-
-    allowed = set(engine_functions(controller))
-    for name in ENTRIES:
-        if name not in allowed and hasattr(engine, name):
-            monkeypatch.setattr(engine, name, lambda *a, name=name, **k: pytest.fail(f"{controller} called {name}"))
-    result = simulate(panda, controller, "christoffel", duration=0.02)
-    assert np.isfinite(result.V).all()

@@ -113,34 +113,3 @@ def test_a_call_with_something_that_is_not_a_robot_says_what_to_pass():
 
     with pytest.raises(TypeError, match=r"coriolis_matrix\(\) takes a robot from coriolis_cli.load_robot"):
         cc.coriolis_matrix("panda.urdf", np.zeros(7), np.zeros(7))
-
-
-def test_no_python_code_imports_a_function_compiled_without_its_python_wrapper():
-    """engine.jit.helper compiles a function for compiled callers only: called from Python it
-    would crash the interpreter, so only modules of compiled code (those with @njit or @helper)
-    may import one (or run its Python source, ``.py_func``)."""
-    import importlib
-
-    tests = os.path.join(ROOT, "tests")
-    files = [(m, p, pkg) for m, p, pkg in _modules()] + [
-        (f"tests.{n[:-3]}", os.path.join(tests, n), False) for n in os.listdir(tests) if n.endswith(".py")]
-    offenders = []
-    for module, path, is_package in files:
-        source_text = open(path, encoding="utf-8").read()
-        if "@helper" in source_text or "@njit" in source_text:
-            continue
-        tree = ast.parse(source_text)
-        python_source = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "py_func"}
-        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in python_source}
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.ImportFrom):
-                continue
-            source = _resolve(module, is_package, node.level, node.module) if node.level else (node.module or "")
-            if not source.startswith("coriolis_cli"):
-                continue
-            imported = importlib.import_module(source)
-            for alias in node.names:
-                options = getattr(getattr(imported, alias.name, None), "targetoptions", None) or {}
-                if options.get("no_cpython_wrapper") and (alias.asname or alias.name) in used:
-                    offenders.append(f"{module}: from {source} import {alias.name}")
-    assert offenders == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import check_outputs, cli, compile_first, emit, err, load, parse_list, progress, robot_options, styled
+from .common import check_outputs, cli, emit, err, load, parse_list, progress, robot_options, styled
 
 # C means M, Ṁ and C together; fd: forward dynamics; slotine: the Slotine–Li torque; crba, rnea
 # and gravity: M, τ and g alone
@@ -72,7 +72,6 @@ def _table2(conflict, budget, fmt, output, force):
     if conflict:
         raise StateError("--table2 runs its own systems: use it without ROBOT, --table1, --codegen and --plot")
     casadi(), c_compiler()
-    compile_first("christoffel")
     bar, task = progress(len(TABLE2_ROWS), "Table 2")
     with bar:
         done = iter(range(len(TABLE2_ROWS)))
@@ -140,8 +139,6 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, cod
         if not pinocchio_peer.available():
             err.print(styled(("note:", "yellow"), " --peers: Pinocchio is not installed, so its rows are skipped "
                              "(pip install pin); our own baselines are timed"), soft_wrap=True)
-    compile_first(*dict.fromkeys(["coriolis_matrix", "christoffel"] + [ENGINE_FUNCTIONS[w] for w in whats]),
-                  robots=[m for _, m in models])
     bar, task = progress(len(models), "timing")
     with bar:
         done = iter(range(len(models)))

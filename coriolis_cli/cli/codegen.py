@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import ExampleLast, cli, compile_first, emit, err, load, robot_options, styled
+from .common import ExampleLast, cli, emit, err, load, robot_options, styled
 
 
 @cli.command(cls=ExampleLast)
@@ -55,7 +55,6 @@ def _say_which_route_is_faster(model, generated) -> None:
     large = large_functions(generated.operations)
     if not large:
         return
-    compile_first(*(ENGINE_FUNCTIONS[name] for name in large), robots=[model])
     for r in route_speeds(model, large):
         faster = "the engine is the faster route here" if r.engine_faster else "the code is the faster route"
         err.print(styled(("note:", "yellow"), f" {generated.prefix}_{r.function}: about {r.code_microseconds:,.0f} µs a call "

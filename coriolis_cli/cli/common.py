@@ -218,36 +218,6 @@ def load_options() -> dict:
                 loops=loops_mode(), independent=_meta("coriolis.independent", ()))
 
 
-def compile_first(*functions: str, robots=()) -> None:
-    """Compile the engine functions a command is about to use on ``robots`` (their kernels differ
-    by the robots' joints; engine.warmup.items_for), saying so on stderr (with a spinner at a
-    terminal) when some are not in the cache yet; silent when all are. Several are compiled side
-    by side, one process per CPU."""
-    import time
-
-    # the commands that call this need the engine anyway
-    from ..engine.warmup import WORLD, items_for, missing, processes_for, warm_up_side_by_side
-
-    items = items_for(functions, robots)
-    todo = missing(items)
-    if not todo:
-        return
-    command = click.get_current_context().info_name if click.get_current_context(silent=True) else "this command"
-    processes = processes_for(todo)
-    side_by_side = f" in {processes} processes" if processes > 1 else ""
-    names = ", ".join(f.replace(WORLD, " for other joints") for f in todo)
-    what = f"compiling {len(todo)} of the {len(items)} numba kernels '{command}' uses{side_by_side} " \
-        f"({names}); once per install, then they load from the cache"
-    start = time.perf_counter()
-    if err.is_terminal:
-        with err.status(what):
-            warm_up_side_by_side(todo)
-    else:
-        err.print(styled((what + "...", "dim")), soft_wrap=True)
-        warm_up_side_by_side(todo)
-    err.print(styled((f"compiled in {time.perf_counter() - start:.1f} s", "dim")))
-
-
 def parse_list(text: str, choices: dict[str, str], option: str) -> list[str]:
     """A comma list of names, case-insensitive, each mapped through ``choices``, without repeats."""
     picked: list[str] = []

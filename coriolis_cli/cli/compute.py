@@ -6,7 +6,7 @@ import click
 import numpy as np
 
 from ..errors import StateError
-from .common import FORMATS, check_outputs, cli, compile_first, emit, load, parse_list, resolve_format, robot_argument, robot_options
+from .common import FORMATS, check_outputs, cli, emit, load, parse_list, resolve_format, robot_argument, robot_options
 
 QUANTITY_NAMES = {"m": "M", "mdot": "Mdot", "c": "C", "gamma": "Gamma", "g": "g", "tau": "tau"}
 
@@ -127,9 +127,6 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recordi
     quantities = parse_list(what, QUANTITY_NAMES, "--what")
     model = load(robot, floating_base)
     qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)
-    needs = {"M": "coriolis_matrix", "Mdot": "coriolis_matrix", "C": "coriolis_matrix", "Gamma": "christoffel",
-             "g": "gravity_vector", "tau": "inverse_dynamics"}
-    compile_first(*dict.fromkeys(needs.get(k, "coriolis_matrix") for k in quantities), robots=[model])
     result = evaluate(model, qv, qdv, qddv, quantities, factorization, top, fmt, allow_large)
     if plot:
         emit(_structure_picture(model, qv, qdv, factorization, figure_format(plot)), plot, force)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import check_outputs, cli, compile_first, err, fixed_robot_options, load, robot_argument, styled
+from .common import check_outputs, cli, err, fixed_robot_options, load, robot_argument, styled
 
 
 @cli.command()
@@ -36,7 +36,6 @@ def excite(robot, output, period, harmonics, rate, max_acceleration, seconds, se
         raise StateError(f"--rate {rate:g} over a period of {period:g} s: give a positive rate, at most 1e8 samples")
     check_outputs(force, output)
     model = load(robot)
-    compile_first("identification_torque", robots=[model])
     found = design(model, period, harmonics, max_acceleration=max_acceleration, seed=seed, seconds=seconds)
     t = np.arange(int(round(period * rate))) / rate
     q, qd, qdd = found.states(t)

@@ -7,7 +7,7 @@ import os
 import click
 
 from ..errors import StateError
-from .common import check_outputs, cli, compile_first, emit, err, load, robot_argument, robot_options, strict, styled
+from .common import check_outputs, cli, emit, err, load, robot_argument, robot_options, strict, styled
 
 
 @cli.command()
@@ -58,7 +58,6 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
     model = load(robot, floating_base)
     options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
     ID.require_effort(model, recordings, validation, form, **options)  # at once, not after the compile
-    compile_first("identification_torque" if form == "torque" else "identification_filtered", robots=[model])
     equations = None
     for path in recordings:
         equations = ID.accumulate(model, path, form, friction, cutoff, equations, effort, **options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import check_outputs, cli, compile_first, emit, err, load, robot_argument, robot_options, strict, styled
+from .common import check_outputs, cli, emit, err, load, robot_argument, robot_options, strict, styled
 
 
 def _quiet(text: str):
@@ -63,7 +63,6 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
     model = load(robot, floating_base)
     options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
     require_observable(model, recording, **options)  # at once, not after the compile
-    compile_first("trajectory_dynamics")
     obs = run(model, recording, bandwidth, limit, _quiet(quiet), **options)
     if plot:
         from ..report.plots import residual_plot

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from ..errors import StateError
-from .common import compile_first, err, load, progress, strict, styled
+from .common import err, load, progress, strict, styled
 
 
 def run_recording(robot, floating_base, recording, what, topic, base_topic, window, workers, scheduler, fmt, output, force):
@@ -27,13 +27,11 @@ def run_recording(robot, floating_base, recording, what, topic, base_topic, wind
     if len(inputs) > 1 or workers is not None or scheduler is not None:
         from ..distributed import run_many
 
-        compile_first("trajectory_dynamics")
         parts = run_many(model, inputs, output, quantities, options, workers=workers, scheduler=scheduler, force=force)
         err.print(styled(("wrote", "green"), f" {output}: {len(parts)} part{'s' if len(parts) > 1 else ''}, "
                          f"{sum(n for _, n in parts):,} samples"), soft_wrap=True)
         return
     table_format(output)
-    compile_first("trajectory_dynamics")
     from ..along import along
     from ..recordings.sources import estimated_samples
 

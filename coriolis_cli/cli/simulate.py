@@ -8,7 +8,7 @@ import warnings
 import click
 
 from ..errors import ModelWarning, StateError
-from .common import check_outputs, cli, compile_first, emit, err, fixed_robot_options, load, progress, resolve_format, robot_argument, styled
+from .common import check_outputs, cli, emit, err, fixed_robot_options, load, progress, resolve_format, robot_argument, styled
 
 
 def _gains(text: str):
@@ -57,7 +57,7 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     from ..report.formats import to_json
     from ..report.output import figure_format
     from ..report.simulation import simulation_plot, simulation_table
-    from ..simulation import check_step, engine_functions, simulate as run, simulation_steps
+    from ..simulation import check_step, simulate as run, simulation_steps
 
     fmt = resolve_format(fmt, output)
     if fmt not in ("table", "json", "npz"):
@@ -69,7 +69,6 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     with warnings.catch_warnings():  # a singular M is refused below, in one line with the lock that helps
         warnings.filterwarnings("ignore", message="M is singular", category=ModelWarning)
         model = load(robot)
-    compile_first(*engine_functions(controller), robots=[model])
     bar, task = progress(steps, f"simulating {steps:,} steps")
     with bar:
         result = run(model, controller, factorization, duration, rate, (lam, kappa), adaptation_gain,

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import cli, compile_first, emit, load, robot_argument, robot_options
+from .common import cli, emit, load, robot_argument, robot_options
 
 
 @cli.command()
@@ -26,7 +26,6 @@ def skew(robot, floating_base, trials, seed, fmt):
     from ..report.formats import to_json
 
     model = load(robot, floating_base)
-    compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", robots=[model])
     rows = skew_report(model, trials, seed)
     ok = all(r.as_expected for r in rows)
     if fmt == "json":

@@ -7,7 +7,7 @@ import time
 
 import click
 
-from .common import cli, compile_first, emit, load_options, out, progress, robot_options, styled
+from .common import cli, emit, load_options, out, progress, robot_options, styled
 
 
 def _duration(seconds: float) -> str:
@@ -49,12 +49,6 @@ def verify(robots, floating_base, trials, seed, ref_trials, no_pinocchio, fmt):
     else:
         suite = default_suite()
     models = [(label, load_suite_robot(src, fb, **load_options())) for label, src, fb in suite]
-    reduced = [m for _, m in models if getattr(m, "is_reduced", False)]
-    compile_first("coriolis_matrix", "christoffel", "inverse_dynamics", "mass_matrix", "generalized_momentum",
-                  "momentum_regressors",
-                  *(["closed_loops"] if any(hasattr(m.map, "closures") for m in reduced) else []),
-                  *(["other_coordinates"] if any(not hasattr(m.map, "closures") for m in reduced) else []),
-                  robots=[m for _, m in models])
     records = []
     stream = fmt == "table" and not out.is_terminal  # piped: say as each robot finishes
     bar, task = progress(len(models) * trials, "verifying")

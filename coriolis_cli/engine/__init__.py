@@ -1,21 +1,13 @@
-"""The dynamics engine: spatial algebra and one algorithm per module, compiled with numba.
-
-Only this package holds compiled code. Importing it imports numba; the CLI imports it lazily so
-that ``coriolis --help`` and ``coriolis info`` start without it.
+"""The dynamics engine: the C++ core (engine/core, compiled when the package is built, bound in
+engine/bindings.cpp as ``engine.compiled``) and the one calling layer over it (api → tree_calls or
+coordinates → calls). The CLI imports it lazily so that ``coriolis --help`` and ``coriolis info``
+start without it.
 """
 
-from .cache import prepare_kernel_cache, serialize_cache_writes
-
-prepare_kernel_cache()
-serialize_cache_writes()
-
-# ruff: noqa: E402
-
-from .spatial import FACTORIZATIONS
 from ..model import services
-# the modules named as public functions are imported first, so that a later import of one of
-# them (bench's compiled loops, the equality tests) cannot replace the function with the module
-from . import base_velocity, christoffel as _christoffel_module, loops  # noqa: F401
+from . import base_velocity, loops
+from .calls import get_num_threads, set_num_threads
+from .conventions import FACTORIZATIONS
 from .api import (
     GAMMA_MAX_BYTES,
     Data,
@@ -52,4 +44,5 @@ __all__ = [
     "coriolis_matrix", "create_data", "gamma_bytes", "gravity_vector", "inverse_dynamics", "largest_entries", "mass_matrix",
     "positive_definite", "singular_mass_matrix", "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li",
     "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors",
+    "get_num_threads", "set_num_threads",
 ]

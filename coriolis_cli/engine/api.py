@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from ..model.coordinates import ReducedRobot
 from ..model.tree import RobotModel
-from . import coordinates, tree_calls
+from . import compiled, coordinates, tree_calls
 from .calls import QuaternionWarning, positive_definite, singular_mass_matrix
+from .conventions import CHRISTOFFEL, FACTORIZATIONS, MomentumRegressors
 from .data import GAMMA_MAX_BYTES, Data, check_gamma_bytes, check_memory, gamma_bytes_for
-from .momentum import MomentumRegressors
 from .selection import largest_entries
-from .spatial import CHRISTOFFEL, FACTORIZATIONS
-from . import compiled
 from .tree_calls import DEFAULT_FACTORIZATION, MODEL_THETA
 from .workspaces import create_data
 

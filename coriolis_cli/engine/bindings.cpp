@@ -762,4 +762,13 @@ NB_MODULE(compiled, m) {
         },
         nb::arg("workspace"), nb::arg("q"), nb::arg("R"), nb::arg("p"), nb::arg("S"),
         "Body placements (R_i, p_i) and motion subspaces S in the computation frame.");
+
+    // ---- spatial algebra, for the tests of its identities ----
+    m.def(
+        "body_factorization",
+        [](nb::handle v, nb::handle I, int kind, nb::handle out) {
+            check_factorization(kind);
+            body_factorization(array_in(v, {6}, "v"), array_in(I, {6, 6}, "I"), kind, array_out(out, {6, 6}, "out"));
+        },
+        nb::arg("v"), nb::arg("I"), nb::arg("kind"), nb::arg("out"), "out = B(v, I), eq. (10) (kind 0) or eq. (9) (kind 1).");
 }

@@ -1,12 +1,12 @@
 """The calling machinery under the public functions (engine.tree_calls, the robots in other
-coordinates and the loop solver): the compiled-entry wrapper, the checks of states and
-workspaces, the turn of a kernel's status code into an error, batches, and the gravity and
-factorization arguments. Pinocchio keeps the same apart from its algorithms (``check.hpp``).
+coordinates and the loop solver): the checks of states and workspaces, the turn of the core's
+status code into an error, batches on threads, and the gravity and factorization arguments.
+Pinocchio keeps the same apart from its algorithms (``check.hpp``).
 
-A float64 1-D array takes the fast path: type, dtype and ndim tested by the callers; length,
-stride, finiteness and quaternion norms checked inside the compiled code (status RECHECK sends a
-wrong length or stride back to the full checks here). Anything else (lists, other dtypes,
-batches) is converted and checked here first. Both paths give the same messages.
+Every argument goes to the compiled core as it is: a float64 vector of the right length and unit
+stride is used in place, and the core checks finiteness and quaternion norms; anything else makes
+the core return RECHECK, and the state is converted and checked in full here (``settle``), with
+the messages that name the DoF. Both paths give the same results and messages.
 """
 
 from __future__ import annotations
@@ -15,15 +15,12 @@ import os
 import warnings
 
 import numpy as np
-from numba import get_num_threads, typeof
 
 from ..errors import SingularMassMatrixError, SizeError, StateError
 from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
+from .conventions import FACTORIZATIONS, PIVOT_SHARE, RECHECK, SINGULAR, STANDARD_GRAVITY
 from .data import Data
-from .forward_dynamics import PIVOT_SHARE
-from .joints import RECHECK, SINGULAR
-from .spatial import FACTORIZATIONS, STANDARD_GRAVITY
 from .workspaces import kernel_scratch
 
 NO_GRAVITY = np.zeros(3)
@@ -36,49 +33,6 @@ ND = np.ndarray
 class QuaternionWarning(UserWarning):
     """A joint's quaternion (free, spherical) or (cos, sin) pair (planar) was not of unit norm and
     has been normalized."""
-
-
-class Compiled:
-    """A kernel's ``*_entry`` function (e.g. coriolis.coriolis_entry) called through its compiled entry point, past numba's per-call
-    type dispatch (35 ns per array argument). The first call goes through the
-    dispatcher, which compiles or loads the kernel for these argument types; later calls must
-    pass the same types, which the checks in this module guarantee.
-
-    ``strict`` is for the control calls, where those checks in Python cost more than the kernel's
-    own work on a small arm: the dispatcher checks the argument types in compiled code and calls
-    the one compiled kernel, and anything else (another dtype, a stride, a read-only array, a
-    list) raises TypeError instead of compiling, for the caller's checked path to take over."""
-
-    __slots__ = ("dispatcher", "call", "strict")
-
-    def __init__(self, dispatcher):
-        self.dispatcher = dispatcher
-        self.call = self._first
-        self.strict = self._first_strict
-
-    def _first(self, *args):
-        args = tuple(a.copy() if isinstance(a, np.ndarray) and not a.flags.writeable and a.ndim == 1 else a for a in args)
-        result = self.dispatcher(*args)
-        compiled = self.dispatcher.overloads.get(tuple(typeof(a) for a in args))
-        if compiled is not None:
-            self.call = compiled.entry_point
-        return result
-
-    def _first_strict(self, address, *arguments):
-        """Before the kernel is compiled: the type checks in Python, once, for the types the
-        checked path gives (vectors of float64, contiguous, writable; integer codes and flags). Then the
-        dispatcher checks them, and may never compile another specialization; entries only ever
-        called through ``call`` keep theirs compiling."""
-        for x in arguments:
-            if type(x) is int or type(x) is bool:
-                continue
-            if not (is_contiguous_vector(x) and x.flags.writeable):
-                raise TypeError("not the compiled kernel's types")
-        result = self._first(address, *arguments)
-        if len(self.dispatcher.overloads) == 1:
-            self.dispatcher.disable_compile()
-            self.strict = self.dispatcher
-        return result
 
 
 # ---- checks -------------------------------------------------------------------------------
@@ -210,25 +164,12 @@ def singular_mass_matrix(robot, joints) -> SingularMassMatrixError:
         f"(lock={patterns!r}) {remedy}", joints=names, hint="pass " + lock_option(patterns))
 
 
-def settle(robot: RobotModel, status: int, kernel, data, q, velocities=(), extra=(), address: bool = False) -> None:
-    """After ``kernel.call(data.ints, data.floats, q, *velocity values, *extra)`` (a kernel's
-    ``*_entry``; with ``address``, ``kernel.call(data.address, q, ...)``) did not return OK: on
-    RECHECK (a wrong length or stride) convert and check the state in full and call again; then
-    report what remains. ``velocities``: (name, value) pairs. (No closure is passed: a lambda would
-    make the caller's locals cells, allocated on every call of the hot path.)"""
-    if status == RECHECK:
-        q, *values = checked(robot, q, *velocities)
-        velocities = tuple((what, v) for (what, _), v in zip(velocities, values))
-        head = (data.address,) if address else (data.ints, data.floats)
-        status = kernel.call(*head, q, *values, *extra)
-    if status:
-        report_status(robot, status, q, *velocities)
-
-
-def settle_core(robot: RobotModel, status: int, function, workspace, q, velocities=(), extra=()) -> None:
-    """settle for the compiled core's functions, called as ``function(workspace, q, *velocity
-    values, *extra)``: on RECHECK the state converted and checked in full and the call made again,
-    then what remains reported."""
+def settle(robot: RobotModel, status: int, function, workspace, q, velocities=(), extra=()) -> None:
+    """After ``function(workspace, q, *velocity values, *extra)`` (a call of the compiled core) did
+    not return OK: on RECHECK (not a float64 vector of the right length and unit stride) the state
+    converted and checked in full and the call made again; then what remains reported.
+    ``velocities``: (name, value) pairs. (No closure is passed: a lambda would make the caller's
+    locals cells, allocated on every call of the hot path.)"""
     if status == RECHECK:
         q, *values = checked(robot, q, *velocities)
         velocities = tuple((what, v) for (what, _), v in zip(velocities, values))
@@ -237,24 +178,53 @@ def settle_core(robot: RobotModel, status: int, function, workspace, q, velociti
         report_status(robot, status, q, *velocities)
 
 
-def batch_threads() -> int:
-    """Threads a batch runs on: CORIOLIS_THREADS, else numba's count (NUMBA_NUM_THREADS)."""
-    value = os.environ.get("CORIOLIS_THREADS", "")
-    return max(1, int(value)) if value.isdigit() else get_num_threads()
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
-def run_core_batch(robot, function, out, Q, inputs, *velocities):
-    """run_batch for the compiled core: ``function(workspace, Q, *inputs, out, status, threads)``
-    over slices of the states (BATCH_CALL_WORK), returning to Python between them for Ctrl-C."""
+def _threads_from_environment() -> int:
+    value = os.environ.get("CORIOLIS_THREADS", "").strip()
+    return max(1, int(value)) if value.isdigit() else _available_cpus()
+
+
+_threads = [_threads_from_environment()]
+
+
+def get_num_threads() -> int:
+    """Threads a batch runs on: set_num_threads, else CORIOLIS_THREADS, else the CPUs this process
+    may use."""
+    return _threads[0]
+
+
+def set_num_threads(n: int) -> None:
+    """Run batches on ``n`` threads from now on (a Dask worker runs one: its cluster has the rest)."""
+    if type(n) is not int or n < 1:
+        raise ValueError(f"the number of threads must be a positive integer, got {n!r}")
+    _threads[0] = n
+
+
+# A batch runs in calls of about this many floating-point operations (≈ 0.1 s), returning to
+# Python between them, so that Ctrl-C and SIGTERM end even a batch of millions of states promptly.
+BATCH_CALL_WORK = 2e8
+
+
+def run_batch(robot, function, out, Q, inputs, *velocities):
+    """K states on get_num_threads() threads with the GIL released: ``function(workspace, Q, *inputs,
+    out, status, threads)`` (a batch of the compiled core) over slices of the states
+    (BATCH_CALL_WORK), then the first failure or warning reported as for one state. Per-state
+    inputs are (K, ·) arrays; ``velocities`` are their (name, array) pairs for the messages."""
     K = Q.shape[0]
     status = np.zeros(K, dtype=np.int64)
     Q = np.ascontiguousarray(Q)
     inputs = tuple(np.ascontiguousarray(x) if type(x) is ND else x for x in inputs)
     step = max(1, int(BATCH_CALL_WORK / (50.0 * max(out[0].size if K else 1, robot.nv ** 2))))
-    workspace, threads = kernel_scratch(robot).core, batch_threads()
+    workspace, threads = kernel_scratch(robot).core, get_num_threads()
     for s in range(0, K, step):
         e = min(K, s + step)
-        part = tuple(x[s:e] if type(x) is ND and x.ndim == 2 else x for x in inputs)  # per state: (K, nv)
+        part = tuple(x[s:e] if type(x) is ND and x.ndim == 2 else x for x in inputs)  # per state: (K, ·)
         function(workspace, Q[s:e], *part, out[s:e], status[s:e], threads)
     if status.any():
         report_batch(robot, status, Q, *velocities)
@@ -271,34 +241,6 @@ def report_batch(robot, status: np.ndarray, Q, *velocities) -> None:
         report_status(robot, int(status[warned[0]]), Q)
 
 
-# A batch runs in calls of about this many floating-point operations (≈ 0.1 s), returning to
-# Python between them, so that Ctrl-C and SIGTERM end even a batch of millions of states promptly.
-def chunks(K: int) -> int:
-    """Work items for a batch's prange: a few per thread so uneven states still balance."""
-    return max(1, min(K, 4 * get_num_threads()))
-
-
-BATCH_CALL_WORK = 2e8
-
-
-def run_batch(robot, batch_kernel, out, Q, inputs, *velocities):
-    """K states in parallel: ``batch_kernel(model, Q, *inputs, chunks, out, status)`` over slices
-    of the states (BATCH_CALL_WORK), then the first failure or warning reported as for one state.
-    Read-only inputs (the gravity constants) are passed as copies: numba types them apart, and the
-    kernels would be compiled twice. ``velocities`` are (name, array) pairs of per-state inputs."""
-    K = Q.shape[0]
-    status = np.zeros(K, dtype=np.int64)
-    inputs = tuple(x.copy() if type(x) is ND and not x.flags.writeable else x for x in inputs)
-    per_state = {id(v) for _, v in velocities}
-    step = max(1, int(BATCH_CALL_WORK / (50.0 * max(out[0].size if K else 1, robot.nv ** 2))))
-    model = kernel_scratch(robot).model
-    for s in range(0, K, step):
-        e = min(K, s + step)
-        part = tuple(x[s:e] if id(x) in per_state else x for x in inputs)
-        batch_kernel(model, Q[s:e], *part, chunks(e - s), out[s:e], status[s:e])
-    if status.any():
-        report_batch(robot, status, Q, *velocities)
-    return out
 
 
 def velocities_of(robot, x, what, K):

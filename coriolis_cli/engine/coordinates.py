@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import StateError
 from . import base_velocity, calls, tree_calls
 from .data import Data
-from .momentum import QUANTITIES, MomentumRegressors
+from .conventions import QUANTITIES, MomentumRegressors
 from .workspaces import ReducedData, shared_data
 
 

@@ -35,10 +35,9 @@ import numpy as np
 
 from ..errors import ModelError, StateError
 from ..model.loops import LoopMap
-from . import calls, tree_calls
+from . import calls, compiled, tree_calls
+from .conventions import failed
 from .data import Data
-from . import compiled
-from .joints import failed
 
 CLOSURE_TOL = 1e-10  # residual accepted as closed, relative to the robot's size (at least 1 m)
 SINGULAR_RATIO = 1e-6  # σ_min/σ_max of K_d below which q̄ no longer determines q_d to a trustworthy precision

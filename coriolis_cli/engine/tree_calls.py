@@ -12,12 +12,10 @@ from ..model.joints import FREE as FREE_CODE
 from ..model.parameters import N_PARAMETERS, check_parameters
 from ..model.tree import RobotModel
 from . import compiled
-from .momentum import QUANTITIES, MomentumRegressors
-from .calls import (F64, ND, Compiled, as_states, check_data, checked, factorization_code, gravity_of, is_contiguous_vector,
-                    is_vector, run_batch, run_core_batch, settle, settle_core, stacked_states, velocities_of, with_hint)
-from .data import C_, M_, MDOT_, Data, check_gamma_bytes, check_memory, gamma_bytes_for
-from .joints import RECHECK
-from .spatial import CHRISTOFFEL, FACTORIZATIONS
+from .calls import (F64, ND, as_states, check_data, checked, factorization_code, gravity_of, is_vector, run_batch, settle,
+                    stacked_states, velocities_of, with_hint)
+from .conventions import CHRISTOFFEL, FACTORIZATIONS, QUANTITIES, RECHECK, MomentumRegressors
+from .data import Data, check_gamma_bytes, check_memory, gamma_bytes_for
 from .workspaces import KERNEL_SCRATCH, kernel_scratch, shared_data
 
 _zeros = np.zeros
@@ -46,23 +44,23 @@ def coriolis_matrix(robot: RobotModel, q, qd, factorization: str = DEFAULT_FACTO
             q, qd = checked(robot, q, ("qd", qd))
         status = compiled.coriolis_matrix(data.core, q, qd, kind, data.coriolis_block)
         if status:
-            settle_core(robot, status, compiled.coriolis_matrix, data.core, q, (("qd", qd),), (kind, data.coriolis_block))
+            settle(robot, status, compiled.coriolis_matrix, data.core, q, (("qd", qd),), (kind, data.coriolis_block))
         return data.coriolis_outputs
     n = robot.nv
     if not (type(q) is ND and type(qd) is ND and q.dtype is F64 and qd.dtype is F64 and q.ndim == 1 and qd.ndim == 1):
         Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))
         if batch:
             check_memory(24 * Q.shape[0] * n * n, f"M, Ṁ and C of {Q.shape[0]} states")
-            out = run_core_batch(robot, compiled.coriolis_matrix_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind),
+            out = run_batch(robot, compiled.coriolis_matrix_batch, np.zeros((Q.shape[0], 3, n, n)), Q, (QD, kind),
                                  ("qd", QD))
-            return out[:, M_], out[:, MDOT_], out[:, C_]
+            return out[:, 0], out[:, 1], out[:, 2]  # M, Ṁ, C
         q, qd = Q[0], QD[0]
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)  # the look-up inlined: 70 ns less
     out = _zeros(shared.coriolis_shape)  # written by the kernel itself: fresh outputs without a copy
     status = compiled.coriolis_matrix(shared.core, q, qd, kind, out)
     if status:
-        settle_core(robot, status, compiled.coriolis_matrix, shared.core, q, (("qd", qd),), (kind, out))
-    return out[0], out[1], out[2]  # M, Ṁ, C (M_, MDOT_, C_)
+        settle(robot, status, compiled.coriolis_matrix, shared.core, q, (("qd", qd),), (kind, out))
+    return out[0], out[1], out[2]  # M, Ṁ, C
 
 
 # ---- Algorithm 2 ---------------------------------------------------------------------------
@@ -79,7 +77,7 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
             (q,) = checked(robot, q)
         status = compiled.christoffel(data.core, q, data.gamma_out)
         if status:
-            settle_core(robot, status, compiled.christoffel, data.core, q, (), (data.gamma_out,))
+            settle(robot, status, compiled.christoffel, data.core, q, (), (data.gamma_out,))
         return data.Gamma
     n = robot.nv
     if not is_vector(q):
@@ -88,7 +86,7 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
             with_hint(check_gamma_bytes, n, Q.shape[0], force)
             check_memory(gamma_bytes_for(n, Q.shape[0]), f"Γ of {Q.shape[0]} states")
             # calloc: pages of structural zeros are never touched
-            return run_core_batch(robot, compiled.christoffel_batch, np.zeros((Q.shape[0], n, n, n)), Q, ())
+            return run_batch(robot, compiled.christoffel_batch, np.zeros((Q.shape[0], n, n, n)), Q, ())
         q = Q[0]
     with_hint(check_gamma_bytes, n, 1, force)
     check_memory(gamma_bytes_for(n), "Γ")
@@ -96,16 +94,8 @@ def christoffel(robot: RobotModel, q, force: bool = False, data: Data | None = N
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)  # the look-up inlined: 70 ns less
     status = compiled.christoffel(shared.core, q, G)
     if status:
-        settle_core(robot, status, compiled.christoffel, shared.core, q, (), (G,))
+        settle(robot, status, compiled.christoffel, shared.core, q, (), (G,))
     return G
-
-
-def _single(robot, kernel, data, q, result):
-    """One state through an entry that takes (ints, floats, q); ``result`` is what it fills."""
-    status = kernel.call(data.ints, data.floats, q)
-    if status:
-        settle(robot, status, kernel, data, q)
-    return result
 
 
 def christoffel_slices(robot: RobotModel, q):
@@ -125,12 +115,12 @@ def mass_matrix(robot: RobotModel, q, data: Data | None = None):
             check_data(robot, data)
         status = compiled.mass_matrix(data.core, q, data.M_out)
         if status:
-            settle_core(robot, status, compiled.mass_matrix, data.core, q, (), (data.M_out,))
+            settle(robot, status, compiled.mass_matrix, data.core, q, (), (data.M_out,))
         return data.M
     if not is_vector(q):
         Q, batch = as_states(q, robot.nq, "q", robot.config_names)
         if batch:
-            return run_core_batch(robot, compiled.mass_matrix_batch, np.zeros((Q.shape[0], robot.nv, robot.nv)), Q, ())
+            return run_batch(robot, compiled.mass_matrix_batch, np.zeros((Q.shape[0], robot.nv, robot.nv)), Q, ())
         q = Q[0]
     return mass_matrix(robot, q, shared_data(robot)).copy()
 
@@ -142,14 +132,14 @@ def inverse_dynamics(robot: RobotModel, q, qd, qdd, gravity=True, data: Data | N
         g = data.gravity if gravity is True else gravity_of(gravity)
         status = compiled.inverse_dynamics(data.core, q, qd, qdd, g, data.tau_out)
         if status:
-            settle_core(robot, status, compiled.inverse_dynamics, data.core, q, (("qd", qd), ("qdd", qdd)),
+            settle(robot, status, compiled.inverse_dynamics, data.core, q, (("qd", qd), ("qdd", qdd)),
                         (g, data.tau_out))
         return data.tau
     if not (is_vector(q) and is_vector(qd) and is_vector(qdd)):
         Q, (QD, QDD), batch = stacked_states(robot, q, ("qd", qd), ("qdd", qdd))
         if batch:
             g = robot.gravity_array if gravity is True else gravity_of(gravity)
-            return run_core_batch(robot, compiled.inverse_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q,
+            return run_batch(robot, compiled.inverse_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q,
                                   (QD, QDD, g), ("qd", QD), ("qdd", QDD))
         q, qd, qdd = Q[0], QD[0], QDD[0]
     return inverse_dynamics(robot, q, qd, qdd, gravity, shared_data(robot)).copy()
@@ -162,18 +152,18 @@ def gravity_vector(robot: RobotModel, q, gravity=True, data: Data | None = None)
         g = data.gravity if gravity is True else gravity_of(gravity)
         status = compiled.gravity_vector(data.core, q, g, data.g_out)
         if status:
-            settle_core(robot, status, compiled.gravity_vector, data.core, q, (), (g, data.g_out))
+            settle(robot, status, compiled.gravity_vector, data.core, q, (), (g, data.g_out))
         return data.g
     if not is_vector(q):
         Q, batch = as_states(q, robot.nq, "q", robot.config_names)
         if batch:
             g = robot.gravity_array if gravity is True else gravity_of(gravity)
-            return run_core_batch(robot, compiled.gravity_vector_batch, np.zeros((Q.shape[0], robot.nv)), Q, (g,))
+            return run_batch(robot, compiled.gravity_vector_batch, np.zeros((Q.shape[0], robot.nv)), Q, (g,))
         q = Q[0]
     return gravity_vector(robot, q, gravity, shared_data(robot)).copy()
 
 
-# ---- Algorithm 4's momentum terms (engine.momentum) ------------------------------------------
+# ---- Algorithm 4's momentum terms (core/momentum.hpp) ----------------------------------------
 def _momentum(robot: RobotModel, q, qd, data, which: int):
     """p (which 0) or Cᵀq̇ (which 1): one state, with or without data=, or a batch."""
     if data is not None:
@@ -181,20 +171,20 @@ def _momentum(robot: RobotModel, q, qd, data, which: int):
             check_data(robot, data)
         status = compiled.momentum(data.core, q, qd, data.p_out, data.ct_out)
         if status:
-            settle_core(robot, status, compiled.momentum, data.core, q, (("qd", qd),), (data.p_out, data.ct_out))
+            settle(robot, status, compiled.momentum, data.core, q, (("qd", qd),), (data.p_out, data.ct_out))
         return data.p if which == 0 else data.CTqd
     n = robot.nv
     if not (is_vector(q) and is_vector(qd)):
         Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))
         if batch:
-            return run_core_batch(robot, compiled.momentum_batch, np.zeros((Q.shape[0], 2, n)), Q, (QD,),
+            return run_batch(robot, compiled.momentum_batch, np.zeros((Q.shape[0], 2, n)), Q, (QD,),
                                   ("qd", QD))[:, which].copy()
         q, qd = Q[0], QD[0]
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)
     out = _zeros((2, n))
     status = compiled.momentum(shared.core, q, qd, out[0], out[1])
     if status:
-        settle_core(robot, status, compiled.momentum, shared.core, q, (("qd", qd),), (out[0], out[1]))
+        settle(robot, status, compiled.momentum, shared.core, q, (("qd", qd),), (out[0], out[1]))
     return out[which]
 
 
@@ -207,14 +197,14 @@ def coriolis_transpose_velocity(robot: RobotModel, q, qd, data: Data | None = No
 
 
 def momentum_regressors(robot: RobotModel, q, qd, gravity=True):
-    """(Y_p, Y_c, Y_g, Y_T, Y_V̇) at one state or a batch (engine.momentum.momentum_regressor_kernel);
+    """(Y_p, Y_c, Y_g, Y_T, Y_V̇) at one state or a batch (core/momentum.hpp);
     Y_V̇ = q̇ᵀ Y_g, so that Y_V̇ θ = q̇ᵀg."""
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     n, width = robot.nv, N_PARAMETERS * robot.n_bodies
     if not is_vector(q):
         Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))
         if batch:
-            out = run_core_batch(robot, compiled.momentum_regressor_batch, np.zeros((Q.shape[0], 3 * n + 1, width)), Q,
+            out = run_batch(robot, compiled.momentum_regressor_batch, np.zeros((Q.shape[0], 3 * n + 1, width)), Q,
                                  (QD, g), ("qd", QD))
             Yg = out[:, 2 * n : 3 * n]
             return MomentumRegressors(out[:, :n], out[:, n : 2 * n], Yg, out[:, 3 * n], np.einsum("kr,krc->kc", QD, Yg))
@@ -223,7 +213,7 @@ def momentum_regressors(robot: RobotModel, q, qd, gravity=True):
     data = shared_data(robot)
     status = compiled.momentum_regressors(data.core, q, qd, g, Yp, Yc, Yg, YT)
     if status:
-        settle_core(robot, status, compiled.momentum_regressors, data.core, q, (("qd", qd),), (g, Yp, Yc, Yg, YT))
+        settle(robot, status, compiled.momentum_regressors, data.core, q, (("qd", qd),), (g, Yp, Yc, Yg, YT))
     return MomentumRegressors(Yp, Yc, Yg, YT, qd @ Yg)
 
 
@@ -237,7 +227,7 @@ def trajectory_dynamics(robot: RobotModel, Q, QD, QDD=None, gravity=True):
     # as fresh zeros would cost a page fault per 4 KiB
     QDD = velocities_of(robot, QDD, "qdd", Q.shape[0]) if use_qdd else QD
     n = robot.nv
-    out = run_core_batch(robot, compiled.trajectory_batch, np.empty((Q.shape[0], QUANTITIES * n + 2)), Q,
+    out = run_batch(robot, compiled.trajectory_batch, np.empty((Q.shape[0], QUANTITIES * n + 2)), Q,
                          (QD, QDD, use_qdd, g), ("qd", QD), ("qdd", QDD))
     out[:, -1] += potential_offset(robot, Q, g)
     return out
@@ -264,7 +254,7 @@ def placements(robot: RobotModel, q):
     data = shared_data(robot)
     status = compiled.placements(data.core, q, R, p, S)
     if status:
-        settle_core(robot, status, compiled.placements, data.core, q, (), (R, p, S))
+        settle(robot, status, compiled.placements, data.core, q, (), (R, p, S))
     return R, p, S
 
 
@@ -276,14 +266,14 @@ def forward_dynamics(robot: RobotModel, q, qd, tau, gravity=True, data: Data | N
         g = data.gravity if gravity is True else gravity_of(gravity)
         status = compiled.forward_dynamics(data.core, q, qd, tau, g, data.qdd_out)
         if status:
-            settle_core(robot, status, compiled.forward_dynamics, data.core, q, (("qd", qd), ("tau", tau)),
+            settle(robot, status, compiled.forward_dynamics, data.core, q, (("qd", qd), ("tau", tau)),
                         (g, data.qdd_out))
         return data.qdd
     g = robot.gravity_array if gravity is True else gravity_of(gravity)
     if not (is_vector(q) and is_vector(qd) and is_vector(tau)):
         Q, (QD, TAU), batch = stacked_states(robot, q, ("qd", qd), ("tau", tau))
         if batch:
-            return run_core_batch(robot, compiled.forward_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q,
+            return run_batch(robot, compiled.forward_dynamics_batch, np.zeros((Q.shape[0], robot.nv)), Q,
                                   (QD, TAU, g), ("qd", QD), ("tau", TAU))
         q, qd, tau = Q[0], QD[0], TAU[0]
     return forward_dynamics(robot, q, qd, tau, gravity, shared_data(robot)).copy()
@@ -307,7 +297,7 @@ def slotine_li(robot: RobotModel, q, qd, qd_r, qdd_r, theta=None, gravity=True, 
         th = check_parameters(robot, theta)  # its message, or a contiguous copy
         status = compiled.slotine_li(data.core, q, qd, qd_r, qdd_r, g, th, kind, data.tau_out)
     if status:
-        settle_core(robot, status, compiled.slotine_li, data.core, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)),
+        settle(robot, status, compiled.slotine_li, data.core, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)),
                     (g, th, kind, data.tau_out))
     return data.tau.copy() if fresh else data.tau
 
@@ -326,7 +316,7 @@ def regressor(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization
         if batch:
             g = robot.gravity_array if gravity is True else gravity_of(gravity)
             out = np.zeros((Q.shape[0], robot.nv, N_PARAMETERS * robot.n_bodies))
-            return run_core_batch(robot, compiled.regressor_batch, out, Q, (QD, QDR, QDDR, g, factorization_code(factorization)),
+            return run_batch(robot, compiled.regressor_batch, out, Q, (QD, QDR, QDDR, g, factorization_code(factorization)),
                                   ("qd", QD), ("qd_r", QDR), ("qdd_r", QDDR))
     g, kind, q, qd, qd_r, qdd_r = _states(robot, gravity, factorization, q, qd, qd_r, qdd_r)
     Y = np.zeros((robot.nv, N_PARAMETERS * robot.n_bodies))
@@ -334,7 +324,7 @@ def regressor(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, factorization
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)  # the look-up inlined: 70 ns less
     status = compiled.regressor(shared.core, q, qd, qd_r, qdd_r, g, kind, Y, Yts)
     if status:
-        settle_core(robot, status, compiled.regressor, shared.core, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)),
+        settle(robot, status, compiled.regressor, shared.core, q, (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)),
                     (g, kind, Y, Yts))
     return Y
 
@@ -345,6 +335,6 @@ def adaptation_gradient(robot: RobotModel, q, qd, qd_r, qdd_r, gravity=True, fac
     shared = robot.caches.get(KERNEL_SCRATCH) or kernel_scratch(robot)  # the look-up inlined: 70 ns less
     status = compiled.adaptation_gradient(shared.core, q, qd, qd_r, qdd_r, g, kind, Yts)
     if status:
-        settle_core(robot, status, compiled.adaptation_gradient, shared.core, q,
+        settle(robot, status, compiled.adaptation_gradient, shared.core, q,
                     (("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r)), (g, kind, Yts))
     return Yts

@@ -1,7 +1,7 @@
 """Joint types, the model side of the joint seam: codes, sizes, coordinate names, configurations.
 
 What a joint type *is* lives here (pure NumPy, importable without the engine); how it moves in
-compiled code lives in :mod:`coriolis_cli.engine.joints`. Adding a joint type touches these two
+compiled code lives in the engine's core (`engine/core/joints.hpp`). Adding a joint type touches these two
 files and their tests. Conventions follow Pinocchio (``src/multibody/joint/joint-free-flyer.hpp``,
 ``joint-revolute.hpp``, ``joint-prismatic.hpp``): a free joint is ``q = [x, y, z, qx, qy, qz, qw]``
 and ``ν = [v; ω]``, both in the child (base) frame.

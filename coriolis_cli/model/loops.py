@@ -1,4 +1,4 @@
-"""Closed kinematic loops: the structure (model side, no numba).
+"""Closed kinematic loops: the structure (model side: no engine).
 
 The ``joints:`` of a description span a tree; each ``loops:`` entry is a joint that closes a loop
 of it. Here the closures are resolved onto the tree's bodies, the loops' joints split into the
@@ -23,7 +23,7 @@ from .tree import RobotModel
 _ONE_DOF = ("revolute", "continuous", "prismatic")
 RANK_TOL = 1e-9  # singular values of the loops' constraint Jacobian below this share of the largest: redundant rows
 CHOICE_RATIO = 1e-6  # the solved joints' Jacobian must keep σ_min/σ_max above this (engine.loops.SINGULAR_RATIO)
-CLOSURE_GEOM_WIDTH = 33  # per closure: RP (9), oP, RC (9), oC, axis, n1, n2 (engine.closure)
+CLOSURE_GEOM_WIDTH = 33  # per closure: RP (9), oP, RC (9), oC, axis, n1, n2 (engine/core/closure.hpp)
 
 
 class _Closure:
@@ -195,7 +195,7 @@ class LoopMap:
 
 
 def _pack(robot: RobotModel, closures) -> tuple:
-    """The closures as engine.closure's arrays: (ci, cg, support)."""
+    """The closures as the core's closure.hpp reads them: (ci, cg, support)."""
     N = robot.n_bodies
     ci = np.zeros((len(closures), 3), dtype=np.int64)
     cg = np.zeros((len(closures), CLOSURE_GEOM_WIDTH))

@@ -4,7 +4,7 @@ solve of closed-loop coordinates and the floating base's velocity transforms.
 model/ imports nothing from engine/, as Pinocchio's ``model.hpp`` knows nothing of the algorithms
 that use it. The engine provides its makers here when it is imported (``engine/__init__.py``);
 the package (``coriolis_cli/__init__.py``) sets ``load_engine``, so that the first robot to need
-one imports the engine then, and loading a robot stays without numba.
+one imports the engine then, and loading a robot stays without it.
 """
 
 from __future__ import annotations
