@@ -92,7 +92,7 @@ def _run(robot, inputs, parts, what, options, workers, scheduler):
             # the cores shared out: each worker's compiled batches run on its share of the threads
             threads = str(max(1, (os.cpu_count() or 1) // workers))
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address=None, env={"NUMBA_NUM_THREADS": threads, "CORIOLIS_THREADS": threads})
+                                   dashboard_address=None, env={"CORIOLIS_THREADS": threads})
             client = Client(cluster)
     except (OSError, TimeoutError) as e:
         raise RecordingError(f"no Dask scheduler at {scheduler} ({' '.join(str(e).split())[:120]})") from None

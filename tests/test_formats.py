@@ -300,3 +300,28 @@ def test_a_model_s_own_gravity_reaches_every_call(tmp_path):
     assert np.allclose(cc.slotine_li(r, q, qd, qd, qdd, data=data), tau, rtol=1e-12, atol=1e-12)
     assert np.allclose(cc.gravity_vector(r, q), cc.inverse_dynamics(r, q, 0 * qd, 0 * qdd), atol=1e-14)
     _against_mujoco(r, str(path))
+
+
+def test_the_bundled_robots_parsed_entries_ship_fresh():
+    """The parsed-URDF cache entries of the bundled robots (robots/parsed, installed with the
+    package) exist for every bundled URDF as it reads now and give what parsing gives, so that a
+    first run on a bundled robot parses nothing (python robots/build_bundled.py --parsed)."""
+    import glob
+    import json
+
+    from coriolis_cli import __version__
+    from coriolis_cli.model.description import description_to_dict
+    from coriolis_cli.model.loader import SHIPPED_CACHE, _read_cache_entry, cache_key
+    from coriolis_cli.model.urdf import parse_urdf
+
+    from .conftest import BUNDLED
+
+    keys = set()
+    for path in BUNDLED:
+        text = open(path, encoding="utf-8").read()
+        key = cache_key(text, __version__)
+        keys.add(key + ".json")
+        payload = _read_cache_entry(os.path.join(SHIPPED_CACHE, key + ".json"), key)
+        assert payload is not None, f"{path}: no parsed entry (python robots/build_bundled.py --parsed)"
+        assert json.dumps(payload, sort_keys=True) == json.dumps(description_to_dict(parse_urdf(text, path)), sort_keys=True)
+    assert {os.path.basename(p) for p in glob.glob(os.path.join(SHIPPED_CACHE, "*.json"))} == keys

@@ -57,12 +57,13 @@ def coriolis_matrix(robot, q, qd, factorization: str = DEFAULT_FACTORIZATION, da
 
     With ``data=robot.create_data()`` the results are ``data.M, data.Mdot, data.C`` themselves,
     overwritten on every call."""
-    try:  # the control loop's call (see forward_dynamics)
-        if factorization is DEFAULT_FACTORIZATION and data.robot is robot \
-                and not _coriolis(data.core, q, qd, CHRISTOFFEL, data.coriolis_block):
-            return data.coriolis_outputs
-    except (AttributeError, TypeError, ValueError):
-        pass
+    if data is not None:  # the control loop's call; without data=, no exception to pay for
+        try:
+            if factorization is DEFAULT_FACTORIZATION and data.robot is robot \
+                    and not _coriolis(data.core, q, qd, CHRISTOFFEL, data.coriolis_block):
+                return data.coriolis_outputs
+        except (AttributeError, TypeError, ValueError):
+            pass
     try:
         implementation = _CORIOLIS_MATRIX[robot.__class__]
     except KeyError:
@@ -101,11 +102,12 @@ def christoffel_largest(robot, q, top: int, tiny: float = 0.0):
 def mass_matrix(robot, q, data: Data | None = None):
     """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``). Robots of 1-DoF joints under
     at most a free root take it in body coordinates (engine.crba_body)."""
-    try:  # the control loop's call (see forward_dynamics)
-        if data.robot is robot and not _mass_matrix(data.core, q, data.M_out):
-            return data.M
-    except (AttributeError, TypeError, ValueError):
-        pass
+    if data is not None:  # the control loop's call; without data=, no exception to pay for
+        try:
+            if data.robot is robot and not _mass_matrix(data.core, q, data.M_out):
+                return data.M
+        except (AttributeError, TypeError, ValueError):
+            pass
     try:
         implementation = _MASS_MATRIX[robot.__class__]
     except KeyError:
@@ -118,12 +120,13 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
     file says otherwise, as MJCF can), False, or a 3-vector.
     With ``data=`` the result is ``data.tau``. Robots of 1-DoF joints under at most a free root take
     it in body coordinates (engine.rnea_body)."""
-    try:  # the control loop's call (see forward_dynamics)
-        if gravity is True and data.robot is robot \
-                and not _inverse_dynamics(data.core, q, qd, qdd, data.gravity, data.tau_out):
-            return data.tau
-    except (AttributeError, TypeError, ValueError):
-        pass
+    if data is not None:  # the control loop's call; without data=, no exception to pay for
+        try:
+            if gravity is True and data.robot is robot \
+                    and not _inverse_dynamics(data.core, q, qd, qdd, data.gravity, data.tau_out):
+                return data.tau
+        except (AttributeError, TypeError, ValueError):
+            pass
     try:
         implementation = _INVERSE_DYNAMICS[robot.__class__]
     except KeyError:
@@ -134,11 +137,12 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
 def gravity_vector(robot, q, gravity=True, data: Data | None = None):
     """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``). Robots of 1-DoF joints
     under at most a free root take the RNEA at rest in body coordinates (engine.rnea_body)."""
-    try:  # the control loop's call (see forward_dynamics)
-        if gravity is True and data.robot is robot and not _gravity_vector(data.core, q, data.gravity, data.g_out):
-            return data.g
-    except (AttributeError, TypeError, ValueError):
-        pass
+    if data is not None:  # the control loop's call; without data=, no exception to pay for
+        try:
+            if gravity is True and data.robot is robot and not _gravity_vector(data.core, q, data.gravity, data.g_out):
+                return data.g
+        except (AttributeError, TypeError, ValueError):
+            pass
     try:
         implementation = _GRAVITY_VECTOR[robot.__class__]
     except KeyError:
@@ -196,12 +200,13 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):
     CRBA, then M = LᵀDL factored along the tree with its branch-induced sparsity
     (engine.forward_dynamics). With ``data=`` the result is ``data.qdd``; ``data.M`` is not
     written (``mass_matrix(robot, q, data=data)`` gives it). Batches: q, qd, tau of shape (K, ·)."""
-    try:  # the control loop's call
-        if gravity is True and data.robot is robot \
-                and not _forward_dynamics(data.core, q, qd, tau, data.gravity, data.qdd_out):
-            return data.qdd
-    except (AttributeError, TypeError, ValueError):  # no Data, other types: below, checked
-        pass
+    if data is not None:  # the control loop's call; without data=, no exception to pay for
+        try:
+            if gravity is True and data.robot is robot \
+                    and not _forward_dynamics(data.core, q, qd, tau, data.gravity, data.qdd_out):
+                return data.qdd
+        except (AttributeError, TypeError, ValueError):  # no Data, other types: below, checked
+            pass
     try:
         implementation = _FORWARD_DYNAMICS[robot.__class__]
     except KeyError:
@@ -216,13 +221,15 @@ def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorizatio
     parameters, e.g. an adaptive controller's estimate. ``factorization``: ``christoffel`` (the
     Christoffel-consistent C) or ``featherstone`` (admissible only). With ``data=`` the result
     is ``data.tau``."""
-    try:  # the control loop's call (see forward_dynamics), with the model's parameters or an estimate
-        if gravity is True and factorization is DEFAULT_FACTORIZATION and data.robot is robot \
-                and (theta is None or theta.size) and not _slotine_li(data.core, q, qd, qd_r, qdd_r, data.gravity, MODEL_THETA if theta is None else theta,
-                                    CHRISTOFFEL, data.tau_out):
-            return data.tau
-    except (AttributeError, TypeError, ValueError):
-        pass
+    if data is not None:  # the control loop's call; without data=, no exception to pay for
+        try:  # with the model's parameters or an estimate
+            if gravity is True and factorization is DEFAULT_FACTORIZATION and data.robot is robot \
+                    and (theta is None or theta.size) and not _slotine_li(
+                        data.core, q, qd, qd_r, qdd_r, data.gravity, MODEL_THETA if theta is None else theta, CHRISTOFFEL,
+                        data.tau_out):
+                return data.tau
+        except (AttributeError, TypeError, ValueError):
+            pass
     try:
         implementation = _SLOTINE_LI[robot.__class__]
     except KeyError:

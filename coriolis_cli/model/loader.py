@@ -53,6 +53,22 @@ CACHE_SCHEMA = 3  # bump when the cached layout or the parser's output changes
 CACHE_MAX_BYTES = 64 * 2**20
 
 
+# entries for the bundled robots, made by robots/build_bundled.py and installed with the package
+SHIPPED_CACHE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robots", "parsed")
+
+
+def cache_key(content: str, version: str) -> str:
+    return hashlib.sha256((version + "\0" + content).encode("utf-8")).hexdigest()
+
+
+def cache_entry(content: str, source: str, version: str) -> tuple[str, dict]:
+    """(key, entry) of the parsed-URDF cache for this text: what a first run writes."""
+    key = cache_key(content, version)
+    payload = description_to_dict(parse_urdf(content, source))
+    return key, {"schema": CACHE_SCHEMA, "source_sha256": key, "payload_sha256": _payload_hash(payload),
+                 "description": payload}
+
+
 def _payload_hash(payload: dict) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
 
@@ -93,10 +109,12 @@ def _parse_urdf_cached(content: str, source: str) -> RobotDescription:
     from .. import __version__
 
     directory = _cache_dir()
-    key = hashlib.sha256((__version__ + "\0" + content).encode("utf-8")).hexdigest()
+    key = cache_key(content, __version__)
     path = None if directory is None else os.path.join(directory, key + ".json")
     if path is not None:
         payload = _read_cache_entry(path, key)
+        if payload is None:  # the bundled robots' entries ship with the package: their first run parses nothing
+            payload = _read_cache_entry(os.path.join(SHIPPED_CACHE, key + ".json"), key)
         if payload is not None:
             try:
                 return description_from_dict(payload, source)

@@ -1,4 +1,6 @@
-"""Regenerate the bundled robots in this folder: python robots/build_bundled.py (robots/ links to coriolis_cli/robots/)
+"""Regenerate the bundled robots in this folder: python robots/build_bundled.py (robots/ links to coriolis_cli/robots/),
+and their parsed-URDF cache entries in parsed/ (alone: python robots/build_bundled.py --parsed), which ship with the
+package so that a first run on a bundled robot parses nothing; a test fails when they are stale.
 
 planar_2link: textbook two-link planar arm (closed forms for M and C exist).
 panda: Franka Emika Panda kinematics (franka_description) with the inertial parameters identified by
@@ -175,7 +177,33 @@ def main():
         with open(os.path.join(HERE, name), "w") as f:
             f.write(text)
         print("wrote", name)
+    write_parsed_cache()
+
+
+def write_parsed_cache():
+    """parsed/<key>.json for every bundled URDF, as a first run would cache it; stale entries go."""
+    import json
+
+    from coriolis_cli import __version__
+    from coriolis_cli.model.loader import SHIPPED_CACHE, cache_entry
+
+    os.makedirs(SHIPPED_CACHE, exist_ok=True)
+    keep = set()
+    for name in sorted(os.listdir(HERE)):
+        if name.endswith(".urdf"):
+            with open(os.path.join(HERE, name), encoding="utf-8") as f:
+                key, entry = cache_entry(f.read(), os.path.join(HERE, name), __version__)
+            with open(os.path.join(SHIPPED_CACHE, key + ".json"), "w", encoding="utf-8") as f:
+                json.dump(entry, f, sort_keys=True)
+            keep.add(key + ".json")
+            print("wrote parsed/" + key[:12] + "….json for", name)
+    for name in os.listdir(SHIPPED_CACHE):
+        if name not in keep:
+            os.unlink(os.path.join(SHIPPED_CACHE, name))
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--parsed"]:
+        write_parsed_cache()
+    else:
+        main()
