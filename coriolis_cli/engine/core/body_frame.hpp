@@ -9,6 +9,7 @@
 
 #include "joints.hpp"
 #include "model.hpp"
+#include "spatial.hpp"
 
 namespace coriolis {
 
@@ -66,16 +67,7 @@ inline void inertia_times(const Parameters& p, const double* x, double* out) {
 }
 
 // out = v ×* [n; f] = [ω × n + u × f; ω × f] for v = [ω; u]
-inline void force_cross(const double* v, const double* nf, double* out) {
-    const double w0 = v[0], w1 = v[1], w2 = v[2], u0 = v[3], u1 = v[4], u2 = v[5];
-    const double n0 = nf[0], n1 = nf[1], n2 = nf[2], f0 = nf[3], f1 = nf[4], f2 = nf[5];
-    out[0] = w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1;
-    out[1] = w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2;
-    out[2] = w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0;
-    out[3] = w1 * f2 - w2 * f1;
-    out[4] = w2 * f0 - w0 * f2;
-    out[5] = w0 * f1 - w1 * f0;
-}
+inline void force_cross(const double* v, const double* nf, double* out) { crf_vec(v, nf, out); }
 
 // out = [[J, ĥ], [ĥᵀ, m 1]] around the J already in out[0:3][0:3] (h = m c)
 inline void complete_inertia(double m, double h0, double h1, double h2, double* out) {

@@ -72,6 +72,20 @@ inline void directions(const double* RP, const double* RC, const double* g, int6
     rotate(RC, g, k < 2 ? C_AXIS : C_N2, w);
 }
 
+// closure c's two bodies, rows, geometry and support rows, and its frames at the placements X
+struct ClosureFrames {
+    int64_t bP, bC, rows;
+    const double *g, *sP, *sC;
+    double RP[9], RC[9], pP[3], pC[3];
+
+    ClosureFrames(const Closures& cl, const double* X, int N, int nv, int64_t c)
+        : bP(cl.ci[3 * c]), bC(cl.ci[3 * c + 1]), rows(cl.ci[3 * c + 2]), g(cl.cg + CLOSURE_GEOM_WIDTH * c),
+          sP(cl.support + bP * nv), sC(cl.support + bC * nv) {
+        closure_frame(X, N, bP, g, C_RP, C_OP, RP, pP);
+        closure_frame(X, N, bC, g, C_RC, C_OC, RC, pC);
+    }
+};
+
 inline double norm(const double* x, int64_t n) {
     double s = 0.0;
     for (int64_t k = 0; k < n; ++k) s += x[k] * x[k];
@@ -126,14 +140,11 @@ inline int64_t loop_constraints(const Model& model, Data& data, const double* q,
     const int64_t status = placements(model, data, q);
     if (failed(status)) return status;
     const double *X = data.X.data(), *S = data.S.data();
-    double RP[9], RC[9], pP[3], pC[3], aC[3], nk[3], t[3];
+    double aC[3], nk[3], t[3];
     int64_t row = 0;
     for (int64_t c = 0; c < cl.count; ++c) {
-        const int64_t bP = cl.ci[3 * c], bC = cl.ci[3 * c + 1], rows = cl.ci[3 * c + 2];
-        const double* g = cl.cg + CLOSURE_GEOM_WIDTH * c;
-        const double *sPr = cl.support + bP * n, *sCr = cl.support + bC * n;
-        detail::closure_frame(X, N, bP, g, detail::C_RP, detail::C_OP, RP, pP);
-        detail::closure_frame(X, N, bC, g, detail::C_RC, detail::C_OC, RC, pC);
+        const detail::ClosureFrames f(cl, X, N, n, c);
+        const double *pP = f.pP, *pC = f.pC, *sPr = f.sP, *sCr = f.sC;
         for (int k = 0; k < 3; ++k) r[row + k] = pP[k] - pC[k];
         for (int j = 0; j < n; ++j) {
             const double sP = sPr[j], sC = sCr[j], *Sj = S + 6 * j;
@@ -142,15 +153,15 @@ inline int64_t loop_constraints(const Model& model, Data& data, const double* q,
             K[(row + 1) * n + j] = (sP - sC) * Sj[4] + sP * (w2 * pP[0] - w0 * pP[2]) - sC * (w2 * pC[0] - w0 * pC[2]);
             K[(row + 2) * n + j] = (sP - sC) * Sj[5] + sP * (w0 * pP[1] - w1 * pP[0]) - sC * (w0 * pC[1] - w1 * pC[0]);
         }
-        for (int64_t k = 0; k < rows; ++k) {
-            detail::directions(RP, RC, g, k, nk, aC);
+        for (int64_t k = 0; k < f.rows; ++k) {
+            detail::directions(f.RP, f.RC, f.g, k, nk, aC);
             r[row + 3 + k] = nk[0] * aC[0] + nk[1] * aC[1] + nk[2] * aC[2];
             detail::cross3(nk, aC, t);
             for (int j = 0; j < n; ++j)
                 K[(row + 3 + k) * n + j] =
                     (sPr[j] - sCr[j]) * (S[6 * j] * t[0] + S[6 * j + 1] * t[1] + S[6 * j + 2] * t[2]);
         }
-        row += 3 + rows;
+        row += 3 + f.rows;
     }
     return status;
 }
@@ -163,14 +174,12 @@ inline int64_t loop_constraint_rate(const Model& model, Data& data, const double
     if (failed(status)) return status;
     const double *X = data.X.data(), *S = data.S.data(), *Sd = data.Sdot.data(), *v = data.v.data();
     body_velocities(model, data.S.data(), u, data.v.data(), data.Sdot.data());  // v_b, Ṡ_j = v_body(j) × S_j
-    double RP[9], RC[9], pP[3], pC[3], dP[3], dC[3], aC[3], aCd[3], nk[3], nkd[3], t[3], td[3];
+    double dP[3], dC[3], aC[3], aCd[3], nk[3], nkd[3], t[3], td[3];
     int64_t row = 0;
     for (int64_t c = 0; c < cl.count; ++c) {
-        const int64_t bP = cl.ci[3 * c], bC = cl.ci[3 * c + 1], rows = cl.ci[3 * c + 2];
-        const double* g = cl.cg + CLOSURE_GEOM_WIDTH * c;
-        const double *sPr = cl.support + bP * n, *sCr = cl.support + bC * n;
-        detail::closure_frame(X, N, bP, g, detail::C_RP, detail::C_OP, RP, pP);
-        detail::closure_frame(X, N, bC, g, detail::C_RC, detail::C_OC, RC, pC);
+        const detail::ClosureFrames f(cl, X, N, n, c);
+        const int64_t bP = f.bP, bC = f.bC;
+        const double *pP = f.pP, *pC = f.pC, *sPr = f.sP, *sCr = f.sC;
         double wP[3], wC[3];
         for (int k = 0; k < 3; ++k) {  // the bodies' angular velocities, and ṗ = v_O + ω × p
             wP[k] = bP < N ? v[6 * bP + k] : 0.0;
@@ -192,8 +201,8 @@ inline int64_t loop_constraint_rate(const Model& model, Data& data, const double
             Kdot[(row + 2) * n + j] = (sP - sC) * Sdj[5] + sP * (e0 * pP[1] - e1 * pP[0] + w0 * dP[1] - w1 * dP[0]) -
                                       sC * (e0 * pC[1] - e1 * pC[0] + w0 * dC[1] - w1 * dC[0]);
         }
-        for (int64_t k = 0; k < rows; ++k) {
-            detail::directions(RP, RC, g, k, nk, aC);
+        for (int64_t k = 0; k < f.rows; ++k) {
+            detail::directions(f.RP, f.RC, f.g, k, nk, aC);
             detail::cross3(wC, aC, aCd);
             detail::cross3(wP, nk, nkd);
             detail::cross3(nk, aC, t);  // d/dt (n × a_C) = ṅ × a_C + n × ȧ_C
@@ -205,7 +214,7 @@ inline int64_t loop_constraint_rate(const Model& model, Data& data, const double
                     (sPr[j] - sCr[j]) * (S[6 * j] * td[0] + S[6 * j + 1] * td[1] + S[6 * j + 2] * td[2] +
                                          Sd[6 * j] * t[0] + Sd[6 * j + 1] * t[1] + Sd[6 * j + 2] * t[2]);
         }
-        row += 3 + rows;
+        row += 3 + f.rows;
     }
     return status;
 }
