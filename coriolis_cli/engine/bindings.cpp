@@ -610,12 +610,8 @@ NB_MODULE(compiled, m) {
             const double *q = array_in(Q, {K, w.model.nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
                          *qdd = array_in(QDD, {K, n}, "QDD");
             if (K < 1 || R < 0) throw nb::value_error("kernel_loop: at least one state and R >= 0");
-            bool known;
-            {
-                nb::gil_scoped_release release;
-                known = kernel_loop(w.model, w.data, what, R, K, q, qd, qdd);
-            }
-            if (!known) throw nb::value_error(("kernel_loop: unknown kernel '" + what + "'").c_str());
+            // the GIL stays held: the workspace may be one that calls from other threads share
+            if (!kernel_loop(w.model, w.data, what, R, K, q, qd, qdd)) throw nb::value_error(("kernel_loop: unknown kernel '" + what + "'").c_str());
         },
         nb::arg("workspace"), nb::arg("what"), nb::arg("R"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"),
         "Evaluate a kernel (C, Gamma, M, tau, g, fd, slotine) R times over the states, for timing.");
@@ -678,7 +674,7 @@ NB_MODULE(compiled, m) {
             double *qo = array_out(q, {w.model.nq}, "q"), *ro = array_out(r, {rows}, "r"),
                    *Ko = array_out(K, {rows, w.model.nv}, "K");
             const double *x = array_in(x0, {ni}, "x0"), *t = array_in(target, {ni}, "target");
-            nb::gil_scoped_release release;
+            // the GIL stays held: a loop solver's workspace serves every thread that asks it
             return loop_continuation(w.model, w.data, c, rows, qo, dq, dv, nd, iq, iv, ni, x, t, tol, max_step, ro, Ko);
         },
         nb::arg("workspace"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("q"), nb::arg("dep_q"),
