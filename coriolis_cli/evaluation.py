@@ -100,9 +100,7 @@ def evaluate(robot: RobotModel, q, qd, qdd, quantities, factorization: str = "ch
         if "Gamma" in quantities:
             n = robot.nv
             # round-off in Γ scales with M: entries below this are not counted or listed
-            # (M of Algorithm 1 at rest: the C++ core's, as Γ's, so that nothing is compiled at first use)
-            M_rest = engine.coriolis_matrix(robot, q, np.zeros(robot.nv))[0]
-            tiny = GAMMA_ROUND_OFF * float(np.abs(M_rest).max())
+            tiny = GAMMA_ROUND_OFF * float(np.abs(engine.mass_matrix(robot, q)).max())
             if hold_gamma:
                 G = engine.christoffel(robot, q, force=True)  # sizes checked above
                 _require_finite("Gamma", G)

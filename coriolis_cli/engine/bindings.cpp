@@ -103,6 +103,15 @@ int64_t* status_out(nb::handle h, npy_intp K) {
     return static_cast<int64_t*>(PyArray_DATA(a));
 }
 
+// the status of each of K states, kernel(data, s), on `threads` threads with the GIL released: the
+// arrays were checked before, and each thread has a workspace of its own
+template <typename Kernel>
+void each_state(const Workspace& w, npy_intp K, nb::handle status, int threads, Kernel kernel) {
+    int64_t* st = status_out(status, K);
+    nb::gil_scoped_release release;
+    run_batch(w.model, K, threads, [&](Data& d, int64_t s) { st[s] = kernel(d, s); });
+}
+
 npy_intp states_in(nb::handle Q, int nq) {
     PyObject* o = Q.ptr();
     if (!PyArray_Check(o) || PyArray_NDIM(reinterpret_cast<PyArrayObject*>(o)) != 2)
@@ -362,10 +371,8 @@ NB_MODULE(compiled, m) {
             const npy_intp K = states_in(Q, nq);
             const double* q = array_in(Q, {K, nq}, "Q");
             double* out = array_out(M, {K, n, n}, "M");
-            int64_t* st = status_out(status, K);
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
-                st[s] = compute_mass_matrix(w.model, d, q + s * nq, out + s * n * n);
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                return compute_mass_matrix(w.model, d, q + s * nq, out + s * n * n);
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("M"), nb::arg("status"), nb::arg("threads"));
@@ -379,10 +386,8 @@ NB_MODULE(compiled, m) {
             const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
                          *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");
             double* out = array_out(tau, {K, n}, "tau");
-            int64_t* st = status_out(status, K);
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
-                st[s] = compute_inverse_dynamics(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, out + s * n);
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                return compute_inverse_dynamics(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, out + s * n);
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("gravity"), nb::arg("tau"),
@@ -395,10 +400,8 @@ NB_MODULE(compiled, m) {
             const npy_intp K = states_in(Q, nq);
             const double *q = array_in(Q, {K, nq}, "Q"), *grav = array_in(gravity, {3}, "gravity");
             double* out = array_out(g, {K, n}, "g");
-            int64_t* st = status_out(status, K);
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
-                st[s] = compute_gravity_vector(w.model, d, q + s * nq, grav, out + s * n);
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                return compute_gravity_vector(w.model, d, q + s * nq, grav, out + s * n);
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("gravity"), nb::arg("g"), nb::arg("status"), nb::arg("threads"));
@@ -412,11 +415,9 @@ NB_MODULE(compiled, m) {
             const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
                          *tau = array_in(TAU, {K, n}, "TAU"), *grav = array_in(gravity, {3}, "gravity");
             double* out = array_out(qdd, {K, n}, "qdd");
-            int64_t* st = status_out(status, K);
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
-                st[s] = compute_forward_dynamics(w.model, d, q + s * nq, qd + s * n, tau + s * n, grav, out + s * n,
-                                                 d.M.data());
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                return compute_forward_dynamics(w.model, d, q + s * nq, qd + s * n, tau + s * n, grav, out + s * n,
+                                                d.M.data());
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("TAU"), nb::arg("gravity"), nb::arg("qdd"),
@@ -433,12 +434,10 @@ NB_MODULE(compiled, m) {
                          *qd_r = array_in(QD_R, {K, n}, "QD_R"), *qdd_r = array_in(QDD_R, {K, n}, "QDD_R"),
                          *grav = array_in(gravity, {3}, "gravity");
             double* out = array_out(Y, {K, n, width}, "Y");
-            int64_t* st = status_out(status, K);
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
                 std::vector<double> Yts(width);
-                st[s] = regressor(w.model, d, q + s * nq, qd + s * n, qd_r + s * n, qdd_r + s * n, grav, factorization,
-                                  out + s * n * width, Yts.data());
+                return regressor(w.model, d, q + s * nq, qd + s * n, qd_r + s * n, qdd_r + s * n, grav, factorization,
+                                 out + s * n * width, Yts.data());
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QD_R"), nb::arg("QDD_R"), nb::arg("gravity"),
@@ -454,12 +453,10 @@ NB_MODULE(compiled, m) {
             const npy_intp K = states_in(Q, nq);
             const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD");
             double* o = array_out(out, {K, 3, n, n}, "out");
-            int64_t* st = status_out(status, K);
             const int64_t nn = int64_t(n) * n;
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
                 double* M = o + 3 * nn * s;
-                st[s] = coriolis_matrix(w.model, d, q + s * nq, qd + s * n, factorization, M, M + nn, M + 2 * nn);
+                return coriolis_matrix(w.model, d, q + s * nq, qd + s * n, factorization, M, M + nn, M + 2 * nn);
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("factorization"), nb::arg("out"),
@@ -472,10 +469,10 @@ NB_MODULE(compiled, m) {
             const npy_intp K = states_in(Q, nq);
             const double* q = array_in(Q, {K, nq}, "Q");
             double* G = array_out(Gamma, {K, n, n, n}, "Gamma");
-            int64_t* st = status_out(status, K);
             const int64_t n3 = int64_t(n) * n * n;
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) { st[s] = christoffel(w.model, d, q + s * nq, G + n3 * s); });
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                return christoffel(w.model, d, q + s * nq, G + n3 * s);
+            });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("Gamma"), nb::arg("status"), nb::arg("threads"));
 
@@ -513,10 +510,8 @@ NB_MODULE(compiled, m) {
             const npy_intp K = states_in(Q, nq);
             const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD");
             double* o = array_out(out, {K, 2, n}, "out");
-            int64_t* st = status_out(status, K);
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
-                st[s] = momentum(w.model, d, q + s * nq, qd + s * n, o + 2 * n * s, o + 2 * n * s + n);
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                return momentum(w.model, d, q + s * nq, qd + s * n, o + 2 * n * s, o + 2 * n * s + n);
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("out"), nb::arg("status"), nb::arg("threads"),
@@ -531,17 +526,15 @@ NB_MODULE(compiled, m) {
             const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
                          *grav = array_in(gravity, {3}, "gravity");
             double* o = array_out(out, {K, 3 * n + 1, width}, "out");
-            int64_t* st = status_out(status, K);
             const int64_t block = int64_t(n) * width;
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
                 double* os = o + (3 * block + width) * s;
-                st[s] = momentum_regressors(w.model, d, q + s * nq, qd + s * n, grav, os, os + block, os + 2 * block,
-                                            os + 3 * block);
+                return momentum_regressors(w.model, d, q + s * nq, qd + s * n, grav, os, os + block, os + 2 * block,
+                                           os + 3 * block);
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("gravity"), nb::arg("out"), nb::arg("status"),
-        nb::arg("threads"), "Y_p, Y_c, Y_g and Y_T of K states into out (K, 3 nv + 1, 10 N), zeroed.");
+        nb::arg("threads"), "Y_p, Y_c, Y_g and Y_T of K states into out (K, 3 nv + 1, 10 N), zeroed by the caller.");
 
     m.def(
         "trajectory_batch",
@@ -552,10 +545,8 @@ NB_MODULE(compiled, m) {
             const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
                          *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");
             double* o = array_out(out, {K, width}, "out");
-            int64_t* st = status_out(status, K);
-            nb::gil_scoped_release release;
-            run_batch(w.model, K, threads, [&](Data& d, int64_t s) {
-                st[s] = trajectory(w.model, d, q + s * nq, qd + s * n, qdd + s * n, use_qdd, grav, o + width * s);
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                return trajectory(w.model, d, q + s * nq, qd + s * n, qdd + s * n, use_qdd, grav, o + width * s);
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("use_qdd"), nb::arg("gravity"),

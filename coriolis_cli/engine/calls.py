@@ -80,11 +80,6 @@ def is_vector(x) -> bool:
     return type(x) is ND and x.dtype is F64 and x.ndim == 1
 
 
-def is_contiguous_vector(x) -> bool:
-    """is_vector, contiguous: the one layout an entry that ``Compiled.strict`` serves is compiled for."""
-    return type(x) is ND and x.dtype is F64 and x.ndim == 1 and x.flags.c_contiguous
-
-
 def one_state(robot, x, width, what, names) -> np.ndarray:
     arr, batch = as_states(x, width, what, names)
     if batch:

@@ -17,7 +17,6 @@ import os
 import numpy as np
 
 from ..errors import SizeError
-from ..model.joints import FREE, PRISMATIC, REVOLUTE
 from . import compiled
 
 # Γ holds nv³ doubles; above this many bytes we refuse unless asked with force=True.
@@ -74,14 +73,6 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return v
 
 
-def body_frame_joints(robot) -> bool:
-    """Whether a robot (its tree, for one in other coordinates) has 1-DoF joints under at most a
-    free root, where the kernels in body coordinates apply (slotine_li_body, forward_dynamics_body,
-    crba_body, rnea_body): each body's inertia is constant in its own frame and S_i a unit column."""
-    codes = getattr(robot, "full", robot).arrays.ints[:, 1]
-    return bool(np.all((codes == REVOLUTE) | (codes == PRISMATIC) | (codes == FREE)))
-
-
 class Data:
     """Workspace and outputs for one robot, reused across calls (not shared between threads): the
     compiled core's model and workspace (``core``), and the output arrays the calls with data=
@@ -89,13 +80,16 @@ class Data:
 
     def __init__(self, robot):
         nq, nv, N = robot.nq, robot.nv, robot.n_bodies
-        need = 8 * (N * (6 * 36 + 6 * 6 + 10) + nv * (5 * nv + 24) + nq)  # engine/core/data.hpp, and the outputs here
+        # engine/core/data.hpp's vectors (208 N + 4 nv² + 23 nv + nq), and the outputs here (3 nv² + 5 nv)
+        need = 8 * (208 * N + 7 * nv * nv + 28 * nv + nq)
         if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter
             check_memory(need, "the workspace")
         self.robot = robot
         self.nq, self.nv = robot.nq, robot.nv
         model = robot.arrays
         self.core = compiled.Workspace(model.ints, model.cols, model.geom, nq)
+        # 1-DoF joints under at most a free root: M, τ, g, q̈ and Slotine–Li in body coordinates
+        # (the core decides: core/body_frame.hpp)
         self.body_frame_joints = self.core.body_frame
         # the robot's gravity as the calls with data= pass it
         self.gravity = np.array(robot.gravity_array, dtype=float)

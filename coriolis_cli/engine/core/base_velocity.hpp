@@ -56,6 +56,22 @@ inline void transform_columns(const double* X, double* Y, int n, int m) {
     }
 }
 
+// G[a, j, k] = Σ_b X[b, a] G[b, j, k] for the base's a < 6, in place, over an n x n x n array
+// whose transformed index has stride sa and whose other two have strides sj and sk
+inline void transform_index(const double* X, double* G, int n, int64_t sa, int64_t sj, int64_t sk) {
+    double t[B6];
+    for (int j = 0; j < n; ++j)
+        for (int k = 0; k < n; ++k) {
+            double* g = G + j * sj + k * sk;
+            for (int a = 0; a < B6; ++a) {
+                double s = 0.0;
+                for (int b = 0; b < B6; ++b) s += X[b * 6 + a] * g[b * sa];
+                t[a] = s;
+            }
+            for (int a = 0; a < B6; ++a) g[a * sa] = t[a];
+        }
+}
+
 inline void symmetrize(double* Y, int n) {
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j) {
@@ -164,35 +180,12 @@ inline void base_christoffel(const double* X, const double* Xdot_basis, const do
                              double* out) {
     const int64_t nn = int64_t(n) * n;
     for (int64_t k = 0; k < nn * n; ++k) out[k] = Gamma[k];
-    double t[B6];
-    // the first, second and third index in turn: G[a, j, k] = Σ_b X[b, a] G[b, j, k] for a < 6
-    for (int j = 0; j < n; ++j)
-        for (int k = 0; k < n; ++k) {
-            for (int a = 0; a < B6; ++a) {
-                double s = 0.0;
-                for (int b = 0; b < B6; ++b) s += X[b * 6 + a] * out[b * nn + j * n + k];
-                t[a] = s;
-            }
-            for (int a = 0; a < B6; ++a) out[a * nn + j * n + k] = t[a];
-        }
-    for (int j = 0; j < n; ++j)
-        for (int k = 0; k < n; ++k) {
-            for (int a = 0; a < B6; ++a) {
-                double s = 0.0;
-                for (int b = 0; b < B6; ++b) s += X[b * 6 + a] * out[j * nn + b * n + k];
-                t[a] = s;
-            }
-            for (int a = 0; a < B6; ++a) out[j * nn + a * n + k] = t[a];
-        }
-    for (int j = 0; j < n; ++j)
-        for (int k = 0; k < n; ++k) {
-            for (int a = 0; a < B6; ++a) {
-                double s = 0.0;
-                for (int b = 0; b < B6; ++b) s += X[b * 6 + a] * out[j * nn + k * n + b];
-                t[a] = s;
-            }
-            for (int a = 0; a < B6; ++a) out[j * nn + k * n + a] = t[a];
-        }
+    // the first, second and third index in turn: G[a, j, k] = Σ_b X[b, a] G[b, j, k] for a < 6, the
+    // transformed index a at stride sa and the other two, j and k, at sj and sk
+    const int64_t n1 = n;
+    detail::transform_index(X, out, n, nn, n1, 1);
+    detail::transform_index(X, out, n, n1, nn, 1);
+    detail::transform_index(X, out, n, 1, nn, n1);
     for (int i = 0; i < n; ++i)
         for (int b = 0; b < B6; ++b) {  // (AᵀM)[i, b]
             double m;
