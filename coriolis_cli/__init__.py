@@ -48,4 +48,9 @@ def __getattr__(name):
         for attr in _ENGINE:  # later look-ups are plain module attributes
             globals()[attr] = getattr(engine, attr)
         return engine if name == "engine" else globals()[name]
+    if not name.startswith("_"):  # a public function of the engine not listed above (engine.api's __all__)
+        engine = _load_engine()
+        if name in engine.__all__:
+            globals()[name] = getattr(engine, name)
+            return globals()[name]
     raise AttributeError(f"module 'coriolis_cli' has no attribute '{name}'")

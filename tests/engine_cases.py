@@ -84,20 +84,21 @@ def core_outputs(arrays, nq, q, qd, qdd):
         for f in (0, 1):
             for th in (np.zeros(0), theta):
                 t = np.zeros(n)
-                out["slotine", frame, f, th.size] = (compiled.slotine_li(w, q, qd, qd_r, qdd, GRAVITY, th, f, t), t)
+                out["slotine", frame, f, th.size] = (compiled.slotine_li(w, q, qd, qd_r, qdd, th, GRAVITY, f, t), t)
             Yts = np.zeros(width)
             out["Yts", frame, f] = (compiled.adaptation_gradient(w, q, qd, qd_r, qdd, GRAVITY, f, Yts), Yts)
     for f in (0, 1):
-        Y, Yts = np.zeros((n, width)), np.zeros(width)
-        out["Y", f] = (compiled.regressor(workspace(arrays, nq), q, qd, qd_r, qdd, GRAVITY, f, Y, Yts), (Y, Yts))
+        block = np.zeros((n + 1, width))  # Y, then Yᵀs
+        out["Y", f] = (compiled.regressor(workspace(arrays, nq), q, qd, qd_r, qdd, GRAVITY, f, block), (block[:n], block[n]))
         MMC = np.zeros((3, n, n))
         out["coriolis", f] = (compiled.coriolis_matrix(workspace(arrays, nq), q, qd, f, MMC), MMC)
     G = np.zeros((n,) * 3)
     out["Gamma"] = (compiled.christoffel(workspace(arrays, nq), q, G), G)
-    p, ct = np.zeros(n), np.zeros(n)
-    out["momentum"] = (compiled.momentum(workspace(arrays, nq), q, qd, p, ct), (p, ct))
-    Y = tuple(np.zeros((n, width)) for _ in range(3)) + (np.zeros(width),)
-    out["momentum_regressors"] = (compiled.momentum_regressors(workspace(arrays, nq), q, qd, GRAVITY, *Y), Y)
+    block = np.zeros((2, n))  # p, Cᵀq̇
+    out["momentum"] = (compiled.momentum(workspace(arrays, nq), q, qd, block), (block[0], block[1]))
+    block = np.zeros((3 * n + 1, width))  # Y_p, Y_c, Y_g, Y_T
+    Y = (block[:n], block[n : 2 * n], block[2 * n : 3 * n], block[3 * n])
+    out["momentum_regressors"] = (compiled.momentum_regressors(workspace(arrays, nq), q, qd, GRAVITY, block), Y)
     for use_qdd in (True, False) if q.size == nq and qd.size == qdd.size == n else ():  # batches take whole states
         row, status = np.zeros((1, 5 * n + 2)), np.zeros(1, dtype=np.int64)
         compiled.trajectory_batch(workspace(arrays, nq), *(np.ascontiguousarray(x)[None] for x in (q, qd, qdd)), use_qdd, GRAVITY, row, status, 1)

@@ -286,7 +286,7 @@ def test_verify_passes_on_a_robot_mounted_a_kilometre_away(run_cli, tmp_path):
 
 # ---- structure: the compiled core is reached through the engine's calling layer -------------------
 # (bench's timing loop and the observers' and identification's recursions over recordings excepted)
-KERNEL_MODULES = ("compiled", "calls", "tree_calls", "api")
+KERNEL_MODULES = ("compiled", "calls", "algorithms", "api")
 CORE_USERS = ("suite.py", "observers.py", "identification.py")
 
 

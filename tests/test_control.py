@@ -225,7 +225,7 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
     for th, kind in ((None, "christoffel"), (theta, "christoffel"), (theta, "featherstone")):
         body = cc.slotine_li(robot, q, v, vr, a, theta=th, factorization=kind, data=data).copy()
         world = np.zeros(robot.nv)
-        assert compiled.slotine_li(world_frame, q, v, vr, a, STANDARD_GRAVITY, np.zeros(0) if th is None else th,
+        assert compiled.slotine_li(world_frame, q, v, vr, a, np.zeros(0) if th is None else th, STANDARD_GRAVITY,
                                    FACTORIZATIONS[kind], world) == 0
         assert _rel(body, world) < 1e-13
     M, _, C = cc.coriolis_matrix(robot, q, v)

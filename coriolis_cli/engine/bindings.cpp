@@ -316,8 +316,8 @@ NB_MODULE(compiled, m) {
 
     m.def(
         "slotine_li",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle gravity,
-           nb::handle theta, int factorization, nb::handle tau) -> int64_t {
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle theta,
+           nb::handle gravity, int factorization, nb::handle tau) -> int64_t {
             const int n = w.model.nv;
             check_factorization(factorization);
             double* out = array_out(tau, {n}, "tau");
@@ -327,25 +327,25 @@ NB_MODULE(compiled, m) {
             if (!qp || !a || !b || !c || !parameters_in(theta, w.model, t)) return RECHECK;
             return compute_slotine_li(w.model, w.data, qp, a, b, c, grav, t, factorization, out);
         },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("gravity"),
-        nb::arg("theta"), nb::arg("factorization"), nb::arg("tau"),
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("theta"),
+        nb::arg("gravity"), nb::arg("factorization"), nb::arg("tau"),
         "The Slotine–Li torque into tau; theta of length zero: the model's own parameters.");
 
     m.def(
         "regressor",
         [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle gravity,
-           int factorization, nb::handle Y, nb::handle Yts) -> int64_t {
+           int factorization, nb::handle out) -> int64_t {
             const int n = w.model.nv, width = N_PARAMETERS * w.model.N;
             check_factorization(factorization);
-            double *Yo = array_out(Y, {n, width}, "Y"), *Yso = array_out(Yts, {width}, "Yts");
+            double* Y = array_out(out, {n + 1, width}, "out");
             const double* grav = array_in(gravity, {3}, "gravity");
             const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qd_r, n),
                          *c = vector_in(qdd_r, n);
             if (!qp || !a || !b || !c) return RECHECK;
-            return regressor(w.model, w.data, qp, a, b, c, grav, factorization, Yo, Yso);
+            return regressor(w.model, w.data, qp, a, b, c, grav, factorization, Y, Y + n * width);
         },
         nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("gravity"),
-        nb::arg("factorization"), nb::arg("Y"), nb::arg("Yts"), "Y (related entries only) and Yᵀs.");
+        nb::arg("factorization"), nb::arg("out"), "Y (related entries only) and Yᵀs into out (nv + 1, 10 N).");
 
     m.def(
         "adaptation_gradient",
@@ -479,29 +479,28 @@ NB_MODULE(compiled, m) {
     // ---- the momentum terms (engine/core/momentum.hpp) ----
     m.def(
         "momentum",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle p, nb::handle ct) -> int64_t {
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle out) -> int64_t {
             const int n = w.model.nv;
-            double *po = array_out(p, {n}, "p"), *cto = array_out(ct, {n}, "ct");
+            double* o = array_out(out, {2, n}, "out");
             const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
             if (!qp || !qdp) return RECHECK;
-            return momentum(w.model, w.data, qp, qdp, po, cto);
+            return momentum(w.model, w.data, qp, qdp, o, o + n);
         },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("p"), nb::arg("ct"), "p = M q̇ and Cᵀq̇.");
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("out"), "p = M q̇ and Cᵀq̇ into out (2, nv).");
 
     m.def(
         "momentum_regressors",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle gravity, nb::handle Yp, nb::handle Yc, nb::handle Yg,
-           nb::handle YT) -> int64_t {
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle gravity, nb::handle out) -> int64_t {
             const int n = w.model.nv, width = N_PARAMETERS * w.model.N;
-            double *p = array_out(Yp, {n, width}, "Yp"), *c = array_out(Yc, {n, width}, "Yc"),
-                   *g = array_out(Yg, {n, width}, "Yg"), *t = array_out(YT, {width}, "YT");
+            const int64_t block = int64_t(n) * width;
+            double* o = array_out(out, {3 * n + 1, width}, "out");
             const double* grav = array_in(gravity, {3}, "gravity");
             const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
             if (!qp || !qdp) return RECHECK;
-            return momentum_regressors(w.model, w.data, qp, qdp, grav, p, c, g, t);
+            return momentum_regressors(w.model, w.data, qp, qdp, grav, o, o + block, o + 2 * block, o + 3 * block);
         },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("gravity"), nb::arg("Yp"), nb::arg("Yc"),
-        nb::arg("Yg"), nb::arg("YT"), "Y_p, Y_c, Y_g (related entries only) and Y_T.");
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("gravity"), nb::arg("out"),
+        "Y_p, Y_c, Y_g (related entries only) and Y_T into out (3 nv + 1, 10 N).");
 
     m.def(
         "momentum_batch",

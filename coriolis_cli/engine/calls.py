@@ -1,5 +1,5 @@
-"""The calling machinery under the public functions (engine.tree_calls, the robots in other
-coordinates and the loop solver): the checks of states and workspaces, the turn of the core's
+"""The calling machinery under the public functions (engine.algorithms' one path, the robots in
+other coordinates and the loop solver): the checks of states and workspaces, the turn of the core's
 status code into an error, batches on threads, and the gravity and factorization arguments.
 Pinocchio keeps the same apart from its algorithms (``check.hpp``).
 

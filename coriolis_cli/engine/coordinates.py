@@ -21,7 +21,8 @@ import math
 import numpy as np
 
 from ..errors import StateError
-from . import base_velocity, calls, tree_calls
+from . import api, base_velocity, calls
+from .algorithms import in_other_coordinates
 from .data import Data
 from .conventions import QUANTITIES, MomentumRegressors
 from .workspaces import ReducedData, shared_data
@@ -109,6 +110,7 @@ def _symmetrize(X, tmp):
     np.multiply(tmp, 0.5, out=X)
 
 
+@in_other_coordinates(api.coriolis_matrix)
 def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
     """M̄, Ṁ̄, C̄ in the reduced coordinates (eqs. 24-25)."""
     Q = _one(robot, q, robot.nq, "q", robot.config_names)
@@ -123,7 +125,7 @@ def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
     d, fresh = _data(robot, data)
     qbar, vbar = Q[0], V[0]
     qf, A, Adot = _full_state(robot, qbar, vbar)
-    M, Mdot, C = tree_calls.coriolis_matrix(robot.full, qf, A @ vbar, factorization, data=d.full)
+    M, Mdot, C = api.coriolis_matrix(robot.full, qf, A @ vbar, factorization, data=d.full)
     if type(A) is _BaseBlock:  # the base's rows and columns only
         base_velocity.coriolis_kernel(A.X, Adot.X, M, Mdot, C, d.M, d.Mdot, d.C)
         return (d.M.copy(), d.Mdot.copy(), d.C.copy()) if fresh else d.coriolis_outputs
@@ -139,6 +141,7 @@ def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
     return (d.M.copy(), d.Mdot.copy(), d.C.copy()) if fresh else d.coriolis_outputs
 
 
+@in_other_coordinates(api.christoffel)
 def christoffel(robot, q, force=False, data=None):
     """Γ̄ (eq. 27): Γ transformed by A on each index, plus the term of φ's second derivatives."""
     Q = _one(robot, q, robot.nq, "q", robot.config_names)
@@ -149,9 +152,9 @@ def christoffel(robot, q, force=False, data=None):
     d, fresh = _data(robot, data)
     qbar = Q[0]
     qf, A, _ = _full_state(robot, qbar)
-    G = tree_calls.christoffel(robot.full, qf, force=force, data=d.full)
+    G = api.christoffel(robot.full, qf, force=force, data=d.full)
     if type(A) is _BaseBlock:  # the base's slices of each index only
-        M = tree_calls.mass_matrix(robot.full, qf, data=d.full)
+        M = api.mass_matrix(robot.full, qf, data=d.full)
         Gbar = np.empty_like(G) if fresh or d.Gamma is None else d.Gamma
         base_velocity.christoffel_kernel(A.X, base_velocity.rate_basis(robot.map, qbar), M, G, Gbar)
         if not fresh:
@@ -161,7 +164,7 @@ def christoffel(robot, q, force=False, data=None):
     Gbar = np.tensordot(A, np.tensordot(np.tensordot(G, A, axes=(2, 0)), A, axes=(1, 0)), axes=(0, 0)).transpose(0, 2, 1)
     D = robot.map.rate_basis(qbar)  # ∂²q/∂q̄_j∂q̄_k in coordinates; Ȧ(e_k) for generalized speeds
     if D is not None:
-        Gbar += np.tensordot(A.T @ tree_calls.mass_matrix(robot.full, qf, data=d.full), D, axes=(1, 0))
+        Gbar += np.tensordot(A.T @ api.mass_matrix(robot.full, qf, data=d.full), D, axes=(1, 0))
     if fresh:
         return Gbar
     if d.Gamma is None or d.Gamma.shape != Gbar.shape:
@@ -170,6 +173,7 @@ def christoffel(robot, q, force=False, data=None):
     return d.Gamma
 
 
+@in_other_coordinates(api.christoffel_slices)
 def christoffel_slices(robot, q):
     """Γ̄ one slice at a time without Γ̄ or the tree's Γ: Γ̄[:, :, k] = C̄(q̄, e_k) =
     Aᵀ C(q, A e_k) A + Aᵀ M D[:, :, k] (C linear in its velocity, Ȧ = Σ_k D[:, :, k] q̄̇_k), in
@@ -182,22 +186,23 @@ def christoffel_slices(robot, q):
     A = A @ np.eye(robot.nv) if type(A) is _BaseBlock else np.asarray(A)
     D = robot.map.rate_basis(qbar)
     data = Data(robot.full)
-    AtM = A.T @ tree_calls.mass_matrix(robot.full, qf) if D is not None else None
+    AtM = A.T @ api.mass_matrix(robot.full, qf) if D is not None else None
     for k in range(robot.nv):
-        C = tree_calls.coriolis_matrix(robot.full, qf, np.ascontiguousarray(A[:, k]), data=data)[2]
+        C = api.coriolis_matrix(robot.full, qf, np.ascontiguousarray(A[:, k]), data=data)[2]
         S = A.T @ C @ A
         if D is not None:
             S = S + AtM @ D[:, :, k]
         yield k, S
 
 
+@in_other_coordinates(api.mass_matrix)
 def mass_matrix(robot, q, data=None):
     Q = _one(robot, q, robot.nq, "q", robot.config_names)
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         return _stacked_outputs([mass_matrix(robot, Q[s]) for s in range(Q.shape[0])], (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
     qf, A, _ = _full_state(robot, Q[0])
-    M = tree_calls.mass_matrix(robot.full, qf, data=d.full)
+    M = api.mass_matrix(robot.full, qf, data=d.full)
     if type(A) is _BaseBlock:
         base_velocity.mass_matrix_kernel(A.X, M, d.M)
         return d.M.copy() if fresh else d.M
@@ -206,6 +211,7 @@ def mass_matrix(robot, q, data=None):
     return d.M.copy() if fresh else d.M
 
 
+@in_other_coordinates(api.inverse_dynamics)
 def inverse_dynamics(robot, q, qd, qdd, gravity=True, data=None):
     """τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈ + Ȧ q̄̇)."""
     Q, (V, VD) = _stacked(robot, q, ("qd", qd), ("qdd", qdd))
@@ -214,30 +220,33 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data=None):
     d, fresh = _data(robot, data)
     qf, A, Adot = _full_state(robot, Q[0], V[0])
     acc = A @ VD[0] if Adot is None else A @ VD[0] + Adot @ V[0]
-    tau = tree_calls.inverse_dynamics(robot.full, qf, A @ V[0], acc, gravity, data=d.full)
+    tau = api.inverse_dynamics(robot.full, qf, A @ V[0], acc, gravity, data=d.full)
     d.tau[...] = A.T @ tau
     return d.tau.copy() if fresh else d.tau
 
 
+@in_other_coordinates(api.gravity_vector)
 def gravity_vector(robot, q, gravity=True, data=None):
     Q = _one(robot, q, robot.nq, "q", robot.config_names)
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         return _stacked_outputs([gravity_vector(robot, Q[s], gravity) for s in range(Q.shape[0])], (robot.nv,))
     d, fresh = _data(robot, data)
     qf, A, _ = _full_state(robot, Q[0])
-    d.g[...] = A.T @ tree_calls.gravity_vector(robot.full, qf, gravity, data=d.full)
+    d.g[...] = A.T @ api.gravity_vector(robot.full, qf, gravity, data=d.full)
     return d.g.copy() if fresh else d.g
 
 
+@in_other_coordinates(api.generalized_momentum)
 def generalized_momentum(robot, q, qd, data=None):
     """p̄ = M̄ q̄̇ = Aᵀ p(q, A q̄̇)."""
     Q, (V,) = _stacked(robot, q, ("qd", qd))
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         return _stacked_outputs([generalized_momentum(robot, Q[s], V[s]) for s in range(Q.shape[0])], (robot.nv,))
     qf, A, _ = _full_state(robot, Q[0])
-    return A.T @ tree_calls.generalized_momentum(robot.full, qf, A @ V[0])
+    return A.T @ api.generalized_momentum(robot.full, qf, A @ V[0])
 
 
+@in_other_coordinates(api.coriolis_transpose_velocity)
 def coriolis_transpose_velocity(robot, q, qd, data=None):
     """C̄ᵀq̄̇ = Aᵀ Cᵀ(q, v) v + Ȧᵀ p(q, v) with v = A q̄̇ (C̄ = AᵀCA + AᵀMȦ)."""
     Q, (V,) = _stacked(robot, q, ("qd", qd))
@@ -245,23 +254,25 @@ def coriolis_transpose_velocity(robot, q, qd, data=None):
         return _stacked_outputs([coriolis_transpose_velocity(robot, Q[s], V[s]) for s in range(Q.shape[0])], (robot.nv,))
     qf, A, Adot = _full_state(robot, Q[0], V[0])
     v = A @ V[0]
-    out = A.T @ tree_calls.coriolis_transpose_velocity(robot.full, qf, v)
-    return out if Adot is None else out + Adot.T @ tree_calls.generalized_momentum(robot.full, qf, v)
+    out = A.T @ api.coriolis_transpose_velocity(robot.full, qf, v)
+    return out if Adot is None else out + Adot.T @ api.generalized_momentum(robot.full, qf, v)
 
 
+@in_other_coordinates(api.momentum_regressors)
 def momentum_regressors(robot, q, qd, gravity=True):
     """Ȳ_p = AᵀY_p(q, v), Ȳ_c = AᵀY_c(q, v) + ȦᵀY_p(q, v) (C̄ᵀq̄̇ = AᵀCᵀv + Ȧᵀp), Ȳ_g = AᵀY_g,
     Y_T the tree's (T is), Ȳ_V̇ = q̄̇ᵀȲ_g; v = A q̄̇."""
     Q, (V,) = _stacked(robot, q, ("qd", qd))
     qf, A, Adot = _full_state(robot, Q[0], V[0])
-    full = tree_calls.momentum_regressors(robot.full, qf, A @ V[0], gravity)
+    full = api.momentum_regressors(robot.full, qf, A @ V[0], gravity)
     Yc = A.T @ full.c if Adot is None else A.T @ full.c + Adot.T @ full.p
     Yg = A.T @ full.g
     return MomentumRegressors(A.T @ full.p, Yc, Yg, full.T, V[0] @ Yg)
 
 
+@in_other_coordinates(api.trajectory_dynamics)
 def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
-    """tree_calls.trajectory_dynamics's row in the robot's coordinates, state by state: ḡ = Aᵀg,
+    """api.trajectory_dynamics's row in the robot's coordinates, state by state: ḡ = Aᵀg,
     C̄ q̄̇ = Aᵀ(C v + M Ȧ q̄̇), C̄ᵀq̄̇, p̄ = Aᵀp, τ̄ = Aᵀτ(q, v, A q̄̈ + Ȧ q̄̇); T and V are the tree's."""
 
     Q, (V,) = _stacked(robot, Q, ("qd", QD))
@@ -273,10 +284,10 @@ def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
         qf, A, Adot = _full_state(robot, Q[s], V[s])
         v = A @ V[s]
         rate = np.zeros(nf) if Adot is None else Adot @ V[s]
-        row = tree_calls.trajectory_dynamics(robot.full, qf, v, A @ QDD[s] + rate, gravity)[0]
+        row = api.trajectory_dynamics(robot.full, qf, v, A @ QDD[s] + rate, gravity)[0]
         full = row[: QUANTITIES * nf].reshape(QUANTITIES, nf)
         p = full[3]
-        Mrate = tree_calls.inverse_dynamics(robot.full, qf, np.zeros(nf), rate, gravity=False) if Adot is not None else 0.0
+        Mrate = api.inverse_dynamics(robot.full, qf, np.zeros(nf), rate, gravity=False) if Adot is not None else 0.0
         out[s, 0:n] = A.T @ full[0]
         out[s, n : 2 * n] = A.T @ (full[1] + Mrate)
         out[s, 2 * n : 3 * n] = A.T @ full[2] + (Adot.T @ p if Adot is not None else 0.0)
@@ -286,6 +297,7 @@ def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
     return out
 
 
+@in_other_coordinates(api.forward_dynamics)
 def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
     """q̄̈ = M̄⁻¹ (τ̄ − C̄ q̄̇ − ḡ), with M̄, C̄, ḡ carried by A (a dense solve: M̄ has no tree)."""
     Q, (V, T) = _stacked(robot, q, ("qd", qd), ("tau", tau))
@@ -296,7 +308,7 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
         # A square and invertible: the tree's forward dynamics at τ = A⁻ᵀ τ̄, then q̄̈ = A⁻¹ (q̈ − Ȧ q̄̇)
         _, A, Adot = _full_state(robot, Q[0], V[0])
         Ainv = A.inverse()
-        qdd = tree_calls.forward_dynamics(robot.full, Q[0], A @ V[0], Ainv.T @ T[0], gravity, data=d.full)
+        qdd = api.forward_dynamics(robot.full, Q[0], A @ V[0], Ainv.T @ T[0], gravity, data=d.full)
         d.qdd[...] = Ainv @ (qdd - Adot @ V[0])
         return d.qdd.copy() if fresh else d.qdd
     M, _, C = coriolis_matrix(robot, Q[0], V[0], data=d)
@@ -324,19 +336,22 @@ def _reference_state(robot, q, qd, qd_r, qdd_r):
     return qf, A, A @ states[0][0], A @ states[1][0], acc
 
 
+@in_other_coordinates(api.slotine_li)
 def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization="christoffel", data=None):
     d, fresh = _data(robot, data)
     qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
-    d.tau[...] = A.T @ tree_calls.slotine_li(robot.full, qf, v, v_r, a_r, theta, gravity, factorization, data=d.full)
+    d.tau[...] = A.T @ api.slotine_li(robot.full, qf, v, v_r, a_r, theta, gravity, factorization, data=d.full)
     return d.tau.copy() if fresh else d.tau
 
 
+@in_other_coordinates(api.regressor)
 def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="christoffel"):
     qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
-    return A.T @ tree_calls.regressor(robot.full, qf, v, v_r, a_r, gravity, factorization)
+    return A.T @ api.regressor(robot.full, qf, v, v_r, a_r, gravity, factorization)
 
 
+@in_other_coordinates(api.adaptation_gradient)
 def adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="christoffel"):
     """Ȳᵀ s̄ = Yᵀ A s̄: the tree's recursion at q̇ = A q̄̇ and q̇_r = A q̄̇_r."""
     qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
-    return tree_calls.adaptation_gradient(robot.full, qf, v, v_r, a_r, gravity, factorization)
+    return api.adaptation_gradient(robot.full, qf, v, v_r, a_r, gravity, factorization)

@@ -96,14 +96,15 @@ class Data:
         # what the core writes (writable) and what users read (read-only views of the same memory)
         self.coriolis_block = np.zeros((3, nv, nv))
         self.M_out, self.Mdot_out, self.C_out = self.coriolis_block
-        self.tau_out, self.g_out, self.qdd_out, self.p_out, self.ct_out = np.zeros((5, nv))
+        self.tau_out, self.g_out, self.qdd_out = np.zeros((3, nv))
+        self.momentum_block = np.zeros((2, nv))  # p and Cᵀq̇: one pass writes both
+        self.p_out, self.ct_out = self.momentum_block
         self.M, self.Mdot, self.C = (_read_only(x) for x in (self.M_out, self.Mdot_out, self.C_out))
         self.tau, self.g, self.qdd = _read_only(self.tau_out), _read_only(self.g_out), _read_only(self.qdd_out)
         self.p, self.CTqd = _read_only(self.p_out), _read_only(self.ct_out)
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.gamma_out = None  # the core's writable Γ
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
-        self.coriolis_shape = (3, nv, nv)  # fresh M, Ṁ, C of a call without data=
 
     def ensure_gamma(self, force: bool = False) -> None:
         if self.Gamma is None:
@@ -113,7 +114,7 @@ class Data:
             self.gamma_out, self.Gamma = G, _read_only(G)
 
     def _contents(self):
-        return (self.coriolis_block, self.tau_out, self.g_out, self.qdd_out, self.p_out, self.ct_out)
+        return (self.coriolis_block, self.tau_out, self.g_out, self.qdd_out, self.momentum_block)
 
     def __copy__(self) -> Data:
         """Another workspace for the same robot with the same outputs; the robot, immutable, is

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import ModelError, StateError
 from ..model.loops import LoopMap
-from . import calls, compiled, tree_calls
+from . import calls, compiled
 from .conventions import failed
 from .data import Data
 
@@ -79,6 +79,19 @@ def dependent_jacobian(K, dep_v, ind_v, A, Kd_pinv):
 MAX_SLIDE = 1e3
 
 
+def placements(robot, q):
+    """Every body's placement and every DoF's motion subspace in the computation frame (world axes
+    at the first root joint; for a floating base, the base frame at this instant), fresh arrays:
+    R (N, 3, 3) and p (N, 3) with a point x of body i at p_i + R_i x, and S (nv, 6) = [ω; v_O] per
+    unit joint velocity. The closures' placements are measured from these."""
+    R, p, S = np.zeros((robot.n_bodies, 3, 3)), np.zeros((robot.n_bodies, 3)), np.zeros((robot.nv, 6))
+    core = Data(robot).core
+    status = compiled.placements(core, q, R, p, S)
+    if status:
+        calls.settle(robot, status, compiled.placements, core, q, (), (R, p, S))
+    return R, p, S
+
+
 class LoopSolver:
     """The loop solve of one LoopMap: q(q̄), A(q̄), Ȧ, ∂²q/∂q̄², random closed configurations."""
 
@@ -95,7 +108,7 @@ class LoopSolver:
     @cached_property
     def size(self) -> float:
         """The robot's size in metres (at least 1): the scale of position residuals."""
-        _, p, _ = tree_calls.placements(self.robot, self.robot.neutral_configuration())
+        _, p, _ = placements(self.robot, self.robot.neutral_configuration())
         return max(1.0, float(np.max(np.linalg.norm(p, axis=1), initial=0.0)),
                    *(float(np.linalg.norm(c.oP)) + float(np.linalg.norm(c.oC)) for c in self.closures))
 

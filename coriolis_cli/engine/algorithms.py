@@ -1,0 +1,254 @@
+"""Each algorithm of the core described once, and the one path from its public function to its kernel.
+
+engine.api declares every public function by its signature and documentation under
+``@algorithm(...)``, which says the rest: the kernel of engine.compiled, the block it writes for one
+state and what the caller gets from it, the batch kernel, and the fields of Data that the ``data=``
+form writes and returns. A robot in other coordinates gets the function that engine.coordinates
+registers for it (``in_other_coordinates``). From that description ``algorithm`` makes the public
+function, as ``dataclasses`` makes an ``__init__``: with the declared signature, it sends a call
+with a workspace of this robot straight to the core (which checks the vectors itself), and every
+other call to ``call``, the one checked path: other types, batches, fresh outputs, the robots in
+other coordinates and whatever the core reports. A control loop's call thus costs one Python frame.
+
+Every kernel is called as ``kernel(workspace, *states, *options, out)``: the states are the
+parameters between ``robot`` and the first option (``q`` nq wide, the others nv wide), the
+options are the keyword parameters that OPTIONS knows, in the signature's order, and ``out`` is
+one output block. A batch kernel is called as ``batch(workspace, Q, *other states, *options, out,
+status, threads)`` over (K, ·) arrays (calls.run_batch).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import StateError
+from ..model.coordinates import ReducedRobot
+from ..model.parameters import check_parameters
+from ..model.tree import RobotModel
+from .calls import (
+    check_data,
+    factorization_code,
+    gravity_of,
+    is_vector,
+    run_batch,
+    settle,
+    stacked_states,
+)
+from .conventions import CHRISTOFFEL
+from .data import check_memory
+from .workspaces import KERNEL_SCRATCH, kernel_scratch
+
+MODEL_THETA = np.zeros(0)  # θ of length zero: the model's own inertial parameters
+
+
+class Option(NamedTuple):
+    """A keyword parameter the kernels know: the fast paths' condition on it (None: any value), the
+    argument they pass with data= and without (None: not an argument of the kernel), and its
+    conversion on the checked path."""
+
+    condition: str | None
+    data_argument: str | None
+    fresh_argument: str | None
+    convert: Callable | None
+
+
+def gravity_for(robot, gravity):
+    return robot.gravity_array if gravity is True else gravity_of(gravity)
+
+
+def factorization_for(robot, name):
+    return CHRISTOFFEL if name == "christoffel" else factorization_code(name)
+
+
+def parameters_for(robot, theta):
+    return MODEL_THETA if theta is None else check_parameters(robot, theta)
+
+
+OPTIONS = {
+    "gravity": Option("gravity is True", "data.gravity", "robot.gravity_array", gravity_for),
+    "factorization": Option("factorization is DEFAULT_FACTORIZATION", "CHRISTOFFEL", "CHRISTOFFEL", factorization_for),
+    "theta": Option("(theta is None or theta.size)", "MODEL_THETA if theta is None else theta",
+                    "MODEL_THETA if theta is None else theta", parameters_for),
+    "force": Option(None, None, None, None),  # Γ's memory guard's, not the kernel's
+}
+
+
+def _whole(out):
+    return out
+
+
+@dataclass(eq=False)
+class Algorithm:
+    """One algorithm as the calling layer knows it (see the module's documentation)."""
+
+    name: str
+    states: tuple  # the state parameters' names: q, then velocities
+    labels: tuple  # the same as messages name them (q, qd, ...)
+    options: tuple  # the option parameters' names, in order
+    kernel: Callable | None  # one state (None: batches only)
+    shape: Callable  # robot → one state's output block
+    take: Callable  # one state's block → what the caller gets
+    batch: Callable | None  # K states (None: one state at a time)
+    batch_shape: Callable  # robot → one state's part of the batch's block
+    batch_take: Callable  # the batch's (K, ·) block → what the caller gets
+    into: str | None  # the Data field the data= form writes (None: no data= form)
+    returns: str | None  # the Data field it returns
+    guard: Callable | None  # (robot, K, data, **options): refuses what is too large, readies data
+    prepare: Callable | None  # (robot, states, options) → (states, kernel options), where not OPTIONS'
+    finish: Callable | None  # (robot, result, states, kernel options) → what the caller gets
+    reduced: Callable | None = None  # the function for robots in other coordinates (engine.coordinates)
+
+
+def algorithm(kernel=None, *, shape, take=_whole, batch=None, batch_shape=None, batch_take=None, into=None,
+              returns=None, guard=None, prepare=None, finish=None):
+    """The decorator of engine.api: the public function of the declared signature and documentation."""
+
+    def make(declared):
+        parameters = list(inspect.signature(declared).parameters.values())
+        names = [p.name for p in parameters]
+        if names[0] != "robot":
+            raise TypeError(f"{declared.__name__}: the first parameter is the robot")
+        options = tuple(n for n in names if n in OPTIONS)
+        states = tuple(n for n in names[1:] if n not in OPTIONS and n != "data")
+        description = Algorithm(
+            declared.__name__, states, tuple(n.lower() for n in states), options, kernel, shape, take, batch, batch_shape or shape,
+            batch_take or take, into, returns, guard, prepare, finish)
+        made = _function(description, parameters)
+        made.__doc__, made.__module__, made.__qualname__ = declared.__doc__, declared.__module__, declared.__qualname__
+        made.__wrapped__ = declared  # inspect.signature and the documentation read the declaration
+        made.algorithm = description
+        return made
+
+    return make
+
+
+def _function(description: Algorithm, parameters) -> Callable:
+    """The public function's code, written out from the declared signature: the fast paths hold no
+    loop, no unpacking and no call but the kernel's."""
+    namespace = {"call": call, "kernel": description.kernel, "description": description, "CHRISTOFFEL": CHRISTOFFEL,
+                 "MODEL_THETA": MODEL_THETA, "ND": np.ndarray, "F64": np.dtype(np.float64), "zeros": np.zeros,
+                 "shape": description.shape, "take": description.take, "guard": description.guard,
+                 "RobotModel": RobotModel, "SCRATCH": KERNEL_SCRATCH, "kernel_scratch": kernel_scratch}
+    signature = []
+    for p in parameters:
+        if p.default is inspect.Parameter.empty:
+            signature.append(p.name)
+        else:
+            namespace[f"default_{p.name}"] = p.default
+            signature.append(f"{p.name}=default_{p.name}")
+    namespace["DEFAULT_FACTORIZATION"] = namespace.get("default_factorization")
+    options = [OPTIONS[o] for o in description.options]
+    states, option_names = ", ".join(description.states), ", ".join(description.options)
+    conditions = "".join(f" and {o.condition}" for o in options if o.condition)
+    body = [f"def {description.name}({', '.join(signature)}):"]
+    if description.into and description.kernel:  # a workspace of this robot: straight to the core
+        arguments = "".join(f"{o.data_argument}, " for o in options if o.data_argument)
+        body += [
+            "    if data is not None:",
+            "        try:",
+            f"            if data.robot is robot{conditions} and not kernel(data.core, {states}, {arguments}"
+            f"data.{description.into}):",
+            f"                return data.{description.returns}",
+            "        except (AttributeError, TypeError, ValueError):  # not a Data, a list, None, ...: checked below",
+            "            pass",
+            f"        return call(description, robot, ({states},), ({option_names}{',' if options else ''}), data)",
+        ]
+    if description.kernel and not description.prepare and not description.finish:
+        # float64 vectors of a tree: into fresh arrays, with the robot's own workspace (the GIL is
+        # held while the kernel runs); lengths, strides and finiteness are checked in the core
+        vectors = " and ".join(f"type({x}) is ND and {x}.dtype is F64 and {x}.ndim == 1" for x in description.states)
+        arguments = "".join(f"{o.fresh_argument}, " for o in options if o.fresh_argument)
+        body += [f"    if robot.__class__ is RobotModel and {vectors}{conditions}:"]
+        if description.guard:
+            body += [f"        guard(robot, 1, None{''.join(f', {o}={o}' for o in description.options)})"]
+        body += [
+            "        out = zeros(shape(robot))",
+            "        if not kernel((robot.caches.get(SCRATCH) or kernel_scratch(robot)).core, "
+            f"{states}, {arguments}out):",
+            "            return out" if description.take is _whole else "            return take(out)",
+        ]
+    data = "data" if description.into else "None"
+    body.append(f"    return call(description, robot, ({states},), ({option_names}{',' if options else ''}), {data})")
+    code = compile("\n".join(body), f"<engine.algorithms: {description.name}>", "exec")
+    exec(code, namespace)  # noqa: S102 (our own text, made from the declared signature)
+    return namespace[description.name]
+
+
+def in_other_coordinates(public: Callable) -> Callable:
+    """engine.coordinates's decorator: ``public``'s function for robots in other coordinates, called
+    with the public arguments as given (and the ReducedData of ``data=``)."""
+
+    def register(function):
+        if hasattr(public, "algorithm"):
+            public.algorithm.reduced = function
+        else:  # a function composed of others (christoffel_slices) looks for it itself
+            public.in_other_coordinates = function
+        return function
+
+    return register
+
+
+def call(description: Algorithm, robot, states: tuple, options: tuple, data):
+    """The checked path of every public function: the robot's type, the options converted, then one
+    state with data=, a batch, or one state into fresh arrays."""
+    kind = robot.__class__
+    if kind is not RobotModel:
+        if isinstance(robot, ReducedRobot):
+            if description.reduced is None:
+                raise StateError(f"{description.name} does not take robots in other coordinates (mimic joints, "
+                                 "base velocities, closed loops) yet; call it on robot.full")
+            return description.reduced(robot, *states, *options, *((data,) if description.into else ()))
+        raise TypeError(f"{description.name}() takes a robot from coriolis_cli.load_robot (a RobotModel or a "
+                        f"ReducedRobot), got {type(robot).__name__}")
+    named = dict(zip(description.options, options))
+    if description.prepare is not None:
+        states, arguments = description.prepare(robot, states, named)
+    else:
+        arguments = tuple(OPTIONS[o].convert(robot, v) for o, v in named.items() if OPTIONS[o].convert)
+    velocities = tuple(zip(description.labels[1:], states[1:]))
+    if data is not None:
+        check_data(robot, data)
+        if description.guard is not None:
+            description.guard(robot, 1, data, **named)
+        out = getattr(data, description.into)
+        _run(description.kernel, robot, data.core, states, velocities, arguments, out)
+        return getattr(data, description.returns)
+    if description.kernel is None or not all(is_vector(x) for x in states):
+        Q, rest, batch = stacked_states(robot, states[0], *velocities)
+        if batch or description.kernel is None:
+            return _batch(description, robot, Q, rest, arguments, named)
+        states = (Q[0], *(x[0] for x in rest))
+        velocities = tuple(zip(description.labels[1:], states[1:]))
+    if description.guard is not None:
+        description.guard(robot, 1, None, **named)
+    out = np.zeros(description.shape(robot))  # written by the kernel itself: fresh outputs, no copy
+    _run(description.kernel, robot, kernel_scratch(robot).core, states, velocities, arguments, out)
+    result = description.take(out)
+    return result if description.finish is None else description.finish(robot, result, states, arguments)
+
+
+def _run(kernel, robot, workspace, states, velocities, arguments, out) -> None:
+    status = kernel(workspace, *states, *arguments, out)
+    if status:
+        settle(robot, status, kernel, workspace, states[0], velocities, (*arguments, out))
+
+
+def _batch(description: Algorithm, robot, Q, rest, arguments, named):
+    """K states on the batch kernel (calls.run_batch), in parallel, memory checked first."""
+    if description.batch is None:
+        raise StateError(f"q: {description.name} takes one state at a time, got a batch of {Q.shape[0]}")
+    K = Q.shape[0]
+    if description.guard is not None:
+        description.guard(robot, K, None, **named)
+    shape = (K, *description.batch_shape(robot))
+    check_memory(8 * int(np.prod(shape)), f"{description.name} of {K} states")
+    velocities = tuple(zip(description.labels[1:], rest))
+    # calloc'd zeros: the kernels write only the related entries, and untouched pages cost nothing
+    out = run_batch(robot, description.batch, np.zeros(shape), Q, (*rest, *arguments), *velocities)
+    result = description.batch_take(out)
+    return result if description.finish is None else description.finish(robot, result, (Q, *rest), arguments)
