@@ -26,7 +26,9 @@ EXTRA = "pip install 'coriolis-cli[recordings]'"
 JOINT_STATE = "sensor_msgs/msg/JointState"
 ODOMETRY = "nav_msgs/msg/Odometry"
 QUANTITIES = ("position", "velocity", "effort")
-TIME_COLUMNS = ("__time", "time", "t", "timestamp", "stamp", "time_s")
+TIME_COLUMNS = ("__time", "time", "t", "timestamp", "stamp", "time_s", "time_ms", "time_us", "time_ns", "stamp_ns",
+                "timestamp_ns", "header.stamp_ns")
+SECONDS_PER = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}  # Arrow's time units, and column names' suffixes
 # a base's state: position (3), orientation quaternion x y z w (4), body-frame twist v (3), ω (3)
 BASE_FIELDS = ("x", "y", "z", "qx", "qy", "qz", "qw", "vx", "vy", "vz", "wx", "wy", "wz")
 
@@ -162,6 +164,9 @@ def table_layout(path: str, names, topic: str | None, base_topic: str | None) ->
     """Which column holds what: the time, (quantity, joint) per column in PlotJuggler's layout
     (``<topic>/<joint>/<quantity>``, one topic chosen) or ours (``q/<joint>`` ...), and the base."""
     names = list(names)
+    twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if twice is not None:  # the reader would take one of them without a word
+        raise RecordingError(f"{path}: the column '{twice}' appears twice")
     lowered = {n.lower(): n for n in names}
     time = next((lowered[c] for c in TIME_COLUMNS if c in lowered), None)
     if time is None:
@@ -205,7 +210,7 @@ def _table_blocks(path, kind, topic, base_topic, rows):
             layout = table_layout(path, batch.schema.names, topic, base_topic)
             # a joint is in the table where its position is (velocity or effort alone make no sample)
             joints = tuple(dict.fromkeys(j for quantity, j in layout.columns if quantity == "position"))
-        t = _column(batch, layout.time, path)
+        t = _seconds(batch, layout.time, path)
         values = {}
         for quantity in QUANTITIES:
             present = [(k, layout.columns[(quantity, j)]) for k, j in enumerate(joints) if (quantity, j) in layout.columns]
@@ -221,6 +226,33 @@ def _table_blocks(path, kind, topic, base_topic, rows):
             for f, col in layout.base.items():
                 base[:, BASE_FIELDS.index(f)] = _column(batch, col, path)
         yield Block(t, joints, values, base)
+
+
+def _seconds(batch, name, path) -> np.ndarray:
+    """The time column in seconds, whatever its type: an Arrow timestamp or duration in its unit, an
+    integer column in the unit its name ends with (time_ns, stamp_us, ...), or, without one, by its
+    size if it counts from the Unix epoch (ns from 10¹⁷, µs from 10¹⁴, ms from 10¹¹). Integers
+    counted from another start say nothing of their unit, and are refused rather than guessed."""
+    import pyarrow as pa
+
+    col = batch.column(batch.schema.get_field_index(name))
+    kind = col.type
+    if pa.types.is_timestamp(kind) or pa.types.is_duration(kind):
+        ticks = col.cast(pa.int64()).to_numpy(zero_copy_only=False)
+        return np.asarray(ticks, dtype=float) * SECONDS_PER[kind.unit]
+    if not pa.types.is_integer(kind):
+        return _column(batch, name, path)
+    ticks = np.asarray(col.to_numpy(zero_copy_only=False), dtype=float)
+    suffix = name.lower().rpartition("_")[2]
+    if suffix in SECONDS_PER and "_" in name:
+        return ticks * SECONDS_PER[suffix]
+    largest = np.nanmax(np.abs(ticks), initial=0.0)
+    for unit, epoch in (("ns", 1e17), ("us", 1e14), ("ms", 1e11), ("s", 1e9)):
+        if largest >= epoch:
+            return ticks * SECONDS_PER[unit]
+    raise RecordingError(f"{path}: the time column '{name}' holds integers with no unit",
+                         hint="name it time_s, time_ms, time_us or time_ns, or store it as an Arrow timestamp or "
+                              "duration")
 
 
 def _column(batch, name, path) -> np.ndarray:
@@ -339,7 +371,7 @@ def _message_blocks(path, kind, topic, base_topic, rows):
         raise RecordingError(f"{path}: no sensor_msgs/msg/JointState topic")
     odom = _choose(path, topics.odometry, base_topic, "Odometry", "--base-topic") if base_topic else None
     wanted = [joint_topic] + ([odom] if odom else [])
-    builder = _Builder(rows, odom is not None)
+    builder = _Builder(rows, odom is not None, f"{path}: {joint_topic}")
     where = 0
     try:
         for topic_name, log_ns, msg in _messages(path, kind, wanted):
@@ -380,10 +412,10 @@ class _Builder:
     by stamp: a joint sample waits until an odometry sample stamped after it has arrived, or the
     recording ends), whatever order the log interleaves them in."""
 
-    def __init__(self, rows, floating):
+    def __init__(self, rows, floating, where=""):
         from collections import deque
 
-        self.rows, self.floating = rows, floating
+        self.rows, self.floating, self.where = rows, floating, where
         self.names: dict = {}  # joint name → column
         self.t, self.log_t, self.samples, self.bases = [], [], [], []
         self.history = deque(maxlen=256)  # (stamp, base state) of the latest odometry samples
@@ -419,6 +451,7 @@ class _Builder:
             if name not in self.names:
                 self.names[name] = len(self.names)
             cols.append(self.names[name])
+        self._check(msg, t if t > 0 else 1e-9 * log_ns, cols)
         self.samples.append((cols, msg.position, msg.velocity, msg.effort))
         if self.floating:
             self.bases.append(None)
@@ -427,6 +460,17 @@ class _Builder:
         if ready >= self.rows:
             return self.flush(ready)
         return None
+
+    def _check(self, msg, t, cols):
+        """JointState leaves a quantity empty or fills it for every name; anything else, and a joint
+        named twice, would make some joint take another's value or drop samples without a word."""
+        if len(set(cols)) != len(cols):
+            twice = next(n for k, n in enumerate(msg.name) if n in msg.name[:k])
+            raise RecordingError(f"{self.where}: the message at t = {t:.6f} s names joint '{twice}' twice")
+        for quantity, data in (("positions", msg.position), ("velocities", msg.velocity), ("efforts", msg.effort)):
+            if len(data) not in (0, len(cols)):
+                raise RecordingError(f"{self.where}: the message at t = {t:.6f} s has {len(cols)} joint names and "
+                                     f"{len(data)} {quantity} (JointState gives a quantity for every name, or none)")
 
     def flush(self, count: int | None = None):
         """A Block of the first ``count`` samples (all of them, at the end of the recording)."""
