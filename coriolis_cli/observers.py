@@ -17,6 +17,7 @@ observer's own arrays are reused); ``observe`` runs both over a recording in chu
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +31,37 @@ def _gains(robot, bandwidth) -> np.ndarray:
     if not np.all(np.isfinite(K)) or np.any(K <= 0):
         raise StateError(f"the observer's bandwidth must be positive and finite (1/s), got {bandwidth}")
     return K
+
+
+def _torque(robot, tau, what="tau") -> np.ndarray:
+    """τ as the observers take it: nv finite values (a length-1 τ would broadcast over every joint,
+    and one NaN would stay in the integral for good)."""
+    if tau is None:
+        return np.zeros(robot.nv)
+    if type(tau) is np.ndarray and tau.dtype == np.float64 and tau.shape == (robot.nv,) and math.isfinite(tau @ tau):
+        return tau  # a control loop's step allocates nothing; τ·τ is finite exactly when τ is, or overflows
+    try:
+        arr = np.asarray(tau, dtype=float)
+    except (TypeError, ValueError):
+        raise StateError(f"{what} must be numbers") from None
+    if arr.shape != (robot.nv,):
+        raise StateError(f"{what} must hold one value per DoF, {robot.nv} for this robot, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        k = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise StateError(f"{what}[{robot.dof_names[k]}] is not finite ({arr[k]})")
+    return arr
+
+
+def _step_length(dt) -> float:
+    if type(dt) is float and 0.0 <= dt < math.inf:
+        return dt
+    try:
+        value = float(dt)
+    except (TypeError, ValueError):
+        raise StateError(f"dt must be a number of seconds, got {dt!r}") from None
+    if not (np.isfinite(value) and value >= 0.0):
+        raise StateError(f"dt must be a finite, non-negative number of seconds, got {dt!r}")
+    return value
 
 
 class MomentumObserver:
@@ -46,10 +78,11 @@ class MomentumObserver:
 
     def reset(self, q, qd, tau=None) -> None:
         """Start at rest at (q, q̇) (r = 0), with ``tau`` the torque applied from now on."""
+        tau = _torque(self.robot, tau)
         self.p0[:] = engine.generalized_momentum(self.robot, q, qd, data=self.data)
         self.integral[:] = 0.0
         self.r[:] = 0.0
-        self._drive(q, qd, np.zeros(self.robot.nv) if tau is None else tau)
+        self._drive(q, qd, tau)
         self.started = True
 
     def _drive(self, q, qd, tau) -> None:
@@ -69,6 +102,7 @@ class MomentumObserver:
         if not self.started:
             self.reset(q, qd, tau)
             return self.r
+        tau, dt = _torque(self.robot, tau), _step_length(dt)
         u = self._u
         np.add(u, self.r, out=u)
         np.multiply(u, dt, out=u)
@@ -91,9 +125,10 @@ class EnergyObserver:
         self.started = False
 
     def reset(self, q, qd, tau=None) -> None:
+        tau = _torque(self.robot, tau)
         p = engine.generalized_momentum(self.robot, q, qd, data=self.data)
         self.T0, self.J, self.sigma, self.started = 0.5 * float(np.dot(qd, p)), 0.0, 0.0, True
-        self.power = self._power(q, qd, np.zeros(self.robot.nv) if tau is None else tau)
+        self.power = self._power(q, qd, tau)
 
     def _power(self, q, qd, tau) -> float:
         g = engine.gravity_vector(self.robot, q, gravity=self.gravity, data=self.data)
@@ -104,6 +139,7 @@ class EnergyObserver:
         if not self.started:
             self.reset(q, qd, tau)
             return self.sigma
+        tau, dt = _torque(self.robot, tau), _step_length(dt)
         self.J += dt * (self.power + self.sigma)
         p = engine.generalized_momentum(self.robot, q, qd, data=self.data)
         self.sigma = self.k * (0.5 * float(np.dot(qd, p)) - self.T0 - self.J)
@@ -175,7 +211,9 @@ def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), **o
     for samples in stream_recording(path, robot, **options):
         if samples.effort is None:
             raise _no_effort(path)
-        tau = np.nan_to_num(samples.effort)  # no actuator (a floating base): zero applied force
+        tau = _recorded_torque(robot, samples, path)
+        if not ts:
+            _check_bandwidth(K, samples.t)
         rows = engine.trajectory_dynamics(robot, samples.q, samples.qd)
         P, CT, G = rows[:, 3 * n : 4 * n], rows[:, 2 * n : 3 * n], rows[:, 0:n]
         kinetic = rows[:, 5 * n].copy()
@@ -204,6 +242,36 @@ def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), **o
     obs = Observation(t, R, S, limit, base, tuple(robot.dof_names), bandwidth=K, quiet=(start, end))
     obs.events = _events(tree, t, R, limit)
     return obs
+
+
+def _check_bandwidth(K, t) -> None:
+    """The residual's recursion, r_k = K (p_k − p_0 − Σ (u + r) dt), feeds back −K dt r_{k−1}: it
+    diverges once K dt ≥ 1, and rings from K dt = 0.5. Refused at the recording's median step
+    rather than let thresholds come out NaN."""
+    steps = np.diff(t)
+    steps = steps[steps > 0]
+    if steps.size == 0:
+        return
+    dt = float(np.median(steps))
+    if float(np.max(K)) * dt >= 1.0:
+        raise StateError(f"a bandwidth of {float(np.max(K)):g}/s is more than samples {dt * 1e3:.3g} ms apart can "
+                         f"follow (K dt must stay below 1): choose at most {0.5 / dt:.3g}/s")
+
+
+def _recorded_torque(robot, samples, path) -> np.ndarray:
+    """The recording's effort as the applied τ: zero on a floating base's six DoF (no actuator), and
+    every other value finite. A NaN there is a gap in the log and inf a broken sensor: read as
+    zero or as 1.8e308 they would raise or hide events, so they are refused where they are."""
+    tau = np.array(samples.effort, dtype=float)
+    if getattr(getattr(robot, "full", robot), "floating_base", False):
+        tau[:, :6] = np.nan_to_num(tau[:, :6])
+    bad = ~np.isfinite(tau)
+    if bad.any():
+        s, k = (int(i) for i in np.argwhere(bad)[0])
+        what = "missing (NaN)" if np.isnan(tau[s, k]) else f"not finite ({tau[s, k]})"
+        raise RecordingError(f"{path}: the effort of joint '{robot.dof_names[k]}' at t = {samples.t[s]:.6f} s is "
+                             f"{what}; the observers need the applied torque at every sample")
+    return tau
 
 
 def _events(tree, t, R, limit, gap: float = 0.05) -> list:

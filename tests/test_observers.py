@@ -138,3 +138,46 @@ def test_the_observer_step_allocates_nothing():
     finally:
         tracemalloc.stop()
     assert after - before < 1024 and peak - before < 1024  # as test_api's data= calls: not one array of nv doubles per step
+
+
+@pytest.mark.parametrize("value, message", [(np.nan, "missing \\(NaN\\)"), (np.inf, "not finite \\(inf\\)")])
+def test_a_gap_or_a_broken_value_in_the_effort_is_refused_where_it_is(pushed_panda, run_cli, tmp_path, value, message):
+    import pyarrow.parquet as pq
+
+    robot, path, t, _ = pushed_panda
+    table = pq.read_table(path).to_pydict()
+    table["tau/panda_joint3"][1234] = value  # read as 0 or 1.8e308 it hid every event
+    bad = tmp_path / "gap.parquet"
+    import pyarrow as pa
+
+    pq.write_table(pa.table(table), bad)
+    r = run_cli("observe", "panda", bad)
+    assert r.code == 2 and "Traceback" not in r.err, r
+    assert f"the effort of joint 'panda_joint3' at t = {t[1234]:.6f} s is" in r.err and len(r.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("bandwidth", ["1000", "5000", "1e9"])
+def test_a_bandwidth_the_samples_cannot_follow_is_refused_not_given_nan_thresholds(pushed_panda, run_cli, bandwidth):
+    _, path, _, _ = pushed_panda  # 1 kHz: K dt reaches 1 at K = 1000/s
+    r = run_cli("observe", "panda", path, "--bandwidth", bandwidth)
+    assert r.code == 2 and "more than samples 1 ms apart can follow" in r.err and "at most 500/s" in r.err, r
+    assert run_cli("observe", "panda", path, "--bandwidth", "400").code == 0
+
+
+def test_the_observers_step_refuses_a_short_or_non_finite_torque_and_step():
+    from coriolis_cli.observers import EnergyObserver, MomentumObserver
+
+    robot = cc.load_robot("panda")
+    q, qd = np.zeros(7), np.zeros(7)
+    for observer in (MomentumObserver(robot), EnergyObserver(robot)):
+        observer.reset(q, qd, np.zeros(7))
+        with pytest.raises(cc.StateError, match=r"tau must hold one value per DoF, 7 for this robot, got shape \(1,\)"):
+            observer.step(q, qd, np.ones(1), 1e-3)  # once broadcast over every joint
+        with pytest.raises(cc.StateError, match=r"tau\[panda_joint2\] is not finite \(nan\)"):
+            observer.step(q, qd, np.array([0, np.nan, 0, 0, 0, 0, 0.0]), 1e-3)
+        with pytest.raises(cc.StateError, match="dt must be a finite, non-negative number of seconds"):
+            observer.step(q, qd, np.zeros(7), float("nan"))
+        with pytest.raises(cc.StateError, match="tau must hold one value per DoF"):
+            observer.reset(q, qd, np.zeros(3))  # a bare numpy ValueError before
+        r = observer.step(q, qd, np.zeros(7), 1e-3)
+        assert np.all(np.isfinite(r))  # nothing refused has entered its state
