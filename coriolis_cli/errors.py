@@ -67,6 +67,11 @@ class CheckFailed(CoriolisError):
     exit_code = 1
 
 
+class RecordingNote(UserWarning):
+    """What the reader of a recording chose where the user did not (how it differentiated), said
+    once in one line; the command line prints it as a note."""
+
+
 class ModelWarning(UserWarning):
     """A robot can be computed but something about it is wrong (inertias that no rigid body has,
     a joint that moves no mass, an ignored attribute). ``strict=True`` turns the inertia and mass

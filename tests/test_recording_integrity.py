@@ -115,6 +115,6 @@ def test_empty_quantities_are_still_read_as_absent(tmp_path):
     robot = cc.load_robot("panda")
     names = [b.joint.name for b in robot.bodies]
     path = tmp_path / "run.mcap"
-    _joint_state_mcap(path, [(names, [0.1] * 7, [], [])] * 30)
+    _joint_state_mcap(path, [(names, [0.1 + 0.01 * k] * 7, [], []) for k in range(30)])
     recording = cc.load_recording(str(path), robot)
     assert np.allclose(np.asarray(recording.t)[:2], [1.0, 1.01])

@@ -9,7 +9,7 @@ import warnings
 
 import click
 
-from ..errors import CoriolisError
+from ..errors import CoriolisError, RecordingNote
 from . import bench, codegen, compute, convert, excite, identify, info, observe, simulate, skew, verify  # noqa: F401 - each registers its command
 from .common import cli, err, styled
 
@@ -17,7 +17,14 @@ __all__ = ["cli", "main"]
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
+    if issubclass(category, RecordingNote):  # a choice made for the user: said after the output, if all went well
+        if str(message) not in NOTES:
+            NOTES.append(str(message))
+        return
     err.print(styled(("warning:", "yellow"), f" {message}"), soft_wrap=True)
+
+
+NOTES: list = []  # this run's notes (RecordingNote), printed once it has succeeded
 
 
 class Terminated(BaseException):
@@ -43,6 +50,7 @@ def main(argv=None):
     from ..report.output import WRITTEN, remove_written
 
     WRITTEN.clear()  # this run's own files only (tests call main many times in one process)
+    NOTES.clear()
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     warnings.showwarning = _show_warning
@@ -50,6 +58,8 @@ def main(argv=None):
         signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         rv = cli.main(args=argv, prog_name="coriolis", standalone_mode=False)
+        for note in NOTES:
+            err.print(styled(("note:", "cyan"), f" {note}"), soft_wrap=True)
     except click.exceptions.Abort:
         err.print("aborted")
         sys.exit(130)

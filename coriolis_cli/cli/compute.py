@@ -83,8 +83,9 @@ def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
               "(.parquet, .csv, .npz, .mcap), streamed.")
 @click.option("--topic", help="The sensor_msgs/msg/JointState topic of a recording holding several (a CSV's column prefix).")
 @click.option("--base-topic", help="A floating base's nav_msgs/msg/Odometry topic (a CSV's column prefix).")
-@click.option("--window", type=int, default=11, show_default=True,
-              help="Savitzky–Golay window (samples, odd) for velocities and accelerations a recording lacks.")
+@click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
+              help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
+                   "stamps over a duration (0.1s, 50ms) or an odd number of samples.")
 @click.option("--workers", type=int, default=None, help="Run many recordings on N local worker processes (Dask).")
 @click.option("--scheduler", help="Run many recordings on a running dask.distributed cluster (tcp://HOST:PORT).")
 @click.option("--factorization", type=click.Choice(["christoffel", "featherstone"]), default="christoffel", show_default=True,

@@ -33,7 +33,9 @@ from .common import check_outputs, cli, emit, err, load, robot_argument, robot_o
               help="table: the report; json: the same with every number.")
 @click.option("--topic", help="The JointState topic (see compute --recording).")
 @click.option("--base-topic", help="A floating base's Odometry topic.")
-@click.option("--window", type=int, default=11, show_default=True, help="Savitzky–Golay window for q̇, q̈.")
+@click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
+              help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
+                   "stamps over a duration (0.1s, 50ms) or an odd number of samples.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
 def identify(robot, recordings, floating_base, output, form, method, friction, weight, cutoff, effort, validation, plot,
              fmt, topic, base_topic, window, force):

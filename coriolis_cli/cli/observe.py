@@ -29,7 +29,9 @@ def _quiet(text: str):
               "without contact, which sets the automatic threshold.")
 @click.option("--topic", help="The JointState topic (see compute --recording).")
 @click.option("--base-topic", help="A floating base's Odometry topic.")
-@click.option("--window", type=int, default=11, show_default=True, help="Savitzky–Golay window for missing velocities.")
+@click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
+              help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
+                   "stamps over a duration (0.1s, 50ms) or an odd number of samples.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Residual per DoF, threshold band, events shaded (PNG, SVG, PDF).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: the events; json: the events, thresholds and settings.")

@@ -35,10 +35,12 @@ class Recording:
 
 
 def stream_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
-                     window: int = DEFAULT_WINDOW, accelerations: bool = False, rows: int = DEFAULT_ROWS):
+                     window=None, accelerations: bool = False, rows: int = DEFAULT_ROWS):
     """Samples (t, q, q̇, q̈ when ``accelerations``, effort) of ``path`` in chunks of about
     ``rows``, in the coordinates of ``robot``'s tree (``robot.full`` for a robot in other
-    coordinates; recordings.align says how each mess of a real recording is answered)."""
+    coordinates; recordings.align says how each mess of a real recording is answered). ``window``:
+    how what the recording lacks (q̇, q̈) is differentiated: None for DEFAULT_WINDOW seconds, a
+    duration (a float in seconds, or text such as ``"50ms"``) or an odd number of samples (an int)."""
     tree = getattr(robot, "full", robot)
     aligner = Aligner(tree, str(path), strict=strict, window=window, need_qdd=accelerations)
     for block in blocks(str(path), topic, base_topic, rows):
@@ -62,7 +64,7 @@ def first_samples(path: str, robot, **options) -> Samples | None:
 
 
 def load_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
-                   window: int = DEFAULT_WINDOW, accelerations: bool = False) -> Recording:
+                   window=None, accelerations: bool = False) -> Recording:
     """The whole recording ``path`` for ``robot`` (see stream_recording), in its DoF order."""
     parts = list(stream_recording(path, robot, topic, base_topic, strict, window, accelerations))
     tree = getattr(robot, "full", robot)

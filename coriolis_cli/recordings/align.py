@@ -8,14 +8,17 @@ Each mess of a real recording has one answer:
   lacks are refused by name (lock them: --lock), except a mimic joint whose leader is recorded
   (it follows its leader);
 - a stamp equal to or before the previous one is dropped and counted (one warning), never
-  reordered; a sample with a NaN (or no value) where a value is needed is dropped and counted,
-  or refused with ``strict``; a row of a table that holds no joint value at all (another topic's
-  row in a PlotJuggler export) is not a sample;
+  reordered; a sample that repeats the previous one's values exactly under a new stamp (a sample
+  logged twice) is dropped and counted; a sample with a NaN (or no value) where a value is
+  needed is dropped and counted, or refused with ``strict``; a row of a table that holds no joint
+  value at all (another topic's row in a PlotJuggler export) is not a sample;
 - missing velocities are the derivative of the positions, and the accelerations τ needs the
-  derivative of the velocities (measured or differentiated): Savitzky–Golay (scipy.signal),
-  ``window`` samples (odd) and ``polyorder`` 3, at the median sample spacing, the first and last
-  half window fitted by the edge polynomial; results are delayed by half a window while
-  streaming, never shifted;
+  derivative of the velocities (measured or differentiated): a cubic fitted by least squares on
+  the actual stamps of a window around each sample (Savitzky–Golay where the stamps are evenly
+  spaced, and right where they jitter or samples were dropped). The window is a duration
+  (``window`` seconds, DEFAULT_WINDOW) or a number of samples (an int), the same at 100 Hz and
+  1 kHz; the first and last half window are fitted by the edge window's cubic; results are
+  delayed by half a window while streaming, never shifted. What was chosen is said in one line;
 - a floating base's pose and body-frame twist come from an Odometry topic (zero-order hold: the
   latest odometry sample at or before each joint sample) or from columns; without them the
   recording is refused.
@@ -28,11 +31,50 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ModelWarning, RecordingError
+from ..errors import ModelWarning, RecordingError, RecordingNote
 from .sources import BASE_FIELDS, Block
 
-DEFAULT_WINDOW = 11
+DEFAULT_WINDOW = 0.1  # s: the cubic's −3 dB near 10 Hz, whatever the sample rate
 POLYORDER = 3
+RATE_SAMPLES = 201  # the median step of the first this many samples fixes the window's length in samples
+FIT_ROWS = 4096  # rows fitted at a time (each holds a window of weights)
+
+
+def parse_window(value) -> tuple[float | None, int | None]:
+    """``window`` as (seconds, None) or (None, samples): a float is seconds, an int samples (odd, at
+    least 5); text takes a unit (``0.1s``, ``100ms``) or is a whole number of samples."""
+    if isinstance(value, str):
+        text = value.strip().lower().replace(" ", "")
+        try:
+            if text.endswith("ms"):
+                value = float(text[:-2]) * 1e-3
+            elif text.endswith("s"):
+                value = float(text[:-1])
+            elif text.isdigit():
+                value = int(text)
+            else:
+                raise ValueError
+        except ValueError:
+            raise RecordingError(f"--window {value}: give a duration with its unit (0.1s, 100ms) or a number of "
+                                 "samples (odd, at least 5)") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise RecordingError(f"--window {value!r}: a duration in seconds or a number of samples")
+    if isinstance(value, (int, np.integer)):
+        if value < 5 or value % 2 == 0:
+            raise RecordingError(f"--window {value}: a window of samples is an odd number, at least 5")
+        return None, int(value)
+    if not (np.isfinite(value) and value > 0):
+        raise RecordingError(f"--window {value}: a duration is positive and finite")
+    return float(value), None
+
+
+def cutoff_hz(samples: int, dt: float) -> float:
+    """The −3 dB frequency of the cubic's smoothing over ``samples`` evenly spaced ``dt`` apart."""
+    from scipy.signal import freqz, savgol_coeffs
+
+    f, h = freqz(savgol_coeffs(samples, POLYORDER), worN=4096, fs=1.0 / dt)
+    below = np.flatnonzero(np.abs(h) < 2**-0.5)
+    return float(f[below[0]]) if below.size else float(f[-1])
 
 
 @dataclass
@@ -49,10 +91,12 @@ class Samples:
 class Aligner:
     """Blocks of one recording in, Samples of ``tree`` (a RobotModel) out (see the module)."""
 
-    def __init__(self, tree, path: str, strict: bool = False, window: int = DEFAULT_WINDOW, need_qdd: bool = False):
-        if window < 5 or window % 2 == 0:
-            raise RecordingError(f"--window {window}: the Savitzky–Golay window is an odd number of samples, at least 5")
-        self.tree, self.path, self.strict, self.window, self.need_qdd = tree, path, strict, window, need_qdd
+    def __init__(self, tree, path: str, strict: bool = False, window=None, need_qdd: bool = False):
+        # window: None (DEFAULT_WINDOW, shortened to a recording shorter than it), or the user's own
+        self.explicit = window is not None
+        self.seconds, self.window = parse_window(DEFAULT_WINDOW if window is None else window)  # samples: once the rate is known
+        self.shortened = False
+        self.tree, self.path, self.strict, self.need_qdd = tree, path, strict, need_qdd
         self.joints, self.base, self.mimics = [], None, []
         for i, body in enumerate(tree.bodies):
             j = body.joint
@@ -65,7 +109,9 @@ class Aligner:
                 raise RecordingError(f"{path}: joint '{j.name}' is {j.type}; a recording carries 1-DoF joints and a "
                                      "floating base only", hint="lock it (--lock)")
         self.unknown: set = set()
-        self.dropped_stamps = self.dropped_nan = 0
+        self.dropped_stamps = self.dropped_nan = self.repeated = 0
+        self.last_values = None  # the last kept sample's values: a repeat of them is a sample logged twice
+        self.fitted = False  # whether anything was differentiated (and so the note of how)
         self.last_t = -np.inf
         self.samples = 0
         self.velocity_measured = None
@@ -149,12 +195,31 @@ class Aligner:
         self.dropped_stamps += int(len(stamps) - rising.sum())
         self.last_t = float(last[-1])
         t, q, qd, eff = t[ok], q[ok], qd[ok], eff[ok]
+        t, q, qd, eff = self._drop_repeats(t, q, qd, eff)
         if self.base is not None:  # unit quaternions, as the kernels would normalize them
             qs = self.base[0]
             norm = np.linalg.norm(q[:, qs + 3 : qs + 7], axis=1, keepdims=True)
             q[:, qs + 3 : qs + 7] /= np.where(norm > 0, norm, 1.0)
         self.samples += len(t)
         return self._differentiate(t, q, qd, eff, final=False)
+
+    def _drop_repeats(self, t, q, qd, eff):
+        """Samples whose values (q, and q̇ and effort where recorded) equal the previous kept
+        sample's exactly, under a new stamp: logged twice, they would make a step of zero followed
+        by a double one. Dropped and counted; the fit on the stamps spans the gap."""
+        parts = [q] + ([qd] if self.velocity_measured else []) + ([eff] if self.effort_recorded else [])
+        values = np.nan_to_num(np.concatenate(parts, axis=1), nan=np.inf)  # NaN (never recorded) equals NaN
+        if not len(values):
+            return t, q, qd, eff
+        previous = np.concatenate([values[:1] if self.last_values is None else self.last_values, values[:-1]])
+        repeat = np.all(values == previous, axis=1)
+        if self.last_values is None:
+            repeat[0] = False
+        keep = ~repeat
+        # a run of repeats compares each with the sample kept before the run: the same values
+        self.repeated += int(repeat.sum())
+        self.last_values = values[-1:].copy()
+        return t[keep], q[keep], qd[keep], eff[keep]
 
     # ---- Savitzky–Golay, streaming ------------------------------------------------------------
     # Rows are [t, q, q̇, effort]. A row leaves once the half window after it has arrived; the
@@ -166,14 +231,19 @@ class Aligner:
             return Samples(t, q, qd, None, eff if self.effort_recorded else None) if len(t) else None
         rows = np.concatenate([t[:, None], q, qd, eff], axis=1)
         buf = rows if self.pending is None else np.concatenate([self.pending, rows])
-        w, h = self.window, self.window // 2
         n, lo = len(buf), self.context
+        if self.dt is None:  # the median step of the first samples: the same however the stream is cut
+            if n < max(RATE_SAMPLES, self.window or 0) and not final:
+                self.pending = buf
+                return None
+            steps = np.diff(buf[:RATE_SAMPLES, 0])
+            self.dt = float(np.median(steps)) if len(steps) else 1.0
+            if self.window is None:  # the duration's odd number of samples nearest it, at least 5
+                self.window = max(5, 2 * int(round(self.seconds / self.dt / 2)) + 1)  # D/dt steps, D/dt + 1 samples
+        w, h = self.window, self.window // 2
         if not self.started and n < w and not final:
             self.pending = buf
             return None
-        if self.dt is None:  # the median spacing of the first window: the same however the stream is cut
-            steps = np.diff(buf[:w, 0])
-            self.dt = float(np.median(steps)) if len(steps) else 1.0
         hi = n if final else n - h
         if hi <= lo:
             self.pending = buf
@@ -183,17 +253,19 @@ class Aligner:
         angles, rates = self._angle_columns(), self._angle_velocity_columns()
         positions, velocities = buf[:, 1 : 1 + nq][:, angles], buf[:, 1 + nq : 1 + nq + nv]
         QDD = None
+        self.fitted = True
+        stamps = buf[:, 0]
         if not self.velocity_measured:
-            QD[:, rates] = self._savgol(positions, 1, lo, hi, final)
+            QD[:, rates] = self._savgol(stamps, positions, 1, lo, hi, final)
         if self.need_qdd:
             if self.velocity_measured:
-                QDD = self._savgol(velocities, 1, lo, hi, final)
+                QDD = self._savgol(stamps, velocities, 1, lo, hi, final)
             else:
                 QDD = np.full_like(QD, np.nan)
-                QDD[:, rates] = self._savgol(positions, 2, lo, hi, final)
+                QDD[:, rates] = self._savgol(stamps, positions, 2, lo, hi, final)
                 if self.base is not None:
                     vs = self.base[1]
-                    QDD[:, vs : vs + 6] = self._savgol(velocities[:, vs : vs + 6], 1, lo, hi, final)
+                    QDD[:, vs : vs + 6] = self._savgol(stamps, velocities[:, vs : vs + 6], 1, lo, hi, final)
         self.started = True
         keep = min(hi, w - 1)  # context: the last window − 1 rows that left
         self.pending, self.context = (None, 0) if final else (buf[hi - keep :], keep)
@@ -205,35 +277,42 @@ class Aligner:
     def _angle_velocity_columns(self):
         return [vs for _, _, vs, _ in self.joints]
 
-    def _savgol(self, X, deriv, lo, hi, final):
-        """The Savitzky–Golay derivative of the buffered rows X at rows lo..hi (step dt): interior
-        rows by the window's coefficients, the recording's first and last half windows by the
-        edge polynomial (scipy's mode 'interp')."""
-        from scipy.signal import savgol_coeffs, savgol_filter
-
-        n, w, h = len(X), self.window, self.window // 2
-        if n < w:  # the whole recording is shorter than the window: one polynomial of all of it
-            width = n if n % 2 else n - 1
-            if width <= POLYORDER:
-                raise RecordingError(f"{self.path}: {n} samples are too few to differentiate (at least {POLYORDER + 2})")
-            fit = savgol_filter(X[n - width :], width, POLYORDER, deriv=deriv, delta=self.dt, axis=0, mode="interp")
-            full = np.vstack([savgol_filter(X[:width], width, POLYORDER, deriv=deriv, delta=self.dt, axis=0,
-                                            mode="interp")[: n - width], fit]) if width < n else fit
-            return full[lo:hi]
+    def _savgol(self, T, X, deriv, lo, hi, final):
+        """The derivative at rows lo..hi of the buffered rows X, stamped T: at each row, the cubic
+        fitted by least squares to the window of ``self.window`` rows centred on it, on the rows'
+        own stamps; the recording's first and last half windows take the edge window's cubic
+        (scipy's mode 'interp'). On evenly spaced stamps this is the Savitzky–Golay filter."""
+        n, w = len(X), self.window
+        if n < w:  # only when the whole recording is shorter than the window
+            if self.explicit or n < POLYORDER + 2:
+                raise RecordingError(f"{self.path}: the differentiation window of {w} samples ({w * self.dt:.3g} s) is "
+                                     f"longer than the recording's {n} samples",
+                                     hint="choose a shorter --window" if n >= POLYORDER + 2 else None)
+            self.window, self.shortened = n if n % 2 else n - 1, True  # the default, fitted to what there is
+            w = self.window
+        h = w // 2
         out = np.empty((hi - lo, X.shape[1]))
-        a, b = max(lo, h), min(hi, n - h)
-        if b > a:
-            coeffs = savgol_coeffs(w, POLYORDER, deriv=deriv, delta=self.dt, use="dot")
-            windows = np.lib.stride_tricks.sliding_window_view(X[a - h : b + h], w, axis=0)  # (m, cols, w)
-            out[a - lo : b - lo] = windows @ coeffs
-        if lo < h:  # the recording's first half window (only before anything has left)
-            edge = savgol_filter(X[:w], w, POLYORDER, deriv=deriv, delta=self.dt, axis=0, mode="interp")
-            out[: h - lo] = edge[lo:h]
-        if final and hi > n - h:
-            edge = savgol_filter(X[n - w :], w, POLYORDER, deriv=deriv, delta=self.dt, axis=0, mode="interp")
-            first = max(lo, n - h)
-            out[first - lo :] = edge[w - (n - first) :]
+        scale = max(h * self.dt, 1e-300)  # offsets in half windows: a well-conditioned fit
+        for a in range(lo, hi, FIT_ROWS):
+            rows = np.arange(a, min(hi, a + FIT_ROWS))
+            start = np.clip(rows - h, 0, n - w)
+            index = start[:, None] + np.arange(w)  # (m, w)
+            u = (T[index] - T[rows][:, None]) / scale
+            V = u[:, :, None] ** np.arange(POLYORDER + 1)  # (m, w, 4)
+            weights = np.linalg.solve(np.swapaxes(V, 1, 2) @ V, np.swapaxes(V, 1, 2))[:, deriv, :]  # (m, w)
+            out[a - lo : a - lo + len(rows)] = np.einsum("mw,mwc->mc", weights, X[index]) * (
+                1.0 if deriv == 0 else float(np.prod(np.arange(1, deriv + 1))) / scale**deriv)
         return out
+
+    def note(self) -> str | None:
+        """How the derivatives were taken, in one line (None when nothing was differentiated)."""
+        if not self.fitted or self.dt is None:
+            return None
+        what = "q̈" if self.velocity_measured else ("q̇ and q̈" if self.need_qdd else "q̇")
+        short = ", the whole recording" if self.shortened else ""
+        return (f"{self.path}: {what} fitted on the stamps: cubic over {self.window} samples{short} "
+                f"({self.window * self.dt:.3g} s at {1.0 / self.dt:,.4g} Hz; −3 dB at "
+                f"{cutoff_hz(self.window, self.dt):.3g} Hz; --window sets it)")
 
     def finish(self) -> Samples | None:
         """The held-back rows, then one warning per mess met (unknown joints, stamps, NaN)."""
@@ -249,9 +328,16 @@ class Aligner:
         if self.dropped_stamps:
             warnings.warn(ModelWarning(f"{self.path}: {self.dropped_stamps:,} sample{'s' if self.dropped_stamps > 1 else ''} "
                                        "with a stamp equal to or before the previous one, dropped"), stacklevel=3)
+        if self.repeated:
+            warnings.warn(ModelWarning(f"{self.path}: {self.repeated:,} sample{'s' if self.repeated > 1 else ''} repeating "
+                                       "the previous one's values exactly under a new stamp (logged twice), dropped"),
+                          stacklevel=3)
         if self.dropped_nan:
             warnings.warn(ModelWarning(f"{self.path}: {self.dropped_nan:,} sample{'s' if self.dropped_nan > 1 else ''} with a "
                                        "missing or NaN value, skipped (--strict refuses them)"), stacklevel=3)
         if self.samples == 0:
             raise RecordingError(f"{self.path}: no samples of the robot's joints")
+        said = self.note()
+        if said:
+            warnings.warn(RecordingNote(said), stacklevel=3)
         return last
