@@ -10,6 +10,7 @@ import numpy as np
 from . import engine
 from .engine.conventions import QUANTITIES
 from .errors import StateError
+from .model.friction import friction_torque, has_friction
 
 WHAT = ("g", "Cqd", "CTqd", "p", "tau", "energy")
 DEFAULT_WHAT = ("g", "Cqd", "CTqd", "p", "energy")
@@ -51,24 +52,32 @@ def _reduced_state(robot, samples):
     return Q, V, A_
 
 
-def table(robot, samples, what) -> np.ndarray:
-    """One chunk's rows: [time, the quantities of ``what``] (see columns)."""
+def table(robot, samples, what, friction: bool = True) -> np.ndarray:
+    """One chunk's rows: [time, the quantities of ``what``] (see columns). τ is what the drives
+    apply: the rigid bodies' τ plus the joints' friction (model.friction) unless ``friction`` is
+    False."""
     if getattr(robot, "is_reduced", False):
         Q, V, A = _reduced_state(robot, samples)
     else:
         Q, V, A = samples.q, samples.qd, samples.qdd
     rows = engine.trajectory_dynamics(robot, Q, V, A if "tau" in what else None)
     n = robot.nv
+    if friction and "tau" in what and has_friction(robot):
+        # the tree's friction, carried to the robot's coordinates as its τ is (τ̄ = Aᵀ τ)
+        tau_f = friction_torque(robot, samples.qd)
+        if getattr(robot, "is_reduced", False):
+            tau_f = np.stack([robot.map.jacobian(Q[s]).T @ tau_f[s] for s in range(len(Q))])
+        rows[:, _ROW["tau"] * n : (_ROW["tau"] + 1) * n] += tau_f
     parts = [samples.t[:, None]]
     for w in what:
         parts.append(rows[:, QUANTITIES * n :] if w == "energy" else rows[:, _ROW[w] * n : (_ROW[w] + 1) * n])
     return np.concatenate(parts, axis=1)
 
 
-def along(robot, path, what=DEFAULT_WHAT, **options):
+def along(robot, path, what=DEFAULT_WHAT, friction: bool = True, **options):
     """The table of ``what`` along the recording ``path``, chunk by chunk (recordings.stream_recording's
-    options: topic, base_topic, strict, window, rows)."""
+    options: topic, base_topic, strict, window, rows); ``friction``: τ includes the joints' friction."""
     from .recordings import stream_recording
 
     for samples in stream_recording(path, robot, accelerations="tau" in what, **options):
-        yield table(robot, samples, what)
+        yield table(robot, samples, what, friction)

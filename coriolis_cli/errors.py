@@ -67,9 +67,10 @@ class CheckFailed(CoriolisError):
     exit_code = 1
 
 
-class RecordingNote(UserWarning):
-    """What the reader of a recording chose where the user did not (how it differentiated), said
-    once in one line; the command line prints it as a note."""
+class Note(UserWarning):
+    """What a command chose or used where the user did not say (how a recording was differentiated,
+    the friction a robot file gives), said once in one line; the command line prints it as a note
+    after the output of a run that succeeds."""
 
 
 class ModelWarning(UserWarning):

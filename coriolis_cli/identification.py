@@ -79,6 +79,19 @@ def friction_dofs(robot) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
+def identified_friction(robot, fit, friction: str) -> dict[str, tuple[float, float]]:
+    """{joint: (viscous, Coulomb)} as fitted, for the robot file (model.friction): Coulomb 0 where
+    only viscous friction was fitted; empty when none was."""
+    tree = _tree(robot)
+    dofs = friction_dofs(tree)
+    m = len(dofs)
+    if friction == "none" or m == 0:
+        return {}
+    viscous = fit.friction[:m]
+    coulomb = fit.friction[m : 2 * m] if friction == "coulomb-viscous" else np.zeros(m)
+    return {tree.dof_names[d]: (float(b), float(c)) for d, b, c in zip(dofs, viscous, coulomb)}
+
+
 def friction_width(robot, friction: str) -> int:
     if friction not in FRICTION:
         raise StateError(f"friction must be one of {', '.join(FRICTION)}, got '{friction}'")

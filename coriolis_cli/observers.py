@@ -8,7 +8,9 @@ With the model's τ + τ_ext = M q̈ + C q̇ + g, ṗ = τ + τ_ext + Cᵀq̇ �
 
 obeys ṙ = K (τ_ext − r): a first-order filter of τ_ext at bandwidth K (1/s, per DoF) that needs
 no q̈. The energy observer σ = k_E (T − T(0) − ∫ (q̇ᵀ(τ − g) + σ) ds) tracks q̇ᵀτ_ext, one scalar.
-Both are stepped explicitly (K dt well below 1). A floating base has no actuator: its residual
+Where the robot file gives joint friction (model.friction), τ is the drives' torque less
+τ_f = b q̇ + c sign q̇ (``friction=False`` takes the drives' torque as it is). Both observers are
+stepped explicitly (K dt below 1, which observe checks). A floating base has no actuator: its residual
 rows are the external wrench on the base in body coordinates (contacts included).
 
 ``MomentumObserver.step`` allocates nothing on a tree (the workspace's outputs and the
@@ -24,6 +26,7 @@ import numpy as np
 
 from . import engine
 from .errors import RecordingError, StateError
+from .model.friction import friction_torque, has_friction
 
 
 def _gains(robot, bandwidth) -> np.ndarray:
@@ -68,9 +71,13 @@ class MomentumObserver:
     """``obs = MomentumObserver(robot, bandwidth=50.0); obs.reset(q, qd)``, then at every control
     step ``r = obs.step(q, qd, tau, dt)``: r estimates τ_ext (filtered at ``bandwidth`` 1/s)."""
 
-    def __init__(self, robot, bandwidth=50.0, gravity=True):
+    def __init__(self, robot, bandwidth=50.0, gravity=True, friction=True):
         self.robot, self.K, self.gravity = robot, _gains(robot, bandwidth), gravity
         n = robot.nv
+        # the joints' friction (model.friction) the drive's τ spends before it reaches the links
+        self.friction = robot.joint_friction if friction and not getattr(robot, "is_reduced", False) \
+            and has_friction(robot) else None
+        self._f = np.zeros(n)
         self.tree = not getattr(robot, "is_reduced", False)
         self.data = robot.create_data() if self.tree else None
         self.p0, self.integral, self.r, self._u = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
@@ -93,6 +100,12 @@ class MomentumObserver:
         g = engine.gravity_vector(self.robot, q, gravity=self.gravity, data=data)
         np.add(tau, ct, out=self._u)
         np.subtract(self._u, g, out=self._u)
+        if self.friction is not None:  # u −= b q̇ + c sign q̇, in place
+            np.multiply(qd, self.friction[:, 0], out=self._f)
+            np.subtract(self._u, self._f, out=self._u)
+            np.sign(qd, out=self._f)
+            np.multiply(self._f, self.friction[:, 1], out=self._f)
+            np.subtract(self._u, self._f, out=self._u)
         return p
 
     def step(self, q, qd, tau, dt: float) -> np.ndarray:
@@ -117,8 +130,9 @@ class MomentumObserver:
 class EnergyObserver:
     """σ = k_E (T − T(0) − ∫ (q̇ᵀ(τ − g) + σ) ds), which tracks q̇ᵀτ_ext (one scalar)."""
 
-    def __init__(self, robot, bandwidth=50.0, gravity=True):
+    def __init__(self, robot, bandwidth=50.0, gravity=True, friction=True):
         self.robot, self.gravity = robot, gravity
+        self.friction = friction and has_friction(robot)
         self.k = float(_gains(robot, bandwidth)[0]) if robot.nv else float(bandwidth)
         self.data = robot.create_data() if not getattr(robot, "is_reduced", False) else None
         self.T0 = self.J = self.sigma = 0.0
@@ -132,7 +146,8 @@ class EnergyObserver:
 
     def _power(self, q, qd, tau) -> float:
         g = engine.gravity_vector(self.robot, q, gravity=self.gravity, data=self.data)
-        return float(np.dot(qd, tau)) - float(np.dot(qd, g))
+        spent = float(np.dot(qd, friction_torque(self.robot, qd))) if self.friction else 0.0
+        return float(np.dot(qd, tau)) - float(np.dot(qd, g)) - spent
 
     def step(self, q, qd, tau, dt: float) -> float:
         """σ at (q, q̇) reached ``dt`` after the previous step; ``tau`` applied from now on."""
@@ -194,7 +209,8 @@ def require_observable(robot, path, **options) -> None:
         raise _no_effort(path)
 
 
-def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), **options) -> Observation:
+def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), friction: bool = True,
+            **options) -> Observation:
     """Both observers along the recording ``path`` (its effort is the applied τ), then the
     events: where some |r_j| exceeds its threshold θ_j(t) = b_j + TORQUE_SHARE |τ_j(t)|, b_j
     being ``threshold`` or MARGIN × the largest |r_j| of the quiet stretch (``quiet`` = (start,
@@ -212,6 +228,8 @@ def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), **o
         if samples.effort is None:
             raise _no_effort(path)
         tau = _recorded_torque(robot, samples, path)
+        if friction and has_friction(tree):  # what reaches the links: the drives' τ less the joints' friction
+            tau = tau - friction_torque(tree, samples.qd)
         if not ts:
             _check_bandwidth(K, samples.t)
         rows = engine.trajectory_dynamics(robot, samples.q, samples.qd)

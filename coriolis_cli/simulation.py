@@ -48,6 +48,7 @@ import numpy as np
 
 from .errors import SingularMassMatrixError, StateError
 from .model import joints as joint_types
+from .model.friction import generalized_friction, has_friction
 from .model.geometry import axis_angle, quat_to_matrix
 from .model.parameters import N_PARAMETERS, inertial_parameters
 
@@ -414,9 +415,12 @@ def check_step(controller: str, lam: float, kappa: float, adaptation_gain: float
 
 
 def simulate(robot, controller: str = "slotine-li", factorization: str = "christoffel", duration: float = 2.0,
-             rate: float = 1000.0, gains=(10.0, 20.0), adaptation_gain: float = 1.0, progress=None) -> SimulationResult:
+             rate: float = 1000.0, gains=(10.0, 20.0), adaptation_gain: float = 1.0, progress=None,
+             friction: bool = True) -> SimulationResult:
     """Track the reference for ``duration`` seconds; ``gains`` = (λ, κ) in 1/s, ``adaptation_gain``
-    γ scales the robot's own Γ₀ (see the module's docstring). ``progress(k)`` is called with the
+    γ scales the robot's own Γ₀ (see the module's docstring). The simulated robot has the joints'
+    friction its file gives (model.friction; the controllers do not know it) unless ``friction`` is
+    False. ``progress(k)`` is called with the
     number of steps done. M(q) singular at the start raises SingularMassMatrixError (lock the
     joints it names); a run that stops being finite returns with ``diverged_at`` set."""
     from . import engine
@@ -440,6 +444,7 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     kind = "christoffel" if factorization == "nonadmissible" else factorization
     adapting = controller == "slotine-li"
     workspace = robot.create_data()
+    plant_friction = friction and has_friction(robot)
     q0 = ref.integrate(ref.configuration(0.0), np.full(n, START_OFFSET))
     states = sample_states(robot, ref, q0)
     # M singular at the start or on the reference: the typed error, before running
@@ -466,6 +471,8 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
         tau, rate_hat = law(t, q, qd, theta_hat)
         if not np.all(np.isfinite(tau)):
             raise _Diverged("the control torque is not finite")
+        if plant_friction:  # the drives' τ less what the joints' friction takes
+            tau = tau - generalized_friction(robot, q, qd)
         return qd, engine.forward_dynamics(robot, q, qd, tau), rate_hat
 
     t_out = np.arange(steps + 1) * h

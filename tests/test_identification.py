@@ -4,6 +4,8 @@ last link carries a 1 kg payload; the joint torques get noise. Fitted from the U
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -251,6 +253,57 @@ def test_friction_is_identified_with_the_inertias(tmp_path):
     assert np.all(ID.torque_rms(prior, path, viscous.theta, viscous.friction, "viscous") > 2 * rms)
     without = ID.fit(prior, ID.accumulate(prior, path), "ols")
     assert np.all(ID.torque_rms(prior, path, without.theta) > 2 * rms)
+
+
+def test_identified_friction_travels_through_the_robot_file_to_observe_compute_and_simulate(tmp_path, run_cli):
+    """identify --friction coulomb-viscous -o writes <dynamics damping friction>; observe, compute
+    --recording and simulate then use it and say so, and --no-friction leaves it out. On a
+    contact-free run of a robot with joint friction, the momentum residual without friction is
+    the friction itself (up to 1.6 N·m), which the quiet-stretch threshold must then clear, so a
+    push of that size would pass unseen."""
+    from coriolis_cli.observers import observe
+
+    prior = cc.load_robot("panda")
+    damping, dry = np.array([0.5, 0.5, 0.4, 0.4, 0.2, 0.2, 0.1]), np.array([1.0, 1.0, 0.8, 0.8, 0.4, 0.4, 0.2])
+    fit_path, quiet_path = str(tmp_path / "fit.parquet"), str(tmp_path / "quiet.parquet")
+    write(fit_path, prior, *simulate(true_panda(), seconds=8.0, seed=0, noise=NOISE, damping=damping, coulomb=dry))
+    write(quiet_path, prior, *simulate(true_panda(), seconds=6.0, seed=1, noise=NOISE, damping=damping, coulomb=dry))
+    out = tmp_path / "identified.urdf"
+    r = run_cli("identify", "panda", fit_path, "--friction", "coulomb-viscous", "-o", out)
+    assert r.code == 0, r
+    robot = cc.load_robot(str(out))
+    assert np.allclose(robot.joint_friction[:, 0], damping, rtol=0.10), robot.joint_friction[:, 0] / damping
+    assert np.allclose(robot.joint_friction[:, 1], dry, rtol=0.02), robot.joint_friction[:, 1] / dry
+    again = tmp_path / "identified.yaml"  # the same through YAML
+    assert run_cli("convert", out, "-o", again).code == 0
+    assert np.array_equal(cc.load_robot(str(again)).joint_friction, robot.joint_friction)
+
+    with_friction, without = observe(robot, quiet_path), observe(robot, quiet_path, friction=False)
+    assert np.abs(with_friction.r).max() < 0.1 and not with_friction.events
+    assert np.all(np.abs(without.r).max(axis=0) > 0.7 * dry)  # the unmodelled dry friction, on every joint
+    assert np.all(with_friction.base < 0.3) and np.all(without.base > 3 * dry)  # thresholds: N·m
+    r = run_cli("observe", out, quiet_path)
+    assert r.code == 0 and "0 events" in r.out and "note: the residual takes away the joints' viscous and Coulomb" \
+        " friction from the robot file" in r.err, r
+
+    table = tmp_path / "tau.parquet"
+    import pyarrow.parquet as pq
+
+    recorded = pq.read_table(quiet_path).to_pydict()
+    rms = {}
+    for extra in ((), ("--no-friction",)):
+        r = run_cli("compute", out, "--recording", quiet_path, "--what", "tau", "-o", table, "--force", *extra)
+        assert r.code == 0 and (("τ includes the joints' viscous and Coulomb friction" in r.err) == (not extra)), r
+        computed = pq.read_table(table).to_pydict()
+        rms[extra] = np.sqrt(np.mean([(np.array(computed[f"tau/{j}"]) - np.array(recorded[f"tau/{j}"])) ** 2
+                                       for j in robot.dof_names], axis=1))
+    assert np.all(rms[()] < 0.15) and np.all(rms[("--no-friction",)] > 3 * rms[()]), rms
+
+    runs = [run_cli("simulate", out, "--duration", "0.5", "--format", "json", *extra)
+            for extra in ((), ("--no-friction",))]
+    assert all(r.code == 0 for r in runs) and "note: the simulated robot has" in runs[0].err
+    assert "note:" not in runs[1].err
+    assert json.loads(runs[0].out)["tau"] != json.loads(runs[1].out)["tau"]
 
 
 def test_excite_designs_a_trajectory_within_the_limits_that_lowers_the_condition_number(run_cli, tmp_path):

@@ -9,7 +9,7 @@ import warnings
 
 import click
 
-from ..errors import CoriolisError, RecordingNote
+from ..errors import CoriolisError, Note
 from . import bench, codegen, compute, convert, excite, identify, info, observe, simulate, skew, verify  # noqa: F401 - each registers its command
 from .common import cli, err, styled
 
@@ -17,14 +17,14 @@ __all__ = ["cli", "main"]
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    if issubclass(category, RecordingNote):  # a choice made for the user: said after the output, if all went well
+    if issubclass(category, Note):  # a choice made for the user: said after the output, if all went well
         if str(message) not in NOTES:
             NOTES.append(str(message))
         return
     err.print(styled(("warning:", "yellow"), f" {message}"), soft_wrap=True)
 
 
-NOTES: list = []  # this run's notes (RecordingNote), printed once it has succeeded
+NOTES: list = []  # this run's notes (Note), printed once it has succeeded
 
 
 class Terminated(BaseException):

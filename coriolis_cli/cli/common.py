@@ -293,3 +293,12 @@ def progress(total: int, what: str, remaining: bool = False):
     bar = Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
     task = bar.add_task(what, total=total)
     return bar, task
+
+
+def say_note(text: str) -> None:
+    """A choice made for the user, said once after the command's output if it succeeds."""
+    import warnings
+
+    from ..errors import Note
+
+    warnings.warn(Note(text), stacklevel=2)

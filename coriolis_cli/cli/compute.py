@@ -86,6 +86,8 @@ def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
 @click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
               help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
                    "stamps over a duration (0.1s, 50ms) or an odd number of samples.")
+@click.option("--no-friction", is_flag=True,
+              help="--recording's τ without the joints' friction the robot file gives (b q̇ + c sign q̇).")
 @click.option("--workers", type=int, default=None, help="Run many recordings on N local worker processes (Dask).")
 @click.option("--scheduler", help="Run many recordings on a running dask.distributed cluster (tcp://HOST:PORT).")
 @click.option("--factorization", type=click.Choice(["christoffel", "featherstone"]), default="christoffel", show_default=True,
@@ -98,8 +100,8 @@ def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
               help="Also draw M, Ṁ, C (symmetric log colours, exact zeros grey) and Γ's sparsity pattern to a PNG file.")
 @click.option("--allow-large", is_flag=True,
               help="Write Γ above the 256 MiB guard (nv > 322), if the machine has the memory it needs.")
-def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recording, topic, base_topic, window, workers,
-            scheduler, factorization, fmt, top, output, force, plot, allow_large):
+def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recording, topic, base_topic, window, no_friction,
+            workers, scheduler, factorization, fmt, top, output, force, plot, allow_large):
     """Compute M, Ṁ, C, Γ, g or τ of ROBOT at one state, or g, C q̇, Cᵀq̇, p, τ and the energies
     along a recording.
 
@@ -111,7 +113,7 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recordi
         from .recording import run_recording
 
         return run_recording(robot, floating_base, recording, what, topic, base_topic, window, workers, scheduler, fmt,
-                             output, force)
+                             output, force, friction=not no_friction)
     if workers is not None or scheduler is not None or topic is not None or base_topic is not None:
         raise StateError("--topic, --base-topic, --workers and --scheduler go with --recording")
     what = what or "M,C"

@@ -14,7 +14,8 @@ from .common import check_outputs, cli, emit, err, load, robot_argument, robot_o
 @robot_argument
 @click.argument("recordings", nargs=-1, required=True, metavar="RECORDING...")
 @robot_options
-@click.option("-o", "--output", help="The identified robot: .urdf or .yaml, everything but the inertias as in ROBOT.")
+@click.option("-o", "--output", help="The identified robot: .urdf or .yaml, everything but the inertias (and the friction "
+              "fitted, as <dynamics damping friction>) as in ROBOT.")
 @click.option("--form", type=click.Choice(["torque", "momentum", "energy"]), default="torque", show_default=True,
               help="torque: Y θ = τ with q̈ differentiated; momentum, energy: filtered forms that need no q̈.")
 @click.option("--method", type=click.Choice(["ols", "consistent"]), default="consistent", show_default=True,
@@ -79,8 +80,12 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
     if output:
         from .convert import write_description
 
+        from ..model.friction import with_joint_friction
+
         identified = with_inertial_parameters(model, fit.theta)
-        write_description(identified.description, output, force)
+        # the friction fitted goes into the file, where observe, compute --recording and simulate use it
+        write_description(with_joint_friction(identified.description, ID.identified_friction(model, fit, friction)),
+                          output, force)
     if plot:
         from ..report.identification import torque_plot
 

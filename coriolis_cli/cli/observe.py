@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import check_outputs, cli, emit, err, load, robot_argument, robot_options, strict, styled
+from .common import check_outputs, cli, emit, err, load, robot_argument, robot_options, say_note, strict, styled
 
 
 def _quiet(text: str):
@@ -32,13 +32,15 @@ def _quiet(text: str):
 @click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
               help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
                    "stamps over a duration (0.1s, 50ms) or an odd number of samples.")
+@click.option("--no-friction", is_flag=True,
+              help="Take the recorded τ as what reaches the links, without the joints' friction the robot file gives.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Residual per DoF, threshold band, events shaded (PNG, SVG, PDF).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: the events; json: the events, thresholds and settings.")
 @click.option("-o", "--output", help="The residual per sample: .parquet, .csv or .mcap (r/<dof>, threshold/<dof>, energy/sigma).")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic, base_topic, window, plot, fmt, output,
-            force):
+def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic, base_topic, window, no_friction, plot, fmt,
+            output, force):
     """Find collisions along RECORDING (its effort is the applied τ) with the generalized-momentum
     observer r = K (p − p(0) − ∫ (τ + Cᵀq̇ − g + r)), which follows τ_ext, and the energy observer.
 
@@ -65,7 +67,11 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
     model = load(robot, floating_base)
     options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
     require_observable(model, recording, **options)  # at once, not after the compile
-    obs = run(model, recording, bandwidth, limit, _quiet(quiet), **options)
+    obs = run(model, recording, bandwidth, limit, _quiet(quiet), friction=not no_friction, **options)
+    from ..model.friction import friction_note, has_friction
+
+    if not no_friction and has_friction(model):
+        say_note(friction_note(model, "the residual takes away"))
     if plot:
         from ..report.plots import residual_plot
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 
 from ..errors import StateError
-from .common import err, load, progress, strict, styled
+from .common import err, load, progress, say_note, strict, styled
 
 
-def run_recording(robot, floating_base, recording, what, topic, base_topic, window, workers, scheduler, fmt, output, force):
+def run_recording(robot, floating_base, recording, what, topic, base_topic, window, workers, scheduler, fmt, output, force,
+                  friction=True):
     from ..along import DEFAULT_WHAT, columns, parse_what
     from ..report.streams import TableWriter, table_format
 
@@ -23,7 +24,11 @@ def run_recording(robot, floating_base, recording, what, topic, base_topic, wind
 
     inputs = expand_inputs(recording)
     model = load(robot, floating_base)
-    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
+    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), friction=friction)
+    from ..model.friction import friction_note, has_friction
+
+    if friction and "tau" in quantities and has_friction(model):
+        say_note(friction_note(model, "τ includes"))
     if len(inputs) > 1 or workers is not None or scheduler is not None:
         from ..distributed import run_many
 

@@ -8,7 +8,8 @@ import warnings
 import click
 
 from ..errors import ModelWarning, StateError
-from .common import check_outputs, cli, emit, err, fixed_robot_options, load, progress, resolve_format, robot_argument, styled
+from .common import (check_outputs, cli, emit, err, fixed_robot_options, load, progress, resolve_format, robot_argument,
+                     say_note, styled)
 
 
 def _gains(text: str):
@@ -39,13 +40,15 @@ def _gains(text: str):
 @click.option("--adaptation-gain", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
               help="γ in θ̂̇ = −γ Γ₀ Yᵀ s (slotine-li), Γ₀ scaled to the robot's bodies so that at γ = 1 the fastest "
               "adaptation mode is at 4κ.")
+@click.option("--no-friction", is_flag=True, help="Simulate without the joints' friction the robot file gives.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Write tracking error, V and parameter error against time (PNG).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "npz"]), default=None,
               help="Default: from the -o extension, else table. JSON and NPZ hold every sample, q, q̇ and τ "
               "included (NPZ: what compute --recording reads back).")
 @click.option("-o", "--output", help="Write to this file instead of standard output.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def simulate(robot, controller, factorization, duration, rate, gains, adaptation_gain, plot, fmt, output, force):
+def simulate(robot, controller, factorization, duration, rate, gains, adaptation_gain, no_friction, plot, fmt, output,
+             force):
     """Simulate ROBOT (fixed base) tracking a smooth reference under a passivity-based controller.
 
     With an admissible C (christoffel, featherstone) the Lyapunov function V never rises; with the
@@ -72,7 +75,11 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     bar, task = progress(steps, f"simulating {steps:,} steps")
     with bar:
         result = run(model, controller, factorization, duration, rate, (lam, kappa), adaptation_gain,
-                     progress=lambda k: bar.update(task, completed=k))
+                     progress=lambda k: bar.update(task, completed=k), friction=not no_friction)
+    from ..model.friction import friction_note, has_friction
+
+    if not no_friction and has_friction(model):
+        say_note(friction_note(model, "the simulated robot has"))
     if plot:
         emit(simulation_plot(result, figure_format(plot)), plot, force)
     if fmt == "json":

@@ -96,6 +96,10 @@ class JointSpec:
     extra: tuple[str, ...] = field(default=(), compare=False)  # <dynamics>, <calibration>, ... as XML text
     armature: tuple[float, ...] = ()  # per DoF: rotor inertia reflected on the joint (MJCF's armature)
     rotation: tuple[float, ...] | None = None  # the origin's rotation exactly, as Inertial.rotation
+    # a 1-DoF joint's friction (viscous b in N·m·s/rad or N·s/m, Coulomb c in N·m or N): the torque
+    # b q̇ + c sign q̇ the drive spends on it (URDF <dynamics damping friction>, MJCF damping and
+    # frictionloss, YAML friction:); None: none given
+    friction: tuple[float, float] | None = None
 
     def origin_rotation(self) -> np.ndarray:
         return frame_rotation(self.rpy, self.rotation)
@@ -401,7 +405,7 @@ def description_to_dict(desc: RobotDescription) -> dict:
             {"name": j.name, "type": j.type, "parent": j.parent, "child": j.child, "xyz": list(j.xyz), "rpy": list(j.rpy),
              "axis": list(j.axis), "limits": None if j.limits is None else vars(j.limits).copy(),
              "mimic": None if j.mimic is None else vars(j.mimic).copy(), "extra": list(j.extra),
-             "armature": list(j.armature)}
+             "armature": list(j.armature), "friction": None if j.friction is None else list(j.friction)}
             for j in desc.joints
         ],
         "extra": list(desc.extra),
@@ -447,7 +451,8 @@ def description_from_dict(data: dict, source: str = "") -> RobotDescription:
             None if lim is None else Limits(*(_opt_num(lim[k]) for k in ("lower", "upper", "effort", "velocity"))),
             None if mim is None else Mimic(_str_of(mim["joint"]), _num_of(mim["multiplier"]), _num_of(mim["offset"]),
                                            tuple(_num_of(x) for x in mim.get("polynomial", []))),
-            _strs(d["extra"]), tuple(_num_of(x) for x in d["armature"])))
+            _strs(d["extra"]), tuple(_num_of(x) for x in d["armature"]),
+            friction=None if d["friction"] is None else _nums(d["friction"], 2)))
     return RobotDescription(_str_of(data["name"]), links, tuple(joints), source=source, extra=_strs(data["extra"]))
 
 

@@ -254,11 +254,14 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
             dof = int(m.jnt_dofadr[j])
             width = {FREE: 6, BALL: 3}.get(kind, 1)
             armature = tuple(float(x) for x in m.dof_armature[dof : dof + width])
+            friction = None  # MuJoCo's viscous damping and dry frictionloss, of a 1-DoF joint
+            if kind in (HINGE, SLIDE) and (m.dof_damping[dof] or m.dof_frictionloss[dof]):
+                friction = (float(m.dof_damping[dof]), float(m.dof_frictionloss[dof]))
             joints.append(JointSpec(jname, TYPES[kind], previous, child, tuple(map(float, origin)),
                                     tuple(map(float, matrix_to_rpy(rot))),
                                     tuple(float(x) for x in m.jnt_axis[j]) if kind in (HINGE, SLIDE) else (0.0, 0.0, 1.0),
                                     limits, mimic=couplings.get(j), armature=armature if any(armature) else (),
-                                    rotation=rotation_tuple(rot)))
+                                    rotation=rotation_tuple(rot), friction=friction))
             if child != bodies[b]:
                 links.append(LinkSpec(child))
             previous, anchor = child, a

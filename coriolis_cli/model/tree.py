@@ -50,6 +50,7 @@ class Joint:
     limits: Limits | None = None
     mimic: Mimic | None = None
     armature: tuple[float, ...] = ()  # per DoF, MuJoCo's dof_armature (empty: none; engine/armature.py)
+    friction: tuple[float, float] | None = None  # a 1-DoF joint's (viscous, Coulomb), as JointSpec's
 
     @property
     def nq(self) -> int:
@@ -164,6 +165,16 @@ class RobotModel(EngineCaches, MujocoStates):
     @cached_property
     def standard_gravity(self) -> bool:
         return tuple(self.gravity) == STANDARD_GRAVITY
+
+    @cached_property
+    def joint_friction(self) -> np.ndarray:
+        """(nv, 2): each DoF's viscous and Coulomb coefficients (zero where the file gives none;
+        only 1-DoF joints have them). See model.friction."""
+        out = np.zeros((self.nv, 2))
+        for i, b in enumerate(self.bodies):
+            if b.joint.friction is not None:
+                out[int(self.v_start[i])] = b.joint.friction
+        return frozen_array(out)
 
     @cached_property
     def total_mass(self) -> float:
@@ -300,6 +311,14 @@ def _add_inertia(m1, c1, I1, m2, c2, I2):
 DOF_ORDERS = ("file", "pinocchio")
 
 
+def _friction_of(j) -> tuple[float, float] | None:
+    if j.friction is None:
+        return None
+    if joint_type(j.type).nv != 1:
+        raise ModelError(f"joint '{j.name}': friction is given per 1-DoF joint, not for a {j.type} joint")
+    return (float(j.friction[0]), float(j.friction[1]))
+
+
 def build_model(desc: RobotDescription, floating_base: bool = False, strict: bool = False,
                 dof_order: str = "file") -> RobotModel:
     """Turn a description into the tree the engine runs on.
@@ -387,6 +406,7 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
                     limits=j.limits,
                     mimic=j.mimic,
                     armature=tuple(float(x) for x in j.armature),
+                    friction=_friction_of(j),
                 )
                 b, R, p = new_body(name, b, joint), np.eye(3), np.zeros(3)
         frames[name] = (b, frozen_array(R), frozen_array(p))

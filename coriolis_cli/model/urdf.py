@@ -186,6 +186,12 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
             )
         if j.type is None:
             raise ModelError(f"{source}: joint '{j.name}' has no type")
+        friction = None
+        if j.dynamics is not None and (j.dynamics.damping or j.dynamics.friction):
+            friction = (float(j.dynamics.damping or 0.0), float(j.dynamics.friction or 0.0))
+            if min(friction) < 0 or not all(np.isfinite(friction)):
+                raise ModelError(f"{source}: joint '{j.name}' <dynamics damping friction>: friction is finite and "
+                                 f"not negative, got {friction[0]:g} and {friction[1]:g}")
         joints.append(
             JointSpec(
                 name=j.name,
@@ -198,6 +204,7 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
                 limits=limits,
                 mimic=mimic,
                 extra=extras.get(("joint", j.name), ()),
+                friction=friction,
             )
         )
     name = root.get("name")
@@ -206,7 +213,8 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
 
 
 # the children of a link, a joint and the robot that the dynamics reads; every other is carried
-READ = {"link": ("inertial",), "joint": ("origin", "parent", "child", "axis", "limit", "mimic"), "robot": ("link", "joint")}
+READ = {"link": ("inertial",), "joint": ("origin", "parent", "child", "axis", "limit", "mimic", "dynamics"),
+        "robot": ("link", "joint")}
 
 
 def _xml(el) -> str:
@@ -286,6 +294,8 @@ def to_urdf(desc: RobotDescription) -> str:
                                  "which URDF's <mimic> cannot hold; convert to YAML")
             c = j.mimic.coefficients + (0.0, 0.0)
             ET.SubElement(el, "mimic", joint=j.mimic.joint, multiplier=repr(float(c[1])), offset=repr(float(c[0])))
+        if j.friction is not None:
+            ET.SubElement(el, "dynamics", damping=repr(float(j.friction[0])), friction=repr(float(j.friction[1])))
         _append_xml(el, j.extra, f"joint '{j.name}'")
     ET.indent(robot, space="  ")
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"

@@ -149,6 +149,7 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
                 mimic=mimic,
                 extra=_urdf(raw.get("urdf"), f"{where}.urdf", "joint"),
                 armature=_armature(raw.get("armature"), f"{where}.armature"),
+                friction=_friction(raw.get("friction"), f"{where}.friction"),
             )
         )
     name = data.get("name", "robot")
@@ -157,6 +158,20 @@ def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
     return RobotDescription(name=str(name), links=tuple(links), joints=tuple(joints), source=source, loops=loops,
                             independent=independent, guess=guess, extra=_urdf(data.get("urdf"), f"{source}: urdf"),
                             gravity=gravity)
+
+
+def _friction(value, where: str) -> tuple[float, float] | None:
+    """``friction: {viscous: b, coulomb: c}`` of a 1-DoF joint, each ≥ 0 (either may be left out)."""
+    if value is None:
+        return None
+    raw = _mapping(value, where)
+    unknown = set(raw) - {"viscous", "coulomb"}
+    if unknown:
+        raise ModelError(f"{where}: unknown key '{sorted(unknown)[0]}' (viscous, coulomb)")
+    out = tuple(_num(raw.get(k, 0.0), f"{where}.{k}") for k in ("viscous", "coulomb"))
+    if min(out) < 0:
+        raise ModelError(f"{where}: friction is not negative, got {out[0]:g} and {out[1]:g}")
+    return out if any(out) else None
 
 
 def _armature(value, where: str) -> tuple[float, ...]:
@@ -262,6 +277,8 @@ def to_yaml(desc: RobotDescription) -> str:
                 d["mimic"] = {"joint": j.mimic.joint, "polynomial": [float(c) for c in j.mimic.polynomial]}
         if any(j.armature):
             d["armature"] = [float(x) for x in j.armature] if len(j.armature) > 1 else float(j.armature[0])
+        if j.friction is not None:
+            d["friction"] = {"viscous": float(j.friction[0]), "coulomb": float(j.friction[1])}
         if j.extra:
             d["urdf"] = list(j.extra)
         joints.append(d)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ModelWarning, RecordingError, RecordingNote
+from ..errors import ModelWarning, RecordingError, Note
 from .sources import BASE_FIELDS, Block
 
 DEFAULT_WINDOW = 0.1  # s: the cubic's −3 dB near 10 Hz, whatever the sample rate
@@ -339,5 +339,5 @@ class Aligner:
             raise RecordingError(f"{self.path}: no samples of the robot's joints")
         said = self.note()
         if said:
-            warnings.warn(RecordingNote(said), stacklevel=3)
+            warnings.warn(Note(said), stacklevel=3)
         return last

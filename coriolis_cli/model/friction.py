@@ -1,0 +1,46 @@
+"""Joint friction as robot files give it (URDF ``<dynamics damping friction>``, MJCF ``damping`` and
+``frictionloss``, YAML ``friction:``, or what ``coriolis identify --friction`` wrote): the torque
+τ_f = b q̇ + c sign(q̇) that a 1-DoF joint's drive spends on friction, so that the rigid bodies
+receive τ − τ_f. Its sign(0) = 0, as identification's columns take it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def has_friction(robot) -> bool:
+    return bool(np.any(getattr(robot, "full", robot).joint_friction))
+
+
+def friction_torque(robot, qd) -> np.ndarray:
+    """τ_f at joint velocities ``qd`` (nv,) or (K, nv) of the robot's tree."""
+    F = getattr(robot, "full", robot).joint_friction
+    qd = np.asarray(qd, dtype=float)
+    return qd * F[:, 0] + np.sign(qd) * F[:, 1]
+
+
+def generalized_friction(robot, q, qd) -> np.ndarray:
+    """τ_f in the robot's own coordinates at one state: for a robot in other coordinates (mimic
+    joints, closed loops), Aᵀ τ_f(A q̄̇) of its tree."""
+    if not getattr(robot, "is_reduced", False):
+        return friction_torque(robot, qd)
+    A = np.asarray(robot.map.jacobian(q))
+    return A.T @ friction_torque(robot.full, A @ qd)
+
+
+def friction_note(robot, what: str) -> str:
+    """One line: which joints' friction ``what`` (the command's use of it) includes."""
+    tree = getattr(robot, "full", robot)
+    F = tree.joint_friction
+    joints = [tree.dof_names[k] for k in np.flatnonzero(np.any(F != 0, axis=1))]
+    kinds = " and ".join(k for k, col in (("viscous", 0), ("Coulomb", 1)) if np.any(F[:, col]))
+    shown = ", ".join(joints[:4]) + (f" and {len(joints) - 4} more" if len(joints) > 4 else "")
+    return f"{what} the joints' {kinds} friction from the robot file ({shown}); --no-friction leaves it out"
+
+
+def with_joint_friction(desc, friction: dict):
+    """The description with ``friction`` ({joint: (viscous, Coulomb)}) on those joints."""
+    from dataclasses import replace
+
+    return replace(desc, joints=tuple(replace(j, friction=tuple(friction[j.name])) if j.name in friction else j
+                                      for j in desc.joints))
