@@ -79,12 +79,25 @@ def friction_dofs(robot) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
+def joint_terms(friction: str) -> tuple[str, bool]:
+    """(friction kind, whether a constant offset per joint is fitted too) of ``friction``: one of
+    FRICTION, optionally with ``+offset`` (or ``offset`` alone): τ_recorded = Y θ + τ_f + o, the
+    offset o a torque sensor's or a current reading's."""
+    kind, plus, extra = str(friction).partition("+")
+    if kind == "offset" and not plus:
+        kind, plus, extra = "none", "+", "offset"
+    if kind not in FRICTION or (plus and extra != "offset"):
+        raise StateError(f"friction must be one of {', '.join(FRICTION)}, optionally with +offset, got '{friction}'")
+    return kind, bool(plus)
+
+
 def identified_friction(robot, fit, friction: str) -> dict[str, tuple[float, float]]:
     """{joint: (viscous, Coulomb)} as fitted, for the robot file (model.friction): Coulomb 0 where
     only viscous friction was fitted; empty when none was."""
     tree = _tree(robot)
     dofs = friction_dofs(tree)
     m = len(dofs)
+    friction, _ = joint_terms(friction)
     if friction == "none" or m == 0:
         return {}
     viscous = fit.friction[:m]
@@ -92,28 +105,46 @@ def identified_friction(robot, fit, friction: str) -> dict[str, tuple[float, flo
     return {tree.dof_names[d]: (float(b), float(c)) for d, b, c in zip(dofs, viscous, coulomb)}
 
 
-def friction_width(robot, friction: str) -> int:
-    if friction not in FRICTION:
-        raise StateError(f"friction must be one of {', '.join(FRICTION)}, got '{friction}'")
-    return FRICTION.index(friction) * len(friction_dofs(robot))
+def identified_offsets(robot, fit, friction: str) -> dict[str, float]:
+    """{joint: o} as fitted (τ_recorded = τ + o), empty when no offset was."""
+    tree = _tree(robot)
+    kind, offset = joint_terms(friction)
+    if not offset:
+        return {}
+    dofs = friction_dofs(tree)
+    start = FRICTION.index(kind) * len(dofs)
+    return {tree.dof_names[d]: float(fit.friction[start + k]) for k, d in enumerate(dofs)}
+
+
+def friction_width(robot, friction: str, signed_only: bool = False) -> int:
+    """Columns of the joint terms (friction, then offsets); ``signed_only``: those of friction
+    alone, which the consistent fit keeps ≥ 0."""
+    kind, offset = joint_terms(friction)
+    m = len(friction_dofs(robot))
+    return FRICTION.index(kind) * m + (m if offset and not signed_only else 0)
 
 
 def friction_columns(robot, QD, friction: str) -> np.ndarray:
-    """(k, nv, width): diag(q̇), then diag(sign q̇), on the friction DoFs."""
+    """(k, nv, width): diag(q̇), then diag(sign q̇), then the offsets' identity, on the friction DoFs."""
     k, n = QD.shape
+    kind, offset = joint_terms(friction)
     dofs = friction_dofs(robot)
     out = np.zeros((k, n, friction_width(robot, friction)))
     m = len(dofs)
-    if friction != "none":
+    if kind != "none":
         out[:, dofs, np.arange(m)] = QD[:, dofs]
-    if friction == "coulomb-viscous":
+    if kind == "coulomb-viscous":
         out[:, dofs, m + np.arange(m)] = np.sign(QD[:, dofs])
+    if offset:
+        out[:, dofs, FRICTION.index(kind) * m + np.arange(m)] = 1.0
     return out
 
 
 def friction_names(robot, friction: str) -> tuple[str, ...]:
     names = [robot.dof_names[d] for d in friction_dofs(robot)]
-    kinds = {"none": (), "viscous": ("viscous",), "coulomb-viscous": ("viscous", "coulomb")}[friction]
+    friction, offset = joint_terms(friction)
+    kinds = {"none": (), "viscous": ("viscous",), "coulomb-viscous": ("viscous", "coulomb")}[friction] + \
+        (("offset",) if offset else ())
     return tuple(f"{n}.{k}" for k in kinds for n in names)
 
 
@@ -322,7 +353,7 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
         if w == 0:
             raise StateError("the consistent fit needs a regularization weight > 0", hint="e.g. --weight 1e-6")
         H = A + w * np.diag(1.0 / scale**2)
-        x = _consistent(tree, H, b + w * x0 / scale**2, nf)
+        x = _consistent(tree, H, b + w * x0 / scale**2, nf, friction_width(tree, friction, signed_only=True))
     rss = max(float(x @ A @ x - 2 * b @ x + equations.yy), 0.0)
     sigma2 = rss / max(equations.rows - rank, 1)
     Hinv = Hs_inv * np.outer(scale, scale)
@@ -373,8 +404,9 @@ def require_solver() -> None:
                          hint="pip install 'coriolis-cli[identify]', or use --method ols") from None
 
 
-def _consistent(tree, H, g, nf) -> np.ndarray:
-    """min xᵀHx − 2gᵀx with every body's pseudo-inertia ⪰ 0 and friction ≥ 0."""
+def _consistent(tree, H, g, nf, signed) -> np.ndarray:
+    """min xᵀHx − 2gᵀx with every body's pseudo-inertia ⪰ 0 and friction ≥ 0 (the first ``signed``
+    of the ``nf`` joint terms; offsets take either sign)."""
     require_solver()
     import cvxpy as cp
 
@@ -391,8 +423,8 @@ def _consistent(tree, H, g, nf) -> np.ndarray:
         tr = 0.5 * (Ixx + Iyy + Izz)
         J = cp.bmat([[tr - Ixx, -Ixy, -Ixz, hx], [-Ixy, tr - Iyy, -Iyz, hy], [-Ixz, -Iyz, tr - Izz, hz], [hx, hy, hz, m]])
         constraints.append(0.5 * (J + J.T) >> 0)
-    if nf:
-        constraints.append(x[P - nf :] >= 0)
+    if signed:
+        constraints.append(x[P - nf : P - nf + signed] >= 0)
     problem = cp.Problem(cp.Minimize(cp.sum_squares(L.T @ x - target)), constraints)
     try:
         problem.solve(solver=cp.CLARABEL)
@@ -459,10 +491,27 @@ def require_effort(robot, fitted, validation=None, form: str = "torque", **optio
             raise _no_effort(path, purpose)
 
 
+def _within(samples, span):
+    """The samples whose stamps lie in [span[0], span[1]) (all of them for span None), or None."""
+    if span is None:
+        return samples
+    keep = (samples.t >= span[0]) & (samples.t < span[1])
+    if keep.all():
+        return samples
+    if not keep.any():
+        return None
+    from .recordings import Samples
+
+    return Samples(*(None if x is None else x[keep] for x in (samples.t, samples.q, samples.qd, samples.qdd,
+                                                              samples.effort)))
+
+
 def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff: float = DEFAULT_CUTOFF,
-               equations: NormalEquations | None = None, effort: str = "held", **options) -> NormalEquations:
+               equations: NormalEquations | None = None, effort: str = "held", span=None,
+               **options) -> NormalEquations:
     """The normal equations of the recording ``path`` (recordings.stream_recording's options),
-    added to ``equations`` (several recordings fit one robot; each starts its filters afresh)."""
+    added to ``equations`` (several recordings fit one robot; each starts its filters afresh).
+    ``span`` = (start, end) in the recording's stamps: only the samples in [start, end)."""
     from .recordings import stream_recording
 
     rows = Rows(robot, form, friction, cutoff, effort)
@@ -470,6 +519,9 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
     for samples in stream_recording(path, robot, accelerations=form == "torque", **options):
         if samples.effort is None:
             raise _no_effort(path, TO_FIT)
+        samples = _within(samples, span)
+        if samples is None:
+            continue
         for W, y in rows.blocks(samples):
             equations.add(W, y)
         equations.samples += len(samples.t)
@@ -489,11 +541,11 @@ class Validation:
     samples: int
 
 
-def validate(robot, path, models: dict, friction: str = "none", keep: int = 4000, effort: str = "held",
+def validate(robot, path, models: dict, friction: str = "none", keep: int = 4000, effort: str = "held", span=None,
              **options) -> Validation:
     """τ predicted by each of ``models`` (name → (θ, friction coefficients)) against the recorded
     τ of ``path`` (q̈ differentiated as recordings do; a held τ as Rows takes it); DoF without
-    effort are NaN."""
+    effort are NaN. ``span`` = (start, end): only the samples stamped in [start, end)."""
     from .model.parameters import with_inertial_parameters
     from .recordings import stream_recording
 
@@ -508,8 +560,13 @@ def validate(robot, path, models: dict, friction: str = "none", keep: int = 4000
     for samples in stream_recording(path, tree, accelerations=True, **options):
         if samples.effort is None:
             raise _no_effort(path, TO_VALIDATE)
+        measured = effort_at_samples(samples.effort, effort, previous)  # the held τ needs each sample's predecessor
+        if span is not None:
+            inside = (samples.t >= span[0]) & (samples.t < span[1])
+            if not inside.any():
+                continue
+            samples, measured = _within(samples, span), measured[inside]
         FR = friction_columns(tree, samples.qd, friction)
-        measured = effort_at_samples(samples.effort, effort, previous)
         known = np.isfinite(measured)
         count += known.sum(axis=0)
         predicted = {}

@@ -306,6 +306,69 @@ def test_identified_friction_travels_through_the_robot_file_to_observe_compute_a
     assert json.loads(runs[0].out)["tau"] != json.loads(runs[1].out)["tau"]
 
 
+def test_motor_currents_with_drive_gains_identify_as_the_torques_do(recordings, run_cli, tmp_path):
+    """A log of motor currents (τ = k_t · N · i + offset per joint), read with --effort-scale as a
+    YAML of drive gains: the same fit and the same validation as the torques themselves."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    prior, _, paths = recordings
+    torque_constant = np.array([0.08, 0.08, 0.06, 0.06, 0.04, 0.04, 0.03])
+    gear_ratio = np.array([100, 100, 100, 100, 50, 50, 50])
+    offset = np.array([0.3, -0.2, 0.0, 0.1, 0.0, -0.05, 0.02])
+    gains = tmp_path / "drives.yaml"
+    gains.write_text("".join(f"{j}: {{torque_constant: {k}, gear_ratio: {n}, offset: {o}}}\n"
+                             for j, k, n, o in zip(prior.dof_names, torque_constant, gear_ratio, offset)))
+    currents = {}
+    for name in ("fit", "validate"):
+        table = pq.read_table(paths[name]).to_pydict()
+        for j, joint in enumerate(prior.dof_names):
+            table[f"tau/{joint}"] = (np.array(table[f"tau/{joint}"]) - offset[j]) / (torque_constant[j] * gear_ratio[j])
+        currents[name] = str(tmp_path / f"{name}_currents.parquet")
+        pq.write_table(pa.table(table), currents[name])
+    reports = []
+    for fit_path, val_path, extra in ((paths["fit"], paths["validate"], ()),
+                                      (currents["fit"], currents["validate"], ("--effort-scale", gains))):
+        r = run_cli("identify", "panda", fit_path, "--validate", val_path, "--method", "ols", "--format", "json", *extra)
+        assert r.code == 0, r
+        reports.append(json.loads(r.out))
+    torques, scaled = (np.array(rep["validation"]["rms_identified"]) for rep in reports)
+    assert np.allclose(scaled, torques, rtol=1e-6), (scaled, torques)
+    r = run_cli("identify", "panda", currents["fit"], "--method", "ols", "--effort-scale", "panda_joint9=2")
+    assert r.code == 2 and "the robot has no joint 'panda_joint9'" in r.err and len(r.err.strip().splitlines()) == 1
+    r = run_cli("observe", "panda", currents["validate"], "--effort-scale", gains, "--format", "json")
+    assert r.code == 0 and json.loads(r.out)["events"] == [], r
+    # the scales alone, and the offsets fitted: what observe then takes with --effort-offset
+    scales = ",".join(f"{j}={k * n}" for j, k, n in zip(prior.dof_names, torque_constant, gear_ratio))
+    r = run_cli("identify", "panda", currents["fit"], "--method", "ols", "--effort-scale", scales, "--fit-offset")
+    assert r.code == 0, r
+    said = r.err.split("--effort-offset ")[1].split()[0]
+    fitted = np.array([float(part.split("=")[1]) for part in said.split(",")])
+    assert np.allclose(fitted, offset, atol=NOISE), (fitted, offset)  # within the torque noise: 0.017 N·m on joint 2
+    r = run_cli("observe", "panda", currents["validate"], "--effort-scale", scales, "--effort-offset", said,
+                "--format", "json")
+    assert r.code == 0 and json.loads(r.out)["events"] == [], r
+
+
+def test_one_run_is_fitted_on_its_first_part_and_validated_on_the_rest(recordings, run_cli):
+    """--validate-split 0.33: the last third of the one recording is held out, not fitted; its
+    torques are explained as well as a separate validation run's."""
+    prior, _, paths = recordings
+    r = run_cli("identify", "panda", paths["fit"], "--validate-split", "0.33", "--method", "ols", "--format", "json")
+    assert r.code == 0, r
+    report = json.loads(r.out)
+    held_out, fitted = report["validation"]["samples"], report["samples"]
+    assert held_out + fitted == 8000 and abs(held_out - 0.33 * 8000) <= 2, (held_out, fitted)
+    assert "its last 33% (2.64 s from t = 5.359" in report["validation"]["recording"]
+    rms = np.array(report["validation"]["rms_identified"])
+    assert np.all(rms <= 1.2 * NOISE / np.sqrt(2) * 1.05), rms  # as on a separate run: the noise, no more
+    for bad, message in (("1.5", "between 0 and 1"), ("0", "between 0 and 1")):
+        r = run_cli("identify", "panda", paths["fit"], "--validate-split", bad)
+        assert r.code == 2 and message in r.err and len(r.err.strip().splitlines()) == 1, r
+    r = run_cli("identify", "panda", paths["fit"], "--validate-split", "0.3", "--validate", paths["validate"])
+    assert r.code == 2 and "give one" in r.err
+
+
 def test_excite_designs_a_trajectory_within_the_limits_that_lowers_the_condition_number(run_cli, tmp_path):
     import re
 

@@ -302,3 +302,13 @@ def say_note(text: str) -> None:
     from ..errors import Note
 
     warnings.warn(Note(text), stacklevel=2)
+
+
+def effort_options(f):
+    """--effort-scale and --effort-offset: the recorded effort made joint torque (recordings.calibration)."""
+    f = click.option("--effort-offset", metavar="N|NAME=V,...|FILE.yaml",
+                     help="Added to the scaled effort, per joint (N·m or N): a torque sensor's offset.")(f)
+    f = click.option("--effort-scale", metavar="K|NAME=K,...|FILE.yaml",
+                     help="τ = K · effort + offset: a number for every joint, NAME=K pairs, or a YAML of drive gains "
+                          "(torque_constant × gear_ratio, offset) when the log holds motor currents.")(f)
+    return f

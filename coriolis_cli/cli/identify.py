@@ -7,7 +7,7 @@ import os
 import click
 
 from ..errors import StateError
-from .common import check_outputs, cli, emit, err, load, robot_argument, robot_options, strict, styled
+from .common import effort_options, say_note, check_outputs, cli, emit, err, load, robot_argument, robot_options, strict, styled
 
 
 @cli.command()
@@ -22,6 +22,9 @@ from .common import check_outputs, cli, emit, err, load, robot_argument, robot_o
               help="consistent: every body's pseudo-inertia ⪰ 0 (cvxpy, Clarabel); ols: plain least squares.")
 @click.option("--friction", type=click.Choice(["none", "viscous", "coulomb-viscous"]), default="none",
               show_default=True, help="Friction fitted per 1-DoF joint alongside the inertias.")
+@click.option("--fit-offset", is_flag=True,
+              help="Also fit a constant offset per 1-DoF joint in the recorded effort (a torque sensor's, a current "
+                   "reading's); observe takes it with --effort-offset.")
 @click.option("--weight", type=float, default=1e-6, show_default=True,
               help="Pull towards ROBOT's parameters, relative to the data's mean column weight (see README).")
 @click.option("--cutoff", type=float, default=20.0, show_default=True, help="λ (1/s) of the momentum and energy forms' filter.")
@@ -29,17 +32,22 @@ from .common import check_outputs, cli, emit, err, load, robot_argument, robot_o
               help="held: each τ is a command held until the next sample; sampled: measured at its stamp.")
 @click.option("--validate", "validation", metavar="RECORDING",
               help="Torque RMS per joint on a recording not fitted (default: the first fitted one).")
+@click.option("--validate-split", "split", type=float, metavar="FRACTION",
+              help="Hold out the last FRACTION (0 to 1, e.g. 0.33) of the last recording: fitted on the rest, "
+                   "validated on it, when one run is all there is.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Measured against predicted torque (PNG, SVG, PDF).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: the report; json: the same with every number.")
 @click.option("--topic", help="The JointState topic (see compute --recording).")
 @click.option("--base-topic", help="A floating base's Odometry topic.")
+@effort_options
 @click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
               help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
                    "stamps over a duration (0.1s, 50ms) or an odd number of samples.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def identify(robot, recordings, floating_base, output, form, method, friction, weight, cutoff, effort, validation, plot,
-             fmt, topic, base_topic, window, force):
+def identify(robot, recordings, floating_base, output, form, method, friction, fit_offset, weight, cutoff, effort, validation,
+             split, plot,
+             fmt, topic, base_topic, effort_scale, effort_offset, window, force):
     """Fit ROBOT's inertial parameters to RECORDINGs (their effort is the applied τ), starting from
     and regularized towards the file's own, and report what the data identify.
 
@@ -56,25 +64,45 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
         figure_format(plot)
     check_outputs(force, output, plot)
     ID.check_rows_options(form, cutoff, effort)  # before the kernels compile
+    if split is not None:
+        if validation:
+            raise StateError("--validate and --validate-split both name what to validate on; give one")
+        if not 0.0 < split < 1.0:
+            raise StateError(f"--validate-split {split:g}: a fraction of the recording, between 0 and 1 (e.g. 0.33)")
     if method == "consistent":
         ID.require_solver()  # before the recordings are read
-    model = load(robot, floating_base)
-    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
-    ID.require_effort(model, recordings, validation, form, **options)  # at once, not after the compile
-    equations = None
-    for path in recordings:
-        equations = ID.accumulate(model, path, form, friction, cutoff, equations, effort, **options)
-    fit = ID.fit(model, equations, method, friction, weight)
-    bodies, friction_rows = ID.body_reports(model, fit), ID.friction_reports(fit)
+    terms = f"{friction}+offset" if fit_offset else friction  # what is fitted besides the inertias
     import numpy as np
 
-    check = validation or recordings[0]
+    model = load(robot, floating_base)
+    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), effort_scale=effort_scale,
+                   effort_offset=effort_offset)
+    ID.require_effort(model, recordings, validation, form, **options)  # at once, not after the compile
+    spans = {}  # the last recording's fitted and held-out stamps, with --validate-split
+    if split is not None:
+        from ..recordings import time_span
+
+        first, last = time_span(recordings[-1], **options)
+        cut = last - split * (last - first)
+        spans = {"fit": (-np.inf, cut), "validate": (cut, np.inf)}
+    equations = None
+    for k, path in enumerate(recordings):
+        span = spans.get("fit") if k == len(recordings) - 1 else None
+        equations = ID.accumulate(model, path, form, terms, cutoff, equations, effort, span=span, **options)
+    fit = ID.fit(model, equations, method, terms, weight)
+    bodies, friction_rows = ID.body_reports(model, fit), ID.friction_reports(fit)
+    check = validation or (recordings[-1] if spans else recordings[0])
     models = {"prior": (inertial_parameters(model), np.zeros(len(fit.friction))), "identified": (fit.theta, fit.friction)}
-    v = ID.validate(model, check, models, friction, effort=effort, **options)
-    label = check if validation else f"{check} (fitted; give --validate for data not fitted)"
+    v = ID.validate(model, check, models, terms, effort=effort, span=spans.get("validate"), **options)
+    if validation:
+        label = check
+    elif spans:
+        label = f"{check}, its last {split:.0%} ({last - cut:.3g} s from t = {cut:.6g} s), not fitted"
+    else:
+        label = f"{check} (fitted; give --validate or --validate-split for data not fitted)"
     report = {"label": label, "samples": v.samples, "dof_names": v.dof_names, "prior": v.rms["prior"],
               "identified": v.rms["identified"]}
-    summary = {"robot": model.name, "recordings": list(recordings), "form": form, "method": method, "friction": friction,
+    summary = {"robot": model.name, "recordings": list(recordings), "form": form, "method": method, "friction_model": friction, "offset": fit_offset,
                "weight": weight, "effort": effort, "rows": equations.rows, "samples": equations.samples,
                "physically_consistent": bool(ID.physically_consistent(fit.theta))}
     if output:
@@ -84,7 +112,7 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
 
         identified = with_inertial_parameters(model, fit.theta)
         # the friction fitted goes into the file, where observe, compute --recording and simulate use it
-        write_description(with_joint_friction(identified.description, ID.identified_friction(model, fit, friction)),
+        write_description(with_joint_friction(identified.description, ID.identified_friction(model, fit, terms)),
                           output, force)
     if plot:
         from ..report.identification import torque_plot
@@ -98,6 +126,10 @@ def identify(robot, recordings, floating_base, output, form, method, friction, w
         emit(to_json(identification_json(summary, fit, bodies, friction_rows, report)), None, False)
     else:
         emit(identification_table(summary, fit, bodies, friction_rows, report), None, False)
+    offsets = ID.identified_offsets(model, fit, terms)
+    if offsets:
+        say_note("the offsets fitted are the recording's, not the robot's; observe takes them with --effort-offset "
+                 + ",".join(f"{j}={-o:.6g}" for j, o in offsets.items()))
     if not summary["physically_consistent"]:
         err.print(styled(("note:", "yellow"), " some identified bodies are not physically consistent (a pseudo-inertia "
                          "is not ⪰ 0); --method consistent prevents it"), soft_wrap=True)

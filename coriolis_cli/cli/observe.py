@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import check_outputs, cli, emit, err, load, robot_argument, robot_options, say_note, strict, styled
+from .common import effort_options, check_outputs, cli, emit, err, load, robot_argument, robot_options, say_note, strict, styled
 
 
 def _quiet(text: str):
@@ -29,6 +29,7 @@ def _quiet(text: str):
               "without contact, which sets the automatic threshold.")
 @click.option("--topic", help="The JointState topic (see compute --recording).")
 @click.option("--base-topic", help="A floating base's Odometry topic.")
+@effort_options
 @click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
               help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
                    "stamps over a duration (0.1s, 50ms) or an odd number of samples.")
@@ -39,8 +40,8 @@ def _quiet(text: str):
               help="table: the events; json: the events, thresholds and settings.")
 @click.option("-o", "--output", help="The residual per sample: .parquet, .csv or .mcap (r/<dof>, threshold/<dof>, energy/sigma).")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic, base_topic, window, no_friction, plot, fmt,
-            output, force):
+def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic, base_topic, effort_scale, effort_offset,
+            window, no_friction, plot, fmt, output, force):
     """Find collisions along RECORDING (its effort is the applied τ) with the generalized-momentum
     observer r = K (p − p(0) − ∫ (τ + Cᵀq̇ − g + r)), which follows τ_ext, and the energy observer.
 
@@ -65,7 +66,8 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
         figure_format(plot)
     check_outputs(force, output, plot)
     model = load(robot, floating_base)
-    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict())
+    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), effort_scale=effort_scale,
+                   effort_offset=effort_offset)
     require_observable(model, recording, **options)  # at once, not after the compile
     obs = run(model, recording, bandwidth, limit, _quiet(quiet), friction=not no_friction, **options)
     from ..model.friction import friction_note, has_friction

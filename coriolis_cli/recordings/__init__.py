@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import RecordingError
 from .align import DEFAULT_WINDOW, Aligner, Samples
+from .calibration import effort_calibration
 from .sources import blocks, kind_of, topics_of
 
 DEFAULT_ROWS = 20_000  # samples per chunk: a few MB for a 44-DoF robot
@@ -35,14 +36,18 @@ class Recording:
 
 
 def stream_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
-                     window=None, accelerations: bool = False, rows: int = DEFAULT_ROWS):
+                     window=None, accelerations: bool = False, rows: int = DEFAULT_ROWS, effort_scale=None,
+                     effort_offset=None):
     """Samples (t, q, q̇, q̈ when ``accelerations``, effort) of ``path`` in chunks of about
     ``rows``, in the coordinates of ``robot``'s tree (``robot.full`` for a robot in other
     coordinates; recordings.align says how each mess of a real recording is answered). ``window``:
     how what the recording lacks (q̇, q̈) is differentiated: None for DEFAULT_WINDOW seconds, a
-    duration (a float in seconds, or text such as ``"50ms"``) or an odd number of samples (an int)."""
+    duration (a float in seconds, or text such as ``"50ms"``) or an odd number of samples (an int).
+    ``effort_scale``, ``effort_offset``: τ = scale · effort + offset (recordings.calibration: a
+    number, ``NAME=VALUE,...`` or a YAML file of drive gains)."""
     tree = getattr(robot, "full", robot)
-    aligner = Aligner(tree, str(path), strict=strict, window=window, need_qdd=accelerations)
+    calibration = effort_calibration(tree, effort_scale, effort_offset)
+    aligner = Aligner(tree, str(path), strict=strict, window=window, need_qdd=accelerations, calibration=calibration)
     for block in blocks(str(path), topic, base_topic, rows):
         out = aligner.feed(block)
         if out is not None and len(out.t):
@@ -50,6 +55,21 @@ def stream_recording(path: str, robot, topic: str | None = None, base_topic: str
     out = aligner.finish()
     if out is not None and len(out.t):
         yield out
+
+
+def time_span(path: str, topic: str | None = None, base_topic: str | None = None, rows: int = DEFAULT_ROWS,
+              **_) -> tuple[float, float]:
+    """The first and last stamps of ``path`` (as read, before any sample is dropped): one pass over
+    the file that decodes the stamps but computes nothing. The other stream options are ignored."""
+    first, last = np.inf, -np.inf
+    for block in blocks(str(path), topic, base_topic, rows):
+        t = np.asarray(block.t, float)
+        t = t[np.isfinite(t)]
+        if t.size:
+            first, last = min(first, float(t.min())), max(last, float(t.max()))
+    if not np.isfinite(first):
+        raise RecordingError(f"{path}: no samples")
+    return first, last
 
 
 def first_samples(path: str, robot, **options) -> Samples | None:
@@ -64,9 +84,10 @@ def first_samples(path: str, robot, **options) -> Samples | None:
 
 
 def load_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
-                   window=None, accelerations: bool = False) -> Recording:
+                   window=None, accelerations: bool = False, effort_scale=None, effort_offset=None) -> Recording:
     """The whole recording ``path`` for ``robot`` (see stream_recording), in its DoF order."""
-    parts = list(stream_recording(path, robot, topic, base_topic, strict, window, accelerations))
+    parts = list(stream_recording(path, robot, topic, base_topic, strict, window, accelerations,
+                                  effort_scale=effort_scale, effort_offset=effort_offset))
     tree = getattr(robot, "full", robot)
 
     def join(name):
@@ -77,5 +98,5 @@ def load_recording(path: str, robot, topic: str | None = None, base_topic: str |
                      tuple(tree.dof_names))
 
 
-__all__ = ["DEFAULT_ROWS", "DEFAULT_WINDOW", "Recording", "RecordingError", "Samples", "first_samples", "kind_of",
+__all__ = ["DEFAULT_ROWS", "DEFAULT_WINDOW", "Recording", "RecordingError", "Samples", "first_samples", "kind_of", "time_span",
            "load_recording", "stream_recording", "topics_of"]

@@ -91,11 +91,12 @@ class Samples:
 class Aligner:
     """Blocks of one recording in, Samples of ``tree`` (a RobotModel) out (see the module)."""
 
-    def __init__(self, tree, path: str, strict: bool = False, window=None, need_qdd: bool = False):
+    def __init__(self, tree, path: str, strict: bool = False, window=None, need_qdd: bool = False, calibration=None):
         # window: None (DEFAULT_WINDOW, shortened to a recording shorter than it), or the user's own
         self.explicit = window is not None
         self.seconds, self.window = parse_window(DEFAULT_WINDOW if window is None else window)  # samples: once the rate is known
         self.shortened = False
+        self.calibration = calibration  # (scale, offset) per DoF: τ = scale · effort + offset (recordings.calibration)
         self.tree, self.path, self.strict, self.need_qdd = tree, path, strict, need_qdd
         self.joints, self.base, self.mimics = [], None, []
         for i, body in enumerate(tree.bodies):
@@ -162,6 +163,9 @@ class Aligner:
             qs, vs = self.base
             q[:, qs : qs + 7] = block.base[:, 0:7]
             qd[:, vs : vs + 6] = block.base[:, 7:13]
+        if self.calibration is not None and effort is not None:
+            scale, offset = self.calibration
+            eff = eff * scale + offset
         return q, qd, eff, vel is not None, effort is not None
 
     def feed(self, block: Block) -> Samples | None:
