@@ -26,7 +26,7 @@ import numpy as np
 
 from . import engine
 from .errors import RecordingError, StateError
-from .model.friction import friction_torque, has_friction
+from .model.friction import STATIC_SPEED, friction_torque, has_friction
 
 
 def _gains(robot, bandwidth) -> np.ndarray:
@@ -103,7 +103,8 @@ class MomentumObserver:
         if self.friction is not None:  # u −= b q̇ + c sign q̇, in place
             np.multiply(qd, self.friction[:, 0], out=self._f)
             np.subtract(self._u, self._f, out=self._u)
-            np.sign(qd, out=self._f)
+            np.divide(qd, STATIC_SPEED, out=self._f)
+            np.tanh(self._f, out=self._f)
             np.multiply(self._f, self.friction[:, 1], out=self._f)
             np.subtract(self._u, self._f, out=self._u)
         return p
@@ -163,8 +164,24 @@ class EnergyObserver:
 
 
 # ---- over a recording --------------------------------------------------------------------------
+# The automatic rule (threshold="auto"): θ_j(t) = b_j + TORQUE_SHARE |τ_j(t)| + c_j·[joint j at
+# rest], with b_j the larger of NOISE_MARGIN σ_j and MARGIN times the largest |r_j| of the quiet
+# stretch (the first second: it shows what the model lacks, such as friction the robot file does
+# not give), σ_j the residual's robust spread over the whole recording (1.4826 × its median
+# absolute deviation, recomputed without the samples beyond CLIP σ_j), and c_j the joint's Coulomb
+# friction from the robot file where it is at rest (weighted by exp(−(q̇_j / 3 STATIC_SPEED)²)),
+# where its static friction is unknown in [−c_j, c_j] and shifts the residual from one rest to the
+# next (after each push, say). An event must stay over the threshold for MIN_EVENT: a brake's 10 ms torque blip is
+# not a collision. The quiet-stretch rule (threshold="quiet") is the older one: MARGIN times the
+# largest |r_j| of a stretch known to be free of contact.
+NOISE_MARGIN = 6.0  # times the robust spread σ_j
 MARGIN = 3.0  # times the largest residual of the quiet stretch
 TORQUE_SHARE = 0.05  # of the joint's recorded torque, added: model error grows with the motion
+MIN_EVENT = 0.05  # s over the threshold before an event counts
+ROBUST_SPREAD = 1.4826  # the median absolute deviation's factor to a normal spread
+SPREAD_ROUNDS = 4  # of the spread recomputed without the samples beyond CLIP times it
+CLIP = 3.0
+JOIN = 0.25  # s: events closer than this are one (a push that dips under the threshold on its way)
 
 
 @dataclass
@@ -182,11 +199,14 @@ class Observation:
     r: np.ndarray  # (K, nv)
     sigma: np.ndarray  # (K,)
     threshold: np.ndarray  # (K, nv)
-    base: np.ndarray  # (nv,): MARGIN times the quiet stretch's largest |r| (or the given threshold)
+    base: np.ndarray  # (nv,): the threshold's constant part (see the rules above)
     dof_names: tuple
     events: list = field(default_factory=list)
     bandwidth: np.ndarray | None = None
     quiet: tuple = (0.0, 1.0)
+    rule: str = "auto"  # auto, quiet or fixed
+    noise: np.ndarray | None = None  # (nv,) σ_j, the residual's robust spread (rule auto)
+    static: np.ndarray | None = None  # (nv,) c_j, the static friction allowed at rest (rule auto)
 
 
 def _no_effort(path) -> RecordingError:
@@ -209,7 +229,7 @@ def require_observable(robot, path, **options) -> None:
         raise _no_effort(path)
 
 
-def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), friction: bool = True,
+def observe(robot, path, bandwidth=50.0, threshold="auto", quiet=(None, None), friction: bool = True,
             **options) -> Observation:
     """Both observers along the recording ``path`` (its effort is the applied τ), then the
     events: where some |r_j| exceeds its threshold θ_j(t) = b_j + TORQUE_SHARE |τ_j(t)|, b_j
@@ -223,7 +243,7 @@ def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), fri
     K = _gains(robot, bandwidth)
     n = robot.nv
     p0, integral, r, u, scalars = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(STATE_SCALARS)
-    ts, Rs, Ss, taus = [], [], [], []
+    ts, Rs, Ss, taus, rest = [], [], [], [], []
     for samples in stream_recording(path, robot, **options):
         if samples.effort is None:
             raise _no_effort(path)
@@ -243,22 +263,45 @@ def observe(robot, path, bandwidth=50.0, threshold=None, quiet=(None, None), fri
         Rs.append(R)
         Ss.append(S)
         taus.append(np.abs(tau))
+        rest.append(np.exp(-((samples.qd / (3.0 * STATIC_SPEED)) ** 2)))  # 1 at rest, 0 in motion
     t, R, S, TAU = np.concatenate(ts), np.concatenate(Rs), np.concatenate(Ss), np.concatenate(taus)
     start, end = quiet
     start = 0.0 if start is None else float(start)
     end = start + 1.0 if end is None else float(end)
-    if threshold is None:
+    floor = 1e-9 * max(1.0, float(np.abs(R).max()))
+    noise = static = None
+    rule = threshold if isinstance(threshold, str) else "fixed"
+    if rule == "auto":
+        static = tree.joint_friction[:, 1] if friction else np.zeros(n)
+        allowance = TORQUE_SHARE * TAU + static * np.concatenate(rest)
+        # the spread of what is not contact: the median absolute deviation, recomputed without the
+        # samples beyond CLIP times it (a push recording can be a quarter contact)
+        deviation = np.abs(R - np.median(R, axis=0))
+        calm = np.ones_like(R, dtype=bool)
+        for _ in range(SPREAD_ROUNDS):
+            noise = ROBUST_SPREAD * np.array([np.median(deviation[calm[:, j], j]) if calm[:, j].any() else 0.0
+                                              for j in range(n)])
+            calm = deviation <= CLIP * noise
+        base = np.maximum(NOISE_MARGIN * noise, floor)
+        inside = (t - t[0] >= start) & (t - t[0] <= end)
+        if inside.sum() >= 2:  # and what the quiet stretch shows: friction the robot file lacks, say
+            base = np.maximum(base, MARGIN * np.abs(R[inside] - np.median(R, axis=0)).max(axis=0))
+        limit = base + allowance
+    elif rule == "quiet":
         inside = (t - t[0] >= start) & (t - t[0] <= end)
         if inside.sum() < 2:
             raise StateError(f"the quiet stretch {start:g}:{end:g} s holds {int(inside.sum())} samples; give --quiet "
                              "START:END within the recording, or --threshold VALUE")
-        base = MARGIN * np.abs(R[inside]).max(axis=0)
-        base = np.maximum(base, 1e-9 * max(1.0, float(np.abs(R).max())))
-    else:
+        base = np.maximum(MARGIN * np.abs(R[inside]).max(axis=0), floor)
+        limit = base + TORQUE_SHARE * TAU
+    elif rule == "fixed":
         base = np.broadcast_to(np.asarray(threshold, float), (n,)).copy()
-    limit = base + TORQUE_SHARE * TAU
-    obs = Observation(t, R, S, limit, base, tuple(robot.dof_names), bandwidth=K, quiet=(start, end))
-    obs.events = _events(tree, t, R, limit)
+        limit = base + TORQUE_SHARE * TAU
+    else:
+        raise StateError(f"threshold: 'auto', 'quiet' or a value (N·m or N), got '{threshold}'")
+    obs = Observation(t, R, S, limit, base, tuple(robot.dof_names), bandwidth=K, quiet=(start, end), rule=rule,
+                      noise=noise, static=static)
+    obs.events = _events(tree, t, R, limit, gap=JOIN if rule == "auto" else 0.05)
     return obs
 
 
@@ -292,8 +335,9 @@ def _recorded_torque(robot, samples, path) -> np.ndarray:
     return tau
 
 
-def _events(tree, t, R, limit, gap: float = 0.05) -> list:
-    """Stretches where some |r_j| > θ_j (joined across gaps shorter than ``gap`` s)."""
+def _events(tree, t, R, limit, gap: float = 0.05, shortest: float = MIN_EVENT) -> list:
+    """Stretches where some |r_j| > θ_j (joined across gaps shorter than ``gap`` s), those that last
+    at least ``shortest`` s."""
     over = np.abs(R) > limit
     anywhere = over.any(axis=1)
     if not anywhere.any():
@@ -306,6 +350,7 @@ def _events(tree, t, R, limit, gap: float = 0.05) -> list:
             first = k
         last = k
     runs.append((first, last))
+    runs = [(a, b) for a, b in runs if t[b] - t[a] >= shortest]
     depth = {b.joint.name: tree.depth_of(i) if hasattr(tree, "depth_of") else _depth(tree, i) for i, b in enumerate(tree.bodies)}
     names = tree.dof_names
     body_of_dof = tree.col_body

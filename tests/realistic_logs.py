@@ -35,3 +35,50 @@ def as_logged(t, Q, V, TAU, seed=0, rate=1000.0):
     measured_tau = TAU + TORQUE_NOISE * rng.normal(size=TAU.shape)
     q = np.round(Q[taken] / ENCODER_STEP) * ENCODER_STEP
     return stamps, q, measured_qd[taken], measured_tau[taken], taken
+
+
+def pushed_while_holding(pushes, seconds=12.0, seed=0, frictionloss=None, damping=None, stiffness=400.0):
+    """A MuJoCo Panda holding a pose under a stiff joint PD with gravity compensation, pushed by a
+    person: each push (start s, duration s, link, force N in the world) ramps up over 0.1 s, holds
+    and ramps down over 0.1 s. The joints have dry friction (MuJoCo's frictionloss, which holds the
+    arm where a push leaves it: the holding torque then drifts from push to push) and damping.
+    (t, Q, V, TAU, EXT): TAU the drives' torque, EXT the push's joint torque Jᵀ F, per 1 ms sample."""
+    import mujoco
+
+    import coriolis_cli as cc
+    from coriolis_cli.model.mjcf import MujocoPeer
+
+    robot = cc.load_robot("panda")
+    peer = MujocoPeer(robot)
+    m, d = peer.m, peer.d
+    m.opt.timestep = 1e-3
+    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT) | int(mujoco.mjtDisableBit.mjDSBL_LIMIT)
+    order = [da for _, _, _, _, da, _ in peer.layout.joints]
+    m.dof_frictionloss[order] = [2.0, 2.0, 1.5, 1.5, 0.8, 0.8, 0.4] if frictionloss is None else frictionloss
+    m.dof_damping[order] = [0.5, 0.5, 0.4, 0.4, 0.2, 0.2, 0.1] if damping is None else damping
+    rng = np.random.default_rng(seed)
+    steps = int(seconds / m.opt.timestep)
+    hold = m.qpos0.copy() + np.array([0.0, -0.4, 0.0, -1.8, 0.0, 1.4, 0.6])[: m.nq]
+    d.qpos[:] = hold
+    t, Q, V, TAU, EXT = (np.zeros(steps),) + tuple(np.zeros((steps, 7)) for _ in range(4))
+    jac = np.zeros((3, m.nv))
+    damping_gain = 2.0 * np.sqrt(stiffness)
+    for k in range(steps):
+        s = k * m.opt.timestep
+        d.xfrc_applied[:] = 0.0
+        for start, duration, link, force in pushes:
+            ramp = np.clip(min(s - start, start + duration - s) / 0.1, 0.0, 1.0)
+            if ramp > 0:
+                body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, link)
+                d.xfrc_applied[body, 0:3] += ramp * np.asarray(force, float)
+        mujoco.mj_forward(m, d)
+        tau = stiffness * (hold - d.qpos) - damping_gain * d.qvel + d.qfrc_bias  # PD + gravity (and C q̇)
+        d.qfrc_applied[:] = tau
+        ext = np.zeros(m.nv)
+        for b in range(m.nbody):
+            if np.any(d.xfrc_applied[b, 0:3]):
+                mujoco.mj_jacBodyCom(m, d, jac, None, b)
+                ext += jac.T @ d.xfrc_applied[b, 0:3]
+        t[k], Q[k], V[k], TAU[k], EXT[k] = s, (d.qpos - m.qpos0)[order], d.qvel[order], tau[order], ext[order]
+        mujoco.mj_step(m, d)
+    return t, Q, V, TAU, EXT

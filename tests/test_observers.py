@@ -181,3 +181,83 @@ def test_the_observers_step_refuses_a_short_or_non_finite_torque_and_step():
             observer.reset(q, qd, np.zeros(3))  # a bare numpy ValueError before
         r = observer.step(q, qd, np.zeros(7), 1e-3)
         assert np.all(np.isfinite(r))  # nothing refused has entered its state
+
+
+# a Panda held by a soft joint PD, pushed by a person four times; large dry friction holds it where each
+# push leaves it, so the holding torque (and the residual) shifts by up to 10 N·m from rest to rest
+PUSHES = [(2.0, 0.8, "panda_link5", (0, 40, 15)), (4.5, 0.5, "panda_link7", (25, 0, -15)),
+          (7.0, 1.0, "panda_link4", (-35, 15, 0)), (9.5, 0.6, "panda_link6", (0, -30, 25))]
+DRY = np.array([12.0, 12.0, 8.0, 6.0, 2.0, 2.0, 1.0])
+VISCOUS = np.array([1.0, 1.0, 0.8, 0.8, 0.3, 0.3, 0.2])
+
+
+@pytest.fixture(scope="module")
+def pushed_with_static_friction(tmp_path_factory):
+    from coriolis_cli.model.friction import with_joint_friction
+    from coriolis_cli.model.tree import build_model
+
+    from .realistic_logs import as_logged, pushed_while_holding
+    from .test_identification import write
+
+    prior = cc.load_robot("panda")
+    t, Q, V, TAU, _ = pushed_while_holding(PUSHES, seconds=12.0, frictionloss=DRY, damping=VISCOUS, stiffness=150.0)
+    stamps, q, qd, tau, _ = as_logged(t, Q, V, TAU)
+    folder = tmp_path_factory.mktemp("pushes")
+    path = str(folder / "pushes.parquet")
+    write(path, prior, stamps, q, qd, tau)
+    robot_file = folder / "panda_friction.urdf"  # the friction as identify --friction coulomb-viscous writes it
+    from coriolis_cli.model.urdf import to_urdf
+
+    robot_file.write_text(to_urdf(with_joint_friction(prior.description, dict(zip(prior.dof_names, zip(VISCOUS, DRY))))))
+    return prior, build_model(with_joint_friction(prior.description, dict(zip(prior.dof_names, zip(VISCOUS, DRY))))), \
+        path, str(robot_file), (stamps, q, qd, tau)
+
+
+def _misplaced(events, t0=0.0):
+    """(pushes found late or not at all, events outside every push and the second after it)."""
+    late = [s for s, d, _, _ in PUSHES if not any(s <= e.start - t0 <= s + 0.4 for e in events)]
+    outside = [e for e in events if not any(s <= e.start - t0 and e.end - t0 <= s + d + 1.0 for s, d, _, _ in PUSHES)]
+    return late, outside
+
+
+def test_every_push_is_found_within_0_4_s_and_nothing_else_despite_static_friction(pushed_with_static_friction, run_cli):
+    import warnings
+
+    from coriolis_cli.observers import observe
+
+    prior, robot, path, robot_file, _ = pushed_with_static_friction
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = observe(robot, path)  # the defaults, with the friction the robot file gives
+        old = observe(prior, path, threshold="quiet")  # the quiet-stretch rule on a file without friction
+    late, outside = _misplaced(found.events)
+    assert len(found.events) == len(PUSHES) and not late and not outside, [(e.start, e.end) for e in found.events]
+    late, outside = _misplaced(old.events)
+    assert outside, "the quiet-stretch rule without friction raised no event between pushes"  # what the rule mends
+    r = run_cli("observe", robot_file, path, "--format", "json")
+    assert r.code == 0 and len(json.loads(r.out)["events"]) == len(PUSHES), r
+    assert json.loads(r.out)["threshold_rule"] == "auto"
+
+
+def test_a_brake_s_10_ms_torque_blip_is_not_a_collision(pushed_with_static_friction, tmp_path):
+    import warnings
+
+    from coriolis_cli.observers import observe
+
+    from .test_identification import write
+
+    prior, robot, _, _, (stamps, q, qd, tau) = pushed_with_static_friction
+    quiet = stamps < 1.9  # before the first push: the arm at rest
+    blipped = tau[quiet].copy()
+    blip = (stamps[quiet] >= 1.0) & (stamps[quiet] < 1.01)
+    blipped[blip, 5] += 25.0  # 10 ms, on the wrist
+    path = str(tmp_path / "blip.parquet")
+    write(path, prior, stamps[quiet], q[quiet], qd[quiet], blipped)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seen = observe(robot, path)
+    assert not seen.events
+    from coriolis_cli.observers import _events
+
+    blips = _events(robot, seen.t, seen.r, seen.threshold, gap=0.25, shortest=0.0)  # without the 50 ms rule
+    assert len(blips) == 1 and 1.0 <= blips[0].start <= 1.05 and blips[0].end - blips[0].start < 0.05

@@ -23,10 +23,11 @@ def _quiet(text: str):
 @click.option("--bandwidth", type=float, default=50.0, show_default=True,
               help="The observer's gain K as a bandwidth (1/s): r follows τ_ext with time constant 1/K.")
 @click.option("--threshold", default="auto", show_default=True,
-              help="auto: 3 × the largest |r| of the quiet stretch, per DoF; or a value (N·m or N) for every DoF. "
-              "5 % of the joint's recorded |τ| is added either way.")
+              help="auto: 6 × the residual's robust spread over the recording, plus each joint's Coulomb friction "
+              "while it is at rest (static friction); quiet: 3 × the largest |r| of the --quiet stretch; or a value "
+              "(N·m or N) for every DoF. 5 % of the joint's recorded |τ| is added either way, and an event lasts 50 ms.")
 @click.option("--quiet", "quiet", default="0:1", show_default=True, help="START:END (s from the first sample) of motion "
-              "without contact, which sets the automatic threshold.")
+              "without contact, which sets the threshold of --threshold quiet.")
 @click.option("--topic", help="The JointState topic (see compute --recording).")
 @click.option("--base-topic", help="A floating base's Odometry topic.")
 @effort_options
@@ -52,14 +53,14 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
     from ..report.output import figure_format
     from ..report.streams import table_format
 
-    limit = None
-    if threshold != "auto":
+    limit = threshold
+    if threshold not in ("auto", "quiet"):
         try:
             limit = float(threshold)
         except ValueError:
-            raise StateError(f"--threshold '{threshold}': 'auto' or a number (N·m or N)") from None
-        if not limit > 0:
-            raise StateError("--threshold must be positive")
+            raise StateError(f"--threshold '{threshold}': 'auto', 'quiet' or a number (N·m or N)") from None
+        if not (limit > 0 and limit < float("inf")):
+            raise StateError("--threshold must be positive and finite")
     if output:
         table_format(output)
     if plot:

@@ -1,11 +1,19 @@
 """Joint friction as robot files give it (URDF ``<dynamics damping friction>``, MJCF ``damping`` and
 ``frictionloss``, YAML ``friction:``, or what ``coriolis identify --friction`` wrote): the torque
 τ_f = b q̇ + c sign(q̇) that a 1-DoF joint's drive spends on friction, so that the rigid bodies
-receive τ − τ_f. Its sign(0) = 0, as identification's columns take it."""
+receive τ − τ_f.
+
+Below about STATIC_SPEED a joint is at rest as far as its dry friction goes: static friction takes
+any value in [−c, c] there, which no model of q̇ can tell, and sign(q̇) of a measured velocity
+would flip with its noise. So the Coulomb term is c tanh(q̇ / STATIC_SPEED): c sign(q̇) in motion,
+0 at rest; the observers allow for the static friction they cannot know (observers.observe).
+Identification fits c against sign(q̇), which differs only below that speed."""
 
 from __future__ import annotations
 
 import numpy as np
+
+STATIC_SPEED = 0.02  # rad/s or m/s: below it, the joint's dry friction is static
 
 
 def has_friction(robot) -> bool:
@@ -13,10 +21,11 @@ def has_friction(robot) -> bool:
 
 
 def friction_torque(robot, qd) -> np.ndarray:
-    """τ_f at joint velocities ``qd`` (nv,) or (K, nv) of the robot's tree."""
+    """τ_f at joint velocities ``qd`` (nv,) or (K, nv) of the robot's tree (Coulomb smoothed below
+    STATIC_SPEED, see the module)."""
     F = getattr(robot, "full", robot).joint_friction
     qd = np.asarray(qd, dtype=float)
-    return qd * F[:, 0] + np.sign(qd) * F[:, 1]
+    return qd * F[:, 0] + np.tanh(qd / STATIC_SPEED) * F[:, 1]
 
 
 def generalized_friction(robot, q, qd) -> np.ndarray:

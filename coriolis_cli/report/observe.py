@@ -6,7 +6,9 @@ from __future__ import annotations
 def observation_json(obs) -> dict:
     return {"samples": int(len(obs.t)), "duration_s": float(obs.t[-1] - obs.t[0]) if len(obs.t) else 0.0,
             "bandwidth_per_s": obs.bandwidth.tolist(), "quiet_s": list(obs.quiet), "dof_names": list(obs.dof_names),
-            "threshold_base": obs.base.tolist(),
+            "threshold_rule": obs.rule, "threshold_base": obs.base.tolist(),
+            "residual_spread": None if obs.noise is None else obs.noise.tolist(),
+            "static_friction_allowed": None if obs.static is None else obs.static.tolist(),
             "events": [{"start_s": e.start, "end_s": e.end, "peak_joint": e.joint, "peak": e.peak, "link": e.link,
                         "start_from_first_sample_s": e.start - float(obs.t[0])} for e in obs.events]}
 
@@ -17,8 +19,10 @@ def observation_table(obs):
     from rich.text import Text
 
     t0 = float(obs.t[0])
-    head = Text(f"{len(obs.t):,} samples over {obs.t[-1] - t0:.3f} s; momentum observer at {obs.bandwidth[0]:g} 1/s; "
-                f"{len(obs.events)} event{'s' if len(obs.events) != 1 else ''}")
+    rule = {"auto": "threshold 6σ of the residual (+ static friction at rest)", "quiet": "threshold from the quiet "
+            f"stretch {obs.quiet[0]:g}:{obs.quiet[1]:g} s", "fixed": "threshold given"}.get(obs.rule, obs.rule)
+    head = Text(f"{len(obs.t):,} samples over {obs.t[-1] - t0:.3f} s; momentum observer at {obs.bandwidth[0]:g} 1/s, "
+                f"{rule}; {len(obs.events)} event{'s' if len(obs.events) != 1 else ''}")
     if not obs.events:
         return Group(head)
     table = Table(title="events (times from the first sample)")
