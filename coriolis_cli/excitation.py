@@ -71,6 +71,9 @@ def _bounds(robot, max_acceleration):
     return np.array(centre), np.array(half), np.array(vel), np.full(n, float(max_acceleration))
 
 
+MAX_HARMONICS = 50
+
+
 def design(robot, period: float = 10.0, harmonics: int = 5, samples: int = 100, max_acceleration: float = 5.0,
            seed: int = 0, seconds: float = 60.0) -> Excitation:
     """The Fourier coefficients (see the module's docstring) that minimize cond(W), searched for
@@ -80,6 +83,11 @@ def design(robot, period: float = 10.0, harmonics: int = 5, samples: int = 100, 
                          "1-DoF joints", hint="a floating base moves by its contacts, not by a trajectory")
     if not (period > 0 and harmonics >= 1 and samples >= 2 and max_acceleration > 0 and seconds > 0):
         raise StateError("period, harmonics, samples, max acceleration and time must be positive")
+    if not all(np.isfinite(x) for x in (period, max_acceleration, seconds)):
+        raise StateError("period, max acceleration and time must be finite")
+    if harmonics > MAX_HARMONICS:
+        raise StateError(f"{harmonics:,} harmonics: at most {MAX_HARMONICS} (each adds 2 coefficients per joint to "
+                         "the search, and the limits of a real joint are met by a few)")
     from scipy.optimize import minimize
 
     n, L = robot.nv, harmonics

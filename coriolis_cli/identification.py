@@ -65,8 +65,8 @@ def check_rows_options(form: str, cutoff: float, effort: str) -> None:
     check_effort(effort)
     if form not in FORMS:
         raise StateError(f"form must be one of {', '.join(FORMS)}, got '{form}'")
-    if not cutoff > 0:
-        raise StateError(f"the filter's cutoff λ must be positive, got {cutoff}")
+    if not 0 < cutoff < float("inf"):
+        raise StateError(f"the filter's cutoff λ must be positive and finite, got {cutoff}")
 
 
 def friction_dofs(robot) -> np.ndarray:
@@ -322,8 +322,8 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     """θ and friction from the accumulated normal equations (see the module's docstring)."""
     if method not in METHODS:
         raise StateError(f"method must be one of {', '.join(METHODS)}, got '{method}'")
-    if not weight >= 0:
-        raise StateError(f"the regularization weight must be ≥ 0, got {weight}")
+    if not 0 <= weight < float("inf"):
+        raise StateError(f"the regularization weight must be ≥ 0 and finite, got {weight}")
     tree = _tree(robot)
     theta0 = inertial_parameters(tree)
     nf = friction_width(tree, friction)
@@ -516,6 +516,7 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
 
     rows = Rows(robot, form, friction, cutoff, effort)
     equations = equations or NormalEquations.empty(rows.width)
+    last = None
     for samples in stream_recording(path, robot, accelerations=form == "torque", **options):
         if samples.effort is None:
             raise _no_effort(path, TO_FIT)
@@ -525,6 +526,11 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
         for W, y in rows.blocks(samples):
             equations.add(W, y)
         equations.samples += len(samples.t)
+        last = samples.t[-1]
+    if form != "torque" and last is not None and rows.start is not None and last - rows.start < SETTLE / cutoff:
+        raise StateError(f"{path}: the {form} form's filter at λ = {cutoff:g}/s forgets its start after 5/λ = "
+                         f"{SETTLE / cutoff:.3g} s, longer than the recording ({last - rows.start:.3g} s): no rows",
+                         hint=f"give --cutoff {SETTLE / max(last - rows.start, 1e-9) * 4:.3g} or more, or --form torque")
     return equations
 
 

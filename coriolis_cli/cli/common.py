@@ -249,14 +249,16 @@ def render_to_text(renderable) -> str:
     return console.export_text()
 
 
-def check_outputs(force: bool, output: str | None = None, plot: str | None = None) -> None:
-    """Every output path of a run checked before any work: writable, two different files, and a
-    --plot extension that names a picture format."""
-    from ..report.output import check_distinct, check_writable, figure_format
+def check_outputs(force: bool, output: str | None = None, plot: str | None = None, inputs=()) -> None:
+    """Every output path of a run checked before any work: writable, two different files, none of
+    them one of the run's ``inputs`` (files it reads), and a --plot extension that names a picture
+    format."""
+    from ..report.output import check_distinct, check_not_an_input, check_writable, figure_format
 
     if plot:
         figure_format(plot)
     check_distinct(output, plot)
+    check_not_an_input((output, plot), inputs)
     for path in (output, plot):
         if path:
             check_writable(path, force)

@@ -126,7 +126,7 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recordi
         raise StateError("--format npz needs -o FILE")
     if top < 1:
         raise StateError("--top must be at least 1")
-    check_outputs(force, output, plot)
+    check_outputs(force, output, plot, inputs=(robot, recording))
     quantities = parse_list(what, QUANTITY_NAMES, "--what")
     model = load(robot, floating_base)
     qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)

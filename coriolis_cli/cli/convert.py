@@ -58,8 +58,9 @@ def convert(robot, output, force):
     from ..model import build_model, load_description
     from ..model.lock import lock_joints
     from ..model.xacro_format import is_xacro_path
-    from ..report.output import check_writable
+    from ..report.output import check_not_an_input, check_writable
 
+    check_not_an_input((output,), (robot,))
     check_writable(output, force)
     options = load_options()
     desc = lock_joints(load_description(robot, options["xacro_args"], options["package_paths"]), locked())

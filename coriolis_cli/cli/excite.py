@@ -8,6 +8,9 @@ from ..errors import StateError
 from .common import check_outputs, cli, err, fixed_robot_options, load, robot_argument, styled
 
 
+MAX_SAMPLES = 1e7  # of the trajectory written: 10,000 s at 1 kHz
+
+
 @cli.command()
 @robot_argument
 @fixed_robot_options
@@ -32,9 +35,10 @@ def excite(robot, output, period, harmonics, rate, max_acceleration, seconds, se
     from ..report.streams import TableWriter, table_format
 
     table_format(output)
-    if not rate > 0 or period * rate > 1e8:
-        raise StateError(f"--rate {rate:g} over a period of {period:g} s: give a positive rate, at most 1e8 samples")
-    check_outputs(force, output)
+    if not (0 < rate < float("inf") and 0 < period < float("inf")) or period * rate > MAX_SAMPLES:
+        raise StateError(f"--rate {rate:g} over a period of {period:g} s: give a positive rate and period, at most "
+                         f"{MAX_SAMPLES:,.0f} samples")
+    check_outputs(force, output, inputs=(robot,))
     model = load(robot)
     found = design(model, period, harmonics, max_acceleration=max_acceleration, seed=seed, seconds=seconds)
     t = np.arange(int(round(period * rate))) / rate

@@ -62,8 +62,10 @@ def identify(robot, recordings, floating_base, output, form, method, friction, f
         raise StateError(f"{output}: unknown extension '{os.path.splitext(output)[1]}' (use .urdf or .yaml)")
     if plot:
         figure_format(plot)
-    check_outputs(force, output, plot)
+    check_outputs(force, output, plot, inputs=(robot, *recordings, validation))
     ID.check_rows_options(form, cutoff, effort)  # before the kernels compile
+    if not 0 <= weight < float("inf"):
+        raise StateError(f"--weight {weight:g}: a regularization weight ≥ 0 and finite")
     if split is not None:
         if validation:
             raise StateError("--validate and --validate-split both name what to validate on; give one")

@@ -65,7 +65,7 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
         table_format(output)
     if plot:
         figure_format(plot)
-    check_outputs(force, output, plot)
+    check_outputs(force, output, plot, inputs=(robot, recording))
     model = load(robot, floating_base)
     options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), effort_scale=effort_scale,
                    effort_offset=effort_offset)

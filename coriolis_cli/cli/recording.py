@@ -23,6 +23,9 @@ def run_recording(robot, floating_base, recording, what, topic, base_topic, wind
     from ..distributed import expand_inputs
 
     inputs = expand_inputs(recording)
+    from ..report.output import check_not_an_input
+
+    check_not_an_input((output,), (robot, recording, *inputs))
     model = load(robot, floating_base)
     options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), friction=friction)
     from ..model.friction import friction_note, has_friction

@@ -65,7 +65,7 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     fmt = resolve_format(fmt, output)
     if fmt not in ("table", "json", "npz"):
         raise StateError(f"-o: simulate writes a table, JSON or NPZ, not {fmt}")
-    check_outputs(force, output, plot)
+    check_outputs(force, output, plot, inputs=(robot,))
     lam, kappa = _gains(gains)
     steps = simulation_steps(duration, rate)
     check_step(controller, lam, kappa, adaptation_gain, rate)

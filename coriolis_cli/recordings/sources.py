@@ -72,6 +72,8 @@ def kind_of(path: str) -> str:
         raise RecordingError(f"{path}: not a recording this tool reads (.mcap, ROS bag folder or .bag, .csv, .parquet, .npz)")
     if not os.path.exists(path):
         raise RecordingError(f"{path}: no such file")
+    if os.path.isfile(path) and os.path.getsize(path) == 0:
+        raise RecordingError(f"{path}: the file is empty")
     return kinds[ext]
 
 
@@ -284,6 +286,18 @@ def _npz_blocks(path, rows):
         raise RecordingError(f"{path}: truncated or corrupt ({' '.join(str(e).split())[:160]})") from None
     if config != dofs:
         raise RecordingError(f"{path}: a simulation of a robot with multi-DoF joints; recordings read 1-DoF joints from NPZ")
+    if len(set(dofs)) != len(dofs):
+        raise RecordingError(f"{path}: dof_names names a joint twice")
+    k = len(t) if t.ndim == 1 else -1
+    for name, arr, shape in (("t", t, (k,)), ("q", q, (k, len(dofs))), ("qd", qd, (k, len(dofs))),
+                             ("tau", tau, (k, len(dofs)))):
+        if arr is None:
+            continue
+        if arr.dtype.kind not in "fiu":
+            raise RecordingError(f"{path}: '{name}' holds {arr.dtype} values, not numbers")
+        if arr.shape != shape:
+            raise RecordingError(f"{path}: '{name}' has shape {arr.shape}, but t holds {max(k, 0)} samples of "
+                                 f"{len(dofs)} joints (dof_names): the arrays do not fit their names")
     for s in range(0, len(t), rows):
         values = {"position": np.asarray(q[s : s + rows], float)}
         if qd is not None:
@@ -326,7 +340,12 @@ def _mcap_reader(path):
     mcap_reader = _need("mcap.reader", "MCAP files")
     decoder = _need("mcap_ros2.decoder", "ROS 2 messages in MCAP")
     f = open(path, "rb")
-    return mcap_reader.make_reader(f, decoder_factories=[decoder.DecoderFactory()]), f
+    try:
+        return mcap_reader.make_reader(f, decoder_factories=[decoder.DecoderFactory()]), f
+    except Exception as e:  # noqa: BLE001 - the mcap package raises its own kinds for a file that is not MCAP
+        f.close()
+        raise RecordingError(f"{path}: not a readable MCAP file ({type(e).__name__}: "
+                             f"{' '.join(str(e).split())[:160]})") from None
 
 
 class _any_reader:

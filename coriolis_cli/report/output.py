@@ -38,6 +38,24 @@ def check_distinct(*paths) -> None:
         seen[key] = path
 
 
+def check_not_an_input(outputs, inputs) -> None:
+    """No output of a run may be one of its inputs (a recording, a robot file), whatever the links
+    between them: --force replaces an output, never what the run reads."""
+    read = {}
+    for path in inputs:
+        if path and os.path.exists(path):
+            read[os.path.realpath(path)] = path
+            if os.path.isdir(path):  # a ROS 2 bag or a folder of recordings: nothing inside it either
+                read[os.path.realpath(path) + os.sep] = path
+    for path in outputs:
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        source = read.get(key) or next((v for k, v in read.items() if k.endswith(os.sep) and key.startswith(k)), None)
+        if source is not None:
+            raise OutputError(f"{path}: is an input of this run ({source}); write the output elsewhere")
+
+
 def _target(path: str) -> str:
     """Where the bytes go: the path itself, or a symlink's final target."""
     return os.path.realpath(path) if os.path.islink(path) else path
