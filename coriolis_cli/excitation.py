@@ -60,6 +60,12 @@ def _bounds(robot, max_acceleration):
         lim = body.joint.limits
         lo = lim.lower if lim is not None else None
         hi = lim.upper if lim is not None else None
+        if body.joint.type in ("revolute", "prismatic") and lim is not None and (lo is None or hi is None or hi <= lo):
+            # URDF reads a missing lower or upper as 0 (urdfdom, Pinocchio): such a joint cannot move
+            given = "gives no lower and upper, which URDF reads as 0" if lo is None and hi is None else \
+                f"gives the range [{0.0 if lo is None else lo:g}, {0.0 if hi is None else hi:g}] as URDF reads it"
+            raise StateError(f"joint '{body.joint.name}': its <limit> {given}, so the joint cannot move; give its "
+                             "lower and upper, make it continuous, or lock it (--lock)")
         if lo is not None and hi is not None and hi > lo:
             centre.append(0.5 * (lo + hi))
             half.append(0.5 * (hi - lo) * (1 - 2 * MARGIN))

@@ -517,9 +517,11 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
     rows = Rows(robot, form, friction, cutoff, effort)
     equations = equations or NormalEquations.empty(rows.width)
     last = None
+    moved = np.zeros(_tree(robot).nv, dtype=bool)  # which DoF's effort is ever other than 0
     for samples in stream_recording(path, robot, accelerations=form == "torque", **options):
         if samples.effort is None:
             raise _no_effort(path, TO_FIT)
+        moved |= np.any(np.nan_to_num(samples.effort, nan=1.0) != 0.0, axis=0)
         samples = _within(samples, span)
         if samples is None:
             continue
@@ -527,6 +529,11 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
             equations.add(W, y)
         equations.samples += len(samples.t)
         last = samples.t[-1]
+    if last is not None and not moved.all():
+        names = [_tree(robot).dof_names[k] for k in np.flatnonzero(~moved)]
+        raise StateError(f"{path}: the effort of {', '.join(names[:4])}{' and more' if len(names) > 4 else ''} is 0 at "
+                         "every sample: not a recorded torque (a topic without effort, a drive switched off); fit on "
+                         "a recording of the applied torques, or lock those joints")
     if form != "torque" and last is not None and rows.start is not None and last - rows.start < SETTLE / cutoff:
         raise StateError(f"{path}: the {form} form's filter at λ = {cutoff:g}/s forgets its start after 5/λ = "
                          f"{SETTLE / cutoff:.3g} s, longer than the recording ({last - rows.start:.3g} s): no rows",

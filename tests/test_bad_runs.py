@@ -139,3 +139,41 @@ def test_ctrl_c_during_a_run_on_two_workers_stops_it_and_leaves_nothing(recordin
     assert proc.returncode == 130, err
     assert "Traceback" not in err and len([x for x in err.splitlines() if x.strip()]) <= 2, err
     assert not out.exists(), os.listdir(out)
+
+
+def test_a_csv_whose_joint_columns_start_after_its_first_blocks_is_read(tmp_path, run_cli):
+    """Another topic's rows first (8 MB of them, two of the reader's blocks), then the joints':
+    the columns were typed from the first block and refused the numbers after it."""
+    names = [f"panda_joint{k}" for k in range(1, 8)]
+    path = tmp_path / "late.csv"
+    with open(path, "w") as f:
+        f.write("time,other," + ",".join(f"q/{n}" for n in names) + "\n")
+        f.writelines(f"{k * 1e-3:.6f},{k}," + "," * 6 + "\n" for k in range(400_000))
+        f.writelines(f"{k * 1e-3:.6f},{k}," + ",".join(f"{0.1 * np.sin(k * 1e-3 + j):.6f}" for j in range(7)) + "\n"
+                     for k in range(400_000, 401_000))
+    assert path.stat().st_size > 8 * 2**20
+    recording = cc.recordings.load_recording(str(path), cc.load_robot("panda"))
+    assert len(recording.t) == 1000 and np.allclose(recording.q[0, 0], 0.1 * np.sin(400.0), atol=1e-6)
+
+
+def test_an_effort_of_zeros_is_no_torque_to_fit(recording, tmp_path, run_cli):
+    table = pq.read_table(recording).to_pydict()
+    table["tau/panda_joint4"] = [0.0] * len(table["time"])
+    zero = tmp_path / "zero.parquet"
+    pq.write_table(pa.table(table), zero)
+    out = tmp_path / "identified.urdf"
+    _one_line(run_cli("identify", "panda", zero, "--method", "ols", "-o", out),
+              "the effort of panda_joint4 is 0 at every sample")
+    assert not out.exists()
+
+
+def test_excite_refuses_a_limit_without_its_range(tmp_path, run_cli):
+    text = open(os.path.join(os.path.dirname(cc.__file__), "..", "robots", "panda.urdf")).read()
+    import re
+
+    found = re.search(r'<joint name="panda_joint3".*?(<limit[^>]*/>)', text, re.S)
+    bare = re.sub(r'\s(lower|upper)="[^"]*"', "", found.group(1))
+    path = tmp_path / "no_range.urdf"
+    path.write_text(text[: found.start(1)] + bare + text[found.end(1) :])
+    _one_line(run_cli("excite", path, "-o", tmp_path / "e.csv", "--seconds", "1"),
+              "joint 'panda_joint3': its <limit> gives no lower and upper, which URDF reads as 0")

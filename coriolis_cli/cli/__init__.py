@@ -54,6 +54,9 @@ def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     warnings.showwarning = _show_warning
+    # NumPy's overflow and invalid-value warnings come before the typed error that explains them:
+    # a run says one line, the error
+    warnings.filterwarnings("ignore", category=RuntimeWarning)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
     try:

@@ -137,13 +137,34 @@ def _table_batches(path: str, kind: str, rows: int):
         else:
             import pyarrow.csv as pcsv
 
+            # the joint and base columns are numbers whatever the first block holds: a column empty
+            # there (another topic's rows first) would be typed null and refuse the numbers after it
+            numbers = {name: pa.float64() for name in _numeric_columns(path)}
             reader = pcsv.open_csv(path, read_options=pcsv.ReadOptions(block_size=1 << 22),
-                                   convert_options=pcsv.ConvertOptions(strings_can_be_null=True))
+                                   convert_options=pcsv.ConvertOptions(strings_can_be_null=True, column_types=numbers))
             for batch in reader:
                 yield batch
     except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as e:
         raise RecordingError(f"{path}: cannot read it as {kind.upper() if kind == 'csv' else 'Parquet'} "
                              f"({' '.join(str(e).split())[:200]})") from None
+
+
+def _numeric_columns(path: str) -> list[str]:
+    """The header's columns that hold joint or base values in either layout (see table_layout)."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            header = next(csv.reader(f), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []  # pyarrow's reader says what is wrong with the file
+    out = []
+    for name in header:
+        head, sep, rest = name.partition("/")
+        if _PLOTJUGGLER.match(name) or (sep and head in _OURS and rest) or \
+                any(name.endswith("/" + field) for field in _ODOM_FIELDS):
+            out.append(name)
+    return list(dict.fromkeys(out))
 
 
 _PLOTJUGGLER = re.compile(r"^(?P<topic>.*)/(?P<joint>[^/]+)/(?P<quantity>position|velocity|effort)$")
