@@ -17,14 +17,20 @@ __all__ = ["cli", "main"]
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    if issubclass(category, Note):  # a choice made for the user: said after the output, if all went well
-        if str(message) not in NOTES:
-            NOTES.append(str(message))
-        return
-    err.print(styled(("warning:", "yellow"), f" {message}"), soft_wrap=True)
+    """Warnings and notes are said after the output of a run that succeeds (or whose check failed,
+    exit 1), once each; a run refused for its input says one line, the error."""
+    said = ("note:", "cyan") if issubclass(category, Note) else ("warning:", "yellow")
+    if (said, str(message)) not in SAID:
+        SAID.append((said, str(message)))
 
 
-NOTES: list = []  # this run's notes (Note), printed once it has succeeded
+SAID: list = []  # this run's warnings and notes, in order: ((label, colour), text)
+
+
+def _say_all() -> None:
+    for said, text in SAID:
+        err.print(styled(said, f" {text}"), soft_wrap=True)
+    SAID.clear()
 
 
 class Terminated(BaseException):
@@ -50,7 +56,7 @@ def main(argv=None):
     from ..report.output import WRITTEN, remove_written
 
     WRITTEN.clear()  # this run's own files only (tests call main many times in one process)
-    NOTES.clear()
+    SAID.clear()
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     warnings.showwarning = _show_warning
@@ -61,8 +67,11 @@ def main(argv=None):
         signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         rv = cli.main(args=argv, prog_name="coriolis", standalone_mode=False)
-        for note in NOTES:
-            err.print(styled(("note:", "cyan"), f" {note}"), soft_wrap=True)
+        _say_all()
+    except SystemExit as e:  # a command's own exit: 1 keeps its report, and what was said with it
+        if e.code in (None, 0, 1):
+            _say_all()
+        raise
     except click.exceptions.Abort:
         err.print("aborted")
         sys.exit(130)
@@ -74,6 +83,8 @@ def main(argv=None):
         sys.exit(e.exit_code)
     except CoriolisError as e:
         hint = f" ({e.hint})" if getattr(e, "hint", None) else ""
+        if e.exit_code == 1:
+            _say_all()
         err.print(styled(("error:", "red"), f" {e}{hint}"), soft_wrap=True)
         if e.exit_code != 1:  # a failed check keeps its report; bad input leaves nothing half done
             remove_written()

@@ -71,8 +71,9 @@ class LoopMap:
         for i in np.flatnonzero(in_loop):
             j = robot.bodies[i].joint
             if j.type not in _ONE_DOF:
-                raise ModelError(f"joint '{j.name}' lies on a closed loop and is {j.type}; loop joints must be "
-                                 "revolute, continuous or prismatic")
+                raise ModelError(f"joint '{j.name}' lies on a closed loop and is {j.type}; loops are closed over "
+                                 "revolute, continuous and prismatic joints only",
+                                 hint="--loops open computes the tree, each closure named and left open")
         for name in desc.independent:
             if name not in by_name:
                 raise ModelError(f"independent coordinate '{name}' is a fixed joint")
