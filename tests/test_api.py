@@ -285,9 +285,10 @@ def test_verify_passes_on_a_robot_mounted_a_kilometre_away(run_cli, tmp_path):
 
 
 # ---- structure: the compiled core is reached through the engine's calling layer -------------------
-# (bench's timing loop and the observers' and identification's recursions over recordings excepted)
+# (bench's timing loop, and the recursions over recordings: the observers', identification's and the
+# derivative fit of recordings.align, excepted)
 KERNEL_MODULES = ("compiled", "calls", "algorithms", "api")
-CORE_USERS = ("suite.py", "observers.py", "identification.py")
+CORE_USERS = ("suite.py", "observers.py", "identification.py", "align.py")
 
 
 def test_nothing_outside_the_engine_imports_the_core_or_its_calling_layer():

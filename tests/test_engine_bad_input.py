@@ -86,3 +86,29 @@ def test_batches_refuse_what_does_not_fit(panda):
     compiled.mass_matrix_batch(w, Q, np.zeros((4, n, n)), status, 0)  # no thread asked for: one
     assert status[0] == 0 and status[1] == 1 and status[2] == -2 and status[3] == 0
     assert nq == Q.shape[1]
+
+
+def test_the_derivative_fit_equals_savitzky_golay_on_even_stamps_and_refuses_what_it_cannot_fit():
+    from scipy.signal import savgol_filter
+
+    n, w, dt = 400, 21, 2e-3
+    t = np.arange(n) * dt
+    X = np.column_stack([np.sin(3 * t), np.cos(5 * t) + t**2])
+    for deriv in (0, 1, 2):
+        out = np.empty((n, 2))
+        assert compiled.local_polynomial(t, X, w, deriv, 0, n, (w // 2) * dt, out)
+        sg = savgol_filter(X, w, 3, deriv=deriv, delta=dt, axis=0, mode="interp")
+        assert np.allclose(out, sg, rtol=1e-9, atol=1e-9 * np.abs(sg).max()), (deriv, np.abs(out - sg).max())
+    part = np.empty((50, 2))  # rows lo..hi alone: the same numbers
+    assert compiled.local_polynomial(t, X, w, 1, 100, 150, (w // 2) * dt, part)
+    whole = np.empty((n, 2))
+    compiled.local_polynomial(t, X, w, 1, 0, n, (w // 2) * dt, whole)
+    assert np.array_equal(part, whole[100:150])
+    same = np.zeros(n)  # one stamp for every row: no cubic through it
+    assert not compiled.local_polynomial(same, X, w, 1, 0, n, 1.0, np.empty((n, 2)))
+    for args in ((t, X, n + 1, 1, 0, n, 1.0, np.empty((n, 2))), (t, X, w, 4, 0, n, 1.0, np.empty((n, 2))),
+                 (t, X, w, 1, 0, n + 1, 1.0, np.empty((n, 2))), (t, X, w, 1, 0, n, 0.0, np.empty((n, 2))),
+                 (t, X, w, 1, 0, n, 1.0, np.empty((n, 3))), (t[:-1], X, w, 1, 0, n, 1.0, np.empty((n, 2))),
+                 (t, X.astype(np.float32), w, 1, 0, n, 1.0, np.empty((n, 2)))):
+        with pytest.raises(ValueError):
+            compiled.local_polynomial(*args)

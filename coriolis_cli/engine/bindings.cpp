@@ -20,6 +20,7 @@
 #include "core/closure.hpp"
 #include "core/engine.hpp"
 #include "core/filters.hpp"
+#include "core/local_fit.hpp"
 #include "core/observer.hpp"
 #include "core/timing.hpp"
 
@@ -590,6 +591,29 @@ NB_MODULE(compiled, m) {
         },
         nb::arg("t"), nb::arg("start"), nb::arg("end"), nb::arg("cutoff"), nb::arg("state"), nb::arg("clock"),
         nb::arg("out"), "Identification's low-pass filter over one chunk (state and clock in place).");
+
+    m.def(
+        "local_polynomial",
+        [](nb::handle T, nb::handle X, int64_t window, int deriv, int64_t lo, int64_t hi, double scale, nb::handle out) {
+            PyObject* o = X.ptr();
+            if (!PyArray_Check(o) || PyArray_NDIM(reinterpret_cast<PyArrayObject*>(o)) != 2)
+                throw nb::value_error("X: expected a (n, cols) float64 array");
+            const npy_intp n = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 0),
+                           cols = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 1);
+            if (window < FIT_COEFFICIENTS || window > n || deriv < 0 || deriv >= FIT_COEFFICIENTS || lo < 0 || hi > n ||
+                lo > hi || !(scale > 0.0))
+                throw nb::value_error("local_polynomial: a window of 4 to n rows, 0 <= deriv < 4, 0 <= lo <= hi <= n");
+            const double *t = array_in(T, {n}, "T"), *x = array_in(X, {n, cols}, "X");
+            double* y = array_out(out, {hi - lo, cols}, "out");
+            bool ok;
+            {
+                nb::gil_scoped_release release;
+                ok = local_polynomial(n, cols, t, x, window, deriv, lo, hi, scale, y);
+            }
+            return ok;
+        },
+        nb::arg("T"), nb::arg("X"), nb::arg("window"), nb::arg("deriv"), nb::arg("lo"), nb::arg("hi"), nb::arg("scale"),
+        nb::arg("out"), "The deriv-th derivative of X's columns at rows lo..hi by cubics fitted on the stamps T.");
 
     // ---- bench: a kernel in a loop, as C++ is timed ----
     m.def(

@@ -37,7 +37,6 @@ from .sources import BASE_FIELDS, Block
 DEFAULT_WINDOW = 0.1  # s: the cubic's −3 dB near 10 Hz, whatever the sample rate
 POLYORDER = 3
 RATE_SAMPLES = 201  # the median step of the first this many samples fixes the window's length in samples
-FIT_ROWS = 4096  # rows fitted at a time (each holds a window of weights)
 
 
 def parse_window(value) -> tuple[float | None, int | None]:
@@ -295,17 +294,14 @@ class Aligner:
             self.window, self.shortened = n if n % 2 else n - 1, True  # the default, fitted to what there is
             w = self.window
         h = w // 2
+        from ..engine.compiled import local_polynomial  # the loop over rows, compiled (engine/core/local_fit.hpp)
+
         out = np.empty((hi - lo, X.shape[1]))
         scale = max(h * self.dt, 1e-300)  # offsets in half windows: a well-conditioned fit
-        for a in range(lo, hi, FIT_ROWS):
-            rows = np.arange(a, min(hi, a + FIT_ROWS))
-            start = np.clip(rows - h, 0, n - w)
-            index = start[:, None] + np.arange(w)  # (m, w)
-            u = (T[index] - T[rows][:, None]) / scale
-            V = u[:, :, None] ** np.arange(POLYORDER + 1)  # (m, w, 4)
-            weights = np.linalg.solve(np.swapaxes(V, 1, 2) @ V, np.swapaxes(V, 1, 2))[:, deriv, :]  # (m, w)
-            out[a - lo : a - lo + len(rows)] = np.einsum("mw,mwc->mc", weights, X[index]) * (
-                1.0 if deriv == 0 else float(np.prod(np.arange(1, deriv + 1))) / scale**deriv)
+        if not local_polynomial(np.ascontiguousarray(T, dtype=float), np.ascontiguousarray(X, dtype=float), w, deriv,
+                                lo, hi, scale, out):
+            raise RecordingError(f"{self.path}: a window of {w} samples holds fewer than 4 distinct stamps; "
+                                 "its derivative is not defined (give a longer --window)")
         return out
 
     def note(self) -> str | None:
