@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import StateError
 from ..model.coordinates import ReducedRobot
 from ..model.joints import FREE as FREE_CODE
 from ..model.parameters import N_PARAMETERS
@@ -133,6 +134,26 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
 def gravity_vector(robot, q, gravity=True, data: Data | None = None):
     """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``). Robots of 1-DoF joints
     under at most a free root take the RNEA at rest in body coordinates (engine/core/rnea_body.hpp)."""
+
+
+# ---- derivatives (core/rnea_derivatives.hpp) -----------------------------------------------------
+def _derivatives_guard(robot, K, data, **options):
+    """The first-order derivatives are written for trees of 1-DoF joints on a fixed base so far."""
+    if robot.nv != robot.n_bodies:
+        kinds = sorted({b.joint.type for b in robot.bodies if b.joint.nv != 1})
+        raise StateError(f"inverse_dynamics_derivatives takes trees of 1-DoF joints on a fixed base so far; "
+                         f"'{robot.name}' has {' and '.join(kinds)} joints")
+
+
+@algorithm(compiled.inverse_dynamics_derivatives, shape=lambda r: (3, r.nv, r.nv), take=_three,
+           batch=compiled.inverse_dynamics_derivatives_batch, batch_take=_three_of_each, into="derivatives_block",
+           returns="derivatives_outputs", guard=_derivatives_guard)
+def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | None = None):
+    """(∂τ/∂q, ∂τ/∂q̇, M = ∂τ/∂q̈) of τ = M q̈ + C q̇ + g at (q, q̇, q̈), by one forward and one
+    backward pass in O(N d) (Carpentier & Mansard, RSS 2018; engine/core/rnea_derivatives.hpp),
+    the joints' armature included. [i, j] = ∂τ_i/∂x_j. Trees of 1-DoF joints on a fixed base so far
+    (others are refused in one line). With ``data=`` the results are ``data.dtau_dq, data.dtau_dv,
+    data.dtau_da``. Batches: q, qd, qdd of shape (K, ·), in parallel."""
 
 
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
@@ -264,6 +285,7 @@ __all__ = [
     "generalized_momentum",
     "gravity_vector",
     "inverse_dynamics",
+    "inverse_dynamics_derivatives",
     "largest_entries",
     "mass_matrix",
     "momentum_regressors",

@@ -305,6 +305,39 @@ NB_MODULE(compiled, m) {
         "M, Ṁ and C (Algorithm 1) into out (3, nv, nv).");
 
     m.def(
+        "inverse_dynamics_derivatives",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qdd, nb::handle gravity, nb::handle out) -> int64_t {
+            const int n = w.model.nv;
+            if (n != w.model.N) throw nb::value_error("inverse_dynamics_derivatives: trees of 1-DoF joints on a fixed base");
+            double* o = array_out(out, {3, n, n}, "out");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *qddp = vector_in(qdd, n);
+            if (!qp || !qdp || !qddp) return RECHECK;
+            return rnea_derivatives(w.model, w.data, qp, qdp, qddp, grav, o, o + n * n, o + 2 * n * n);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qdd"), nb::arg("gravity"), nb::arg("out"),
+        "∂τ/∂q, ∂τ/∂q̇ and M (= ∂τ/∂q̈) into out (3, nv, nv).");
+
+    m.def(
+        "inverse_dynamics_derivatives_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDD, nb::handle gravity, nb::handle out,
+           nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            if (n != w.model.N) throw nb::value_error("inverse_dynamics_derivatives: trees of 1-DoF joints on a fixed base");
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");
+            double* o = array_out(out, {K, 3, n, n}, "out");
+            const int64_t nn = int64_t(n) * n;
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                double* D = o + 3 * nn * s;
+                return rnea_derivatives(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, D, D + nn, D + 2 * nn);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("gravity"), nb::arg("out"),
+        nb::arg("status"), nb::arg("threads"), "∂τ/∂q, ∂τ/∂q̇ and M of K states into out (K, 3, nv, nv).");
+
+    m.def(
         "christoffel",
         [](Workspace& w, nb::handle q, nb::handle Gamma) -> int64_t {
             const int n = w.model.nv;

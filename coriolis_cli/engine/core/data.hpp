@@ -37,7 +37,14 @@ struct Data {
           h(6 * model.N),
           f_gravity(6 * model.N),
           f_acceleration(6 * model.N),
-          a_acceleration(6 * model.N) {}
+          a_acceleration(6 * model.N),
+          dVdq(6 * model.nv),
+          dAdq(6 * model.nv),
+          dAdv(6 * model.nv),
+          dFda(6 * model.nv),
+          dFdq(6 * model.nv),
+          dFdv(6 * model.nv),
+          dYtJ(6 * model.nv) {}
 
     std::vector<double> q;     // nq: the configuration used (quaternions normalized)
     std::vector<double> X;     // N x 6 x 6: X[i][0:3][0:3] = R_i, X[i][3][0:3] = p_i, body i's placement
@@ -70,6 +77,15 @@ struct Data {
     std::vector<double> f_gravity;       // N x 6: I_i a_0, the RNEA's gravity forces
     std::vector<double> f_acceleration;  // N x 6: I_i a^a_i, its q̈ forces
     std::vector<double> a_acceleration;  // N x 6: a^a_i = a^a_p + S_i q̈_i
+
+    // the inverse dynamics' derivatives (rnea_derivatives.hpp), per column
+    std::vector<double> dVdq;  // nv x 6: ∂v/∂q_c = v_λ × S_c
+    std::vector<double> dAdq;  // nv x 6: ∂a/∂q_c
+    std::vector<double> dAdv;  // nv x 6: ∂a/∂q̇_c
+    std::vector<double> dFda;  // nv x 6: I S_c, composite I
+    std::vector<double> dFdq;  // nv x 6: ∂f/∂q_c
+    std::vector<double> dFdv;  // nv x 6: ∂f/∂q̇_c
+    std::vector<double> dYtJ;  // nv x 6: İᵀ S_c, composite İ
 };
 
 }  // namespace coriolis

@@ -11,6 +11,7 @@
 #include "momentum.hpp"
 #include "rnea.hpp"
 #include "rnea_body.hpp"
+#include "rnea_derivatives.hpp"
 #include "slotine_li.hpp"
 #include "slotine_li_body.hpp"
 

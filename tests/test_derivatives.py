@@ -1,0 +1,83 @@
+"""The inverse dynamics' first-order derivatives (engine/core/rnea_derivatives.hpp) against
+Pinocchio's computeRNEADerivatives, central finite differences of our own τ, and the identity
+∂τ/∂q̇ = 2 C of the Christoffel-consistent C (core paper, Remark 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import coriolis_cli as cc
+from coriolis_cli.errors import StateError
+
+from .conftest import robot_path
+
+ROBOTS = ["panda.urdf", "serial20.urdf", "binary20.urdf", "planar_2link.urdf"]
+
+
+def _state(robot, seed):
+    rng = np.random.default_rng(seed)
+    return robot.random_configuration(rng), rng.standard_normal(robot.nv), rng.standard_normal(robot.nv)
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_the_derivatives_equal_pinocchio_s(name):
+    pytest.importorskip("pinocchio")
+    from coriolis_cli.peers.pinocchio import PinocchioPeer
+
+    robot = cc.load_robot(robot_path(name))
+    peer = PinocchioPeer(robot)
+    peer._gravity(True)
+    for seed in range(3):
+        q, v, a = _state(robot, seed)
+        dq, dv, M = cc.inverse_dynamics_derivatives(robot, q, v, a)
+        peer.pin.computeRNEADerivatives(peer.model, peer.data, peer.q(q), peer.v(v), peer.v(a))
+        for ours, theirs in ((dq, peer.data.dtau_dq), (dv, peer.data.dtau_dv)):
+            theirs = peer.to_ours_matrix(np.array(theirs))
+            assert np.abs(ours - theirs).max() <= 1e-12 * max(1.0, np.abs(theirs).max())
+        assert np.array_equal(M, M.T) and np.abs(M - cc.mass_matrix(robot, q)).max() <= 1e-12 * np.abs(M).max()
+
+
+@pytest.mark.parametrize("name", ["panda.urdf", "binary20.urdf"])
+def test_the_derivatives_are_the_slopes_of_tau(name):
+    robot = cc.load_robot(robot_path(name))
+    q, v, a = _state(robot, 7)
+    dq, dv, _ = cc.inverse_dynamics_derivatives(robot, q, v, a, gravity=[0.3, -1.0, -9.0])
+    h = 1e-6
+    for k in range(robot.nv):
+        e = np.zeros(robot.nv)
+        e[k] = h
+        slope_q = (cc.inverse_dynamics(robot, q + e, v, a, gravity=[0.3, -1.0, -9.0])
+                   - cc.inverse_dynamics(robot, q - e, v, a, gravity=[0.3, -1.0, -9.0])) / (2 * h)
+        slope_v = (cc.inverse_dynamics(robot, q, v + e, a, gravity=[0.3, -1.0, -9.0])
+                   - cc.inverse_dynamics(robot, q, v - e, a, gravity=[0.3, -1.0, -9.0])) / (2 * h)
+        assert np.abs(dq[:, k] - slope_q).max() <= 1e-6 * max(1.0, np.abs(dq).max()), k
+        assert np.abs(dv[:, k] - slope_v).max() <= 1e-6 * max(1.0, np.abs(dv).max()), k
+
+
+def test_the_velocity_derivative_is_twice_the_christoffel_consistent_c():
+    robot = cc.load_robot("panda")
+    q, v, a = _state(robot, 3)
+    _, dv, _ = cc.inverse_dynamics_derivatives(robot, q, v, a)
+    C = cc.coriolis_matrix(robot, q, v)[2]
+    assert np.abs(dv - 2 * C).max() <= 1e-13 * np.abs(C).max()
+
+
+def test_batches_are_each_state_s_and_other_robots_are_refused_in_one_line(run_cli):
+    robot = cc.load_robot("panda")
+    rng = np.random.default_rng(2)
+    Q = np.array([robot.random_configuration(rng) for _ in range(5)])
+    V, A = rng.standard_normal((5, 7)), rng.standard_normal((5, 7))
+    dq, dv, M = cc.inverse_dynamics_derivatives(robot, Q, V, A)
+    data = robot.create_data()
+    for s in range(5):
+        one = cc.inverse_dynamics_derivatives(robot, Q[s], V[s], A[s])
+        assert all(np.array_equal(x[s], y) for x, y in zip((dq, dv, M), one))
+        into = cc.inverse_dynamics_derivatives(robot, Q[s], V[s], A[s], data=data)
+        assert into[0] is data.dtau_dq and all(np.array_equal(x, y) for x, y in zip(into, one))
+    floating = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
+    with pytest.raises(StateError, match="trees of 1-DoF joints on a fixed base so far; 'quadruped' has free joints"):
+        cc.inverse_dynamics_derivatives(floating, *_state(floating, 0))
+    mimic = cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")
+    with pytest.raises(StateError, match="does not take robots in other coordinates"):
+        cc.inverse_dynamics_derivatives(mimic, *_state(mimic, 0))
