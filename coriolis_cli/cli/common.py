@@ -314,3 +314,14 @@ def effort_options(f):
                      help="τ = K · effort + offset: a number for every joint, NAME=K pairs, or a YAML of drive gains "
                           "(torque_constant × gear_ratio, offset) when the log holds motor currents.")(f)
     return f
+
+
+def recording_options(f):
+    """What reading a recording takes: --topic, --base-topic, the effort's scale and offset, and
+    the differentiation --window (recordings.stream_recording's options)."""
+    f = click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
+                     help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
+                          "stamps over a duration (0.1s, 50ms) or an odd number of samples.")(f)
+    f = effort_options(f)
+    f = click.option("--base-topic", help="A floating base's Odometry topic.")(f)
+    return click.option("--topic", help="The JointState topic (see compute --recording).")(f)

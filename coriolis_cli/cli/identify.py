@@ -7,7 +7,8 @@ import os
 import click
 
 from ..errors import StateError
-from .common import effort_options, say_note, check_outputs, cli, emit, err, load, robot_argument, robot_options, strict, styled
+from .common import (check_outputs, cli, emit, err, load, recording_options, robot_argument, robot_options, say_note, strict,
+                     styled)
 
 
 @cli.command()
@@ -38,12 +39,7 @@ from .common import effort_options, say_note, check_outputs, cli, emit, err, loa
 @click.option("--plot", type=click.Path(dir_okay=False), help="Measured against predicted torque (PNG, SVG, PDF).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: the report; json: the same with every number.")
-@click.option("--topic", help="The JointState topic (see compute --recording).")
-@click.option("--base-topic", help="A floating base's Odometry topic.")
-@effort_options
-@click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
-              help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
-                   "stamps over a duration (0.1s, 50ms) or an odd number of samples.")
+@recording_options
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
 def identify(robot, recordings, floating_base, output, form, method, friction, fit_offset, weight, cutoff, effort, validation,
              split, plot,

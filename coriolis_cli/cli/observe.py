@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..errors import StateError
-from .common import effort_options, check_outputs, cli, emit, err, load, robot_argument, robot_options, say_note, strict, styled
+from .common import (check_outputs, cli, emit, err, load, recording_options, robot_argument, robot_options, say_note, strict,
+                     styled)
 
 
 def _quiet(text: str):
@@ -28,12 +29,7 @@ def _quiet(text: str):
               "(N·m or N) for every DoF. 5 % of the joint's recorded |τ| is added either way, and an event lasts 50 ms.")
 @click.option("--quiet", "quiet", default="0:1", show_default=True, help="START:END (s from the first sample) of motion "
               "without contact, which sets the threshold of --threshold quiet.")
-@click.option("--topic", help="The JointState topic (see compute --recording).")
-@click.option("--base-topic", help="A floating base's Odometry topic.")
-@effort_options
-@click.option("--window", default=None, show_default="0.1s", metavar="DURATION|SAMPLES",
-              help="Differentiation window for what the recording lacks (q̇, q̈): a cubic fitted on the "
-                   "stamps over a duration (0.1s, 50ms) or an odd number of samples.")
+@recording_options
 @click.option("--no-friction", is_flag=True,
               help="Take the recorded τ as what reaches the links, without the joints' friction the robot file gives.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Residual per DoF, threshold band, events shaded (PNG, SVG, PDF).")
