@@ -1,5 +1,6 @@
-"""The inverse dynamics' first-order derivatives (engine/core/rnea_derivatives.hpp) against
-Pinocchio's computeRNEADerivatives, central finite differences of our own τ, and the identity
+"""The first-order derivatives of the inverse and forward dynamics (engine/core/rnea_derivatives.hpp,
+forward_dynamics_derivatives.hpp) against Pinocchio's computeRNEADerivatives and
+computeABADerivatives, central finite differences of our own τ and q̈, and the identity
 ∂τ/∂q̇ = 2 C of the Christoffel-consistent C (core paper, Remark 3)."""
 
 from __future__ import annotations
@@ -81,3 +82,43 @@ def test_batches_are_each_state_s_and_other_robots_are_refused_in_one_line(run_c
     mimic = cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")
     with pytest.raises(StateError, match="does not take robots in other coordinates"):
         cc.inverse_dynamics_derivatives(mimic, *_state(mimic, 0))
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_the_forward_dynamics_derivatives_equal_pinocchio_s(name):
+    pytest.importorskip("pinocchio")
+    from coriolis_cli.peers.pinocchio import PinocchioPeer
+
+    robot = cc.load_robot(robot_path(name))
+    peer = PinocchioPeer(robot)
+    peer._gravity(True)
+    for seed in range(3):
+        q, v, tau = _state(robot, seed)
+        dq, dv, Minv = cc.forward_dynamics_derivatives(robot, q, v, tau)
+        peer.pin.computeABADerivatives(peer.model, peer.data, peer.q(q), peer.v(v), peer.v(tau))
+        theirs_Minv = peer.to_ours_matrix(np.array(peer.data.Minv))
+        theirs_Minv = np.triu(theirs_Minv) + np.triu(theirs_Minv, 1).T
+        # M of the 20-link chain has a condition number near 1e5: both factorizations lose as much
+        tolerance = 1e-14 * np.linalg.cond(cc.mass_matrix(robot, q))
+        for ours, theirs in ((dq, peer.data.ddq_dq), (dv, peer.data.ddq_dv), (Minv, theirs_Minv)):
+            theirs = peer.to_ours_matrix(np.array(theirs)) if theirs is not theirs_Minv else theirs
+            assert np.abs(ours - theirs).max() <= tolerance * max(1.0, np.abs(theirs).max())
+        assert np.abs(Minv @ cc.mass_matrix(robot, q) - np.eye(robot.nv)).max() <= tolerance
+
+
+def test_the_forward_dynamics_derivatives_are_the_slopes_of_qdd():
+    robot = cc.load_robot("panda")
+    q, v, tau = _state(robot, 11)
+    dq, dv, Minv = cc.forward_dynamics_derivatives(robot, q, v, tau)
+    h = 1e-6
+    for k in range(robot.nv):
+        e = np.zeros(robot.nv)
+        e[k] = h
+        for ours, (plus, minus) in ((dq[:, k], (cc.forward_dynamics(robot, q + e, v, tau), cc.forward_dynamics(robot, q - e, v, tau))),
+                                    (dv[:, k], (cc.forward_dynamics(robot, q, v + e, tau), cc.forward_dynamics(robot, q, v - e, tau))),
+                                    (Minv[:, k], (cc.forward_dynamics(robot, q, v, tau + e), cc.forward_dynamics(robot, q, v, tau - e)))):
+            slope = (plus - minus) / (2 * h)
+            assert np.abs(ours - slope).max() <= 1e-6 * max(1.0, np.abs(slope).max()), k
+    data = robot.create_data()
+    into = cc.forward_dynamics_derivatives(robot, q, v, tau, data=data)
+    assert into[2] is data.Minv and all(np.array_equal(x, y) for x, y in zip(into, (dq, dv, Minv)))

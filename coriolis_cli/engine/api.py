@@ -141,7 +141,7 @@ def _derivatives_guard(robot, K, data, **options):
     """The first-order derivatives are written for trees of 1-DoF joints on a fixed base so far."""
     if robot.nv != robot.n_bodies:
         kinds = sorted({b.joint.type for b in robot.bodies if b.joint.nv != 1})
-        raise StateError(f"inverse_dynamics_derivatives takes trees of 1-DoF joints on a fixed base so far; "
+        raise StateError(f"the derivatives take trees of 1-DoF joints on a fixed base so far; "
                          f"'{robot.name}' has {' and '.join(kinds)} joints")
 
 
@@ -154,6 +154,17 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | N
     the joints' armature included. [i, j] = ∂τ_i/∂x_j. Trees of 1-DoF joints on a fixed base so far
     (others are refused in one line). With ``data=`` the results are ``data.dtau_dq, data.dtau_dv,
     data.dtau_da``. Batches: q, qd, qdd of shape (K, ·), in parallel."""
+
+
+@algorithm(compiled.forward_dynamics_derivatives, shape=lambda r: (3, r.nv, r.nv), take=_three,
+           batch=compiled.forward_dynamics_derivatives_batch, batch_take=_three_of_each, into="fd_derivatives_block",
+           returns="fd_derivatives_outputs", guard=_derivatives_guard)
+def forward_dynamics_derivatives(robot, q, qd, tau, gravity=True, data: Data | None = None):
+    """(∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ = ∂q̈/∂τ) of q̈ = M⁻¹ (τ − C q̇ − g) at (q, q̇, τ): the inverse
+    dynamics' derivatives at q̈, then ∂q̈/∂x = −M⁻¹ ∂τ/∂x with M = LᵀDL along the tree
+    (engine/core/forward_dynamics_derivatives.hpp). Trees of 1-DoF joints on a fixed base so far.
+    With ``data=`` the results are ``data.dqdd_dq, data.dqdd_dv, data.Minv``. Batches: q, qd, tau
+    of shape (K, ·), in parallel."""
 
 
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
@@ -281,6 +292,7 @@ __all__ = [
     "coriolis_transpose_velocity",
     "create_data",
     "forward_dynamics",
+    "forward_dynamics_derivatives",
     "gamma_bytes",
     "generalized_momentum",
     "gravity_vector",

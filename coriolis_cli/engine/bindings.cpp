@@ -338,6 +338,40 @@ NB_MODULE(compiled, m) {
         nb::arg("status"), nb::arg("threads"), "∂τ/∂q, ∂τ/∂q̇ and M of K states into out (K, 3, nv, nv).");
 
     m.def(
+        "forward_dynamics_derivatives",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle tau, nb::handle gravity, nb::handle out) -> int64_t {
+            const int n = w.model.nv;
+            if (n != w.model.N) throw nb::value_error("forward_dynamics_derivatives: trees of 1-DoF joints on a fixed base");
+            double* o = array_out(out, {3, n, n}, "out");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *taup = vector_in(tau, n);
+            if (!qp || !qdp || !taup) return RECHECK;
+            return forward_dynamics_derivatives(w.model, w.data, qp, qdp, taup, grav, o, o + n * n, o + 2 * n * n);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("tau"), nb::arg("gravity"), nb::arg("out"),
+        "∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ (= ∂q̈/∂τ) into out (3, nv, nv).");
+
+    m.def(
+        "forward_dynamics_derivatives_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle TAU, nb::handle gravity, nb::handle out,
+           nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            if (n != w.model.N) throw nb::value_error("forward_dynamics_derivatives: trees of 1-DoF joints on a fixed base");
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *tau = array_in(TAU, {K, n}, "TAU"), *grav = array_in(gravity, {3}, "gravity");
+            double* o = array_out(out, {K, 3, n, n}, "out");
+            const int64_t nn = int64_t(n) * n;
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                double* D = o + 3 * nn * s;
+                return forward_dynamics_derivatives(w.model, d, q + s * nq, qd + s * n, tau + s * n, grav, D, D + nn,
+                                                    D + 2 * nn);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("TAU"), nb::arg("gravity"), nb::arg("out"),
+        nb::arg("status"), nb::arg("threads"), "∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ of K states into out (K, 3, nv, nv).");
+
+    m.def(
         "christoffel",
         [](Workspace& w, nb::handle q, nb::handle Gamma) -> int64_t {
             const int n = w.model.nv;

@@ -1,8 +1,8 @@
 """The per-caller workspace (Pinocchio's Data, RigidBodyDynamics.jl's state caches).
 
 ``robot.create_data()`` returns a :class:`Data`: the compiled core's workspace (engine/core/data.hpp) and the output
-arrays ``M``, ``Mdot``, ``C``, ``Gamma``, ``tau``, ``g``, ``qdd``, ``p``, ``CTqd`` and ``dtau_dq``, ``dtau_dv``,
-``dtau_da``. A function called with ``data=``
+arrays ``M``, ``Mdot``, ``C``, ``Gamma``, ``tau``, ``g``, ``qdd``, ``p``, ``CTqd``, ``dtau_dq``, ``dtau_dv``,
+``dtau_da``, ``dqdd_dq``, ``dqdd_dv`` and ``Minv``. A function called with ``data=``
 writes into these arrays and returns them, the same objects on every call, allocating nothing.
 
 The kernels write only the structurally nonzero entries (DoF on one root-to-leaf path): the
@@ -81,8 +81,8 @@ class Data:
 
     def __init__(self, robot):
         nq, nv, N = robot.nq, robot.nv, robot.n_bodies
-        # engine/core/data.hpp's vectors (208 N + 4 nv² + 65 nv + nq), and the outputs here (6 nv² + 5 nv)
-        need = 8 * (208 * N + 10 * nv * nv + 70 * nv + nq)
+        # engine/core/data.hpp's vectors (208 N + 4 nv² + 65 nv + nq), and the outputs here (9 nv² + 5 nv)
+        need = 8 * (208 * N + 13 * nv * nv + 70 * nv + nq)
         if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter
             check_memory(need, "the workspace")
         self.robot = robot
@@ -109,6 +109,9 @@ class Data:
         self.derivatives_block = np.zeros((3, nv, nv))  # ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ = M
         self.derivatives_outputs = tuple(_read_only(x) for x in self.derivatives_block)
         self.dtau_dq, self.dtau_dv, self.dtau_da = self.derivatives_outputs
+        self.fd_derivatives_block = np.zeros((3, nv, nv))  # ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ = M⁻¹
+        self.fd_derivatives_outputs = tuple(_read_only(x) for x in self.fd_derivatives_block)
+        self.dqdd_dq, self.dqdd_dv, self.Minv = self.fd_derivatives_outputs
 
     def ensure_gamma(self, force: bool = False) -> None:
         if self.Gamma is None:
@@ -118,7 +121,8 @@ class Data:
             self.gamma_out, self.Gamma = G, _read_only(G)
 
     def _contents(self):
-        return (self.coriolis_block, self.tau_out, self.g_out, self.qdd_out, self.momentum_block, self.derivatives_block)
+        return (self.coriolis_block, self.tau_out, self.g_out, self.qdd_out, self.momentum_block, self.derivatives_block,
+                self.fd_derivatives_block)
 
     def __copy__(self) -> Data:
         """Another workspace for the same robot with the same outputs; the robot, immutable, is

@@ -8,6 +8,7 @@
 #include "crba.hpp"
 #include "crba_body.hpp"
 #include "forward_dynamics.hpp"
+#include "forward_dynamics_derivatives.hpp"
 #include "momentum.hpp"
 #include "rnea.hpp"
 #include "rnea_body.hpp"
