@@ -122,3 +122,16 @@ def test_the_forward_dynamics_derivatives_are_the_slopes_of_qdd():
     data = robot.create_data()
     into = cc.forward_dynamics_derivatives(robot, q, v, tau, data=data)
     assert into[2] is data.Minv and all(np.array_equal(x, y) for x, y in zip(into, (dq, dv, Minv)))
+
+
+def test_bench_times_the_derivatives_against_pinocchio_and_says_where_it_cannot(run_cli):
+    pytest.importorskip("pinocchio")
+    import json
+
+    r = run_cli("bench", "panda", "--what", "dtau,dqdd", "--peers", "--repeat", "3", "--format", "json")
+    assert r.code == 0, r
+    timings = {(t["what"], t["implementation"]) for system in json.loads(r.out)["systems"] for t in system["timings"]}
+    assert {("dtau", "pinocchio computeRNEADerivatives"), ("dqdd", "pinocchio computeABADerivatives")} <= timings
+    assert {("dtau", "coriolis, data= (public API)"), ("dqdd", "coriolis, data= (public API)")} <= timings
+    r = run_cli("bench", robot_path("quadruped.urdf"), "--floating-base", "--what", "C,dtau", "--repeat", "3")
+    assert r.code == 0 and "not timed" in r.err, r

@@ -150,6 +150,11 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     return out
 
 
+def _has_derivatives(robot) -> bool:
+    """Whether the derivative kernels take this robot (1-DoF joints on a fixed base, a tree)."""
+    return robot.nv == robot.n_bodies and not getattr(robot, "is_reduced", False)
+
+
 def _control_timings(robot, out, what, q, qd, data, repeat):
     """M, τ, g, forward dynamics and the Slotine–Li torque through the public API with data=."""
     rng = np.random.default_rng(1)
@@ -175,6 +180,22 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
         out.timings.append(Timing("slotine", OURS_ESTIMATE, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat, data=data), repeat),
             "theta=θ̂, as an adaptive controller calls it"))
+    derivatives = _has_derivatives(robot)
+    if ("dtau" in what or "dqdd" in what) and not derivatives:
+        import warnings
+
+        from ..errors import Note
+
+        warnings.warn(Note(f"{robot.name}: the derivatives (dtau, dqdd) take trees of 1-DoF joints on a fixed base "
+                           "so far; not timed"), stacklevel=2)
+    if "dtau" in what and derivatives:
+        out.timings.append(Timing("dtau", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.inverse_dynamics_derivatives(robot, q, qd, qdd_r, data=data), repeat),
+            "RNEA derivatives, create_data() reused"))
+    if "dqdd" in what and derivatives:
+        out.timings.append(Timing("dqdd", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.forward_dynamics_derivatives(robot, q, qd, tau, data=data), repeat),
+            "at q̈, then −M⁻¹ ∂τ/∂x; create_data() reused"))
     # the same kernels in a compiled loop (the call's overhead is the difference)
     if not getattr(robot, "is_reduced", False):
         Q, QD = np.ascontiguousarray(q[None]), np.ascontiguousarray(qd[None])
@@ -230,7 +251,7 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
                                       "M and C (Ṁ = C + Cᵀ)"))
             out.timings.append(Timing("centroidal", "pinocchio dccrba", 1e6 * median_call_time(
                 lambda: pin.dccrba(model, data, pq, pv), repeat), "centroidal Ag and its derivative"))
-        if "fd" in what or "slotine" in what or "rnea" in what:
+        if "fd" in what or "slotine" in what or "rnea" in what or "dtau" in what or "dqdd" in what:
             rng = np.random.default_rng(1)
             ptau, pa = peer.v(rng.standard_normal(n)), peer.v(rng.standard_normal(n))
         if "crba" in what:
@@ -245,6 +266,12 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
         if "fd" in what:
             out.timings.append(Timing("fd", "pinocchio aba", 1e6 * median_call_time(
                 lambda: pin.aba(model, data, pq, pv, ptau), repeat), "articulated-body algorithm, O(n)"))
+        if "dtau" in what and _has_derivatives(robot):
+            out.timings.append(Timing("dtau", "pinocchio computeRNEADerivatives", 1e6 * median_call_time(
+                lambda: pin.computeRNEADerivatives(model, data, pq, pv, pa), repeat), "Carpentier & Mansard"))
+        if "dqdd" in what and _has_derivatives(robot):
+            out.timings.append(Timing("dqdd", "pinocchio computeABADerivatives", 1e6 * median_call_time(
+                lambda: pin.computeABADerivatives(model, data, pq, pv, ptau), repeat), "Carpentier & Mansard"))
         if "slotine" in what:
             out.timings.append(Timing("slotine", "pinocchio rnea", 1e6 * median_call_time(
                 lambda: pin.rnea(model, data, pq, pv, pa), repeat), "τ = M q̈ + C q̇ + g (q̇_r = q̇ only)"))

@@ -12,10 +12,12 @@ from .common import check_outputs, cli, emit, err, load, parse_list, progress, r
 OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma", "fd": "fd", "forward_dynamics": "fd",
                 "slotine": "slotine", "slotine-li": "slotine", "slotine_li": "slotine", "crba": "crba",
                 "mass_matrix": "crba", "rnea": "rnea", "inverse_dynamics": "rnea", "tau": "rnea", "gravity": "gravity",
-                "g": "gravity", "gravity_vector": "gravity"}
+                "g": "gravity", "gravity_vector": "gravity", "dtau": "dtau", "inverse_dynamics_derivatives": "dtau",
+                "dqdd": "dqdd", "forward_dynamics_derivatives": "dqdd"}
 # the engine functions each output compiles
 ENGINE_FUNCTIONS = {"C": "coriolis_matrix", "Gamma": "christoffel", "fd": "forward_dynamics", "slotine": "slotine_li",
-                    "crba": "mass_matrix", "rnea": "inverse_dynamics", "gravity": "gravity_vector"}
+                    "crba": "mass_matrix", "rnea": "inverse_dynamics", "gravity": "gravity_vector",
+                    "dtau": "inverse_dynamics_derivatives", "dqdd": "forward_dynamics_derivatives"}
 MAX_SWEEP = 200  # systems in one --dofs sweep
 
 
@@ -88,7 +90,8 @@ def _table2(conflict, budget, fmt, output, force):
               help="Joint DoF of the sweep: START:STOP[:STEP] (stop included) or a comma list; at most 5000 DoF, 200 systems.")
 @click.option("--what", default="C,Gamma", show_default=True, help="Comma list of C (M, Ṁ and C together), Gamma, fd (forward dynamics, against Pinocchio's aba), "
               "slotine (the Slotine–Li torque, against Pinocchio's rnea), and crba, rnea and gravity (M, τ and g alone, "
-              "against crba, rnea and computeGeneralizedGravity).")
+              "against crba, rnea and computeGeneralizedGravity), dtau and dqdd (the inverse and forward dynamics' "
+              "derivatives, against computeRNEADerivatives and computeABADerivatives).")
 @robot_options
 @click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds of about 0.1 s each; the median per call is reported (µs).")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
