@@ -135,3 +135,13 @@ def test_bench_times_the_derivatives_against_pinocchio_and_says_where_it_cannot(
     assert {("dtau", "coriolis, data= (public API)"), ("dqdd", "coriolis, data= (public API)")} <= timings
     r = run_cli("bench", robot_path("quadruped.urdf"), "--floating-base", "--what", "C,dtau", "--repeat", "3")
     assert r.code == 0 and "not timed" in r.err, r
+
+
+def test_verify_holds_the_derivatives_to_central_differences(run_cli):
+    import json
+
+    r = run_cli("verify", "panda", robot_path("quadruped.urdf"), "--trials", "3", "--ref-trials", "2", "--format", "json")
+    assert r.code == 0, r
+    checks = {rb["robot"]: {c["key"]: c for c in rb["checks"]} for rb in json.loads(r.out)["robots"]}
+    assert checks["panda"]["o"]["passed"] is True and checks["panda"]["o"]["max_rel"] < 1e-8
+    assert checks["panda"]["o"]["trials"] == 2

@@ -42,6 +42,7 @@ CHECKS = {
     "l": ("∂τ/∂q̇ = 2C (Remark 3) = Pinocchio's RNEA derivative", 1e-10),
     "m": ("M, C q̇ + g = MuJoCo (mj_fullM, qfrc_bias)", 1e-10),
     "n": ("p, Cᵀq̇ (O(N)); Y_p, Y_c, Y_g, Y_T, Y_V̇ θ (Alg. 4)", 1e-10),
+    "o": ("∂τ/∂q, ∂τ/∂q̇, ∂q̈/∂q, ∂q̈/∂q̇ = central differences", 1e-6),
 }
 
 
@@ -162,6 +163,8 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
         except pinocchio_peer.PeerUnavailable as e:
             pin_why = str(e)
     armed = any(any(b.joint.armature) for b in tree.bodies)
+    derivatives = not reduced and robot.nv == robot.n_bodies  # 1-DoF joints on a fixed base, so far
+    derivative_rng = np.random.default_rng(seed + 1)  # its own draws: the other checks' states stay as they were
     theta = inertial_parameters(tree)
     min_eig_ratio = np.inf
     sym_M = 0.0
@@ -211,6 +214,10 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                         [Y.Vdot @ theta - qd @ g]]
                 ref += [g, [T], [qd @ g]]
             acc["n"].add(np.concatenate(err), np.concatenate(ref), m * w * w)
+            if derivatives:
+                qdd = derivative_rng.uniform(-10.0, 10.0, n)
+                err, ref = _derivative_errors(robot, q, qd, qdd)
+                acc["o"].add(err, ref, 1.0)
             if mj_peer is not None:
                 qt, vt = (robot.map.full_configuration(q), robot.map.jacobian(q) @ qd) if reduced else (q, qd)
                 T, Mj, bias, rate = mj_peer.mass_and_bias(qt, vt)
@@ -260,7 +267,42 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     else:
         out.checks.append(_na("m", mj_why))
     out.checks.append(acc["n"].result("n", "armature: p and Cᵀq̇ only (the regressors leave it out)" if armed else ""))
+    out.checks.append(acc["o"].result("o") if derivatives else
+                      _na("o", "the derivatives take trees of 1-DoF joints on a fixed base so far"))
     return out
+
+
+DERIVATIVE_STEP = 1e-6  # of the central differences, in rad or m (and per second)
+
+
+def _derivative_errors(robot, q, qd, qdd):
+    """The analytic first derivatives of τ(q, q̇, q̈) and of q̈(q, q̇, τ) at τ = τ(q, q̇, q̈), each
+    column less its central difference, and the derivatives themselves (for the scale)."""
+    from ..errors import SingularMassMatrixError
+
+    dtau_dq, dtau_dv, _ = engine.inverse_dynamics_derivatives(robot, q, qd, qdd)
+    tau = engine.inverse_dynamics(robot, q, qd, qdd)
+    try:
+        forward = engine.forward_dynamics_derivatives(robot, q, qd, tau)[:2]
+    except SingularMassMatrixError:  # q̈ is not defined, nor its derivatives: the inverse dynamics' alone
+        forward = None
+    h, n = DERIVATIVE_STEP, robot.nv
+    err, ref = [], [dtau_dq.ravel(), dtau_dv.ravel()]
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = h
+        err.append(dtau_dq[:, k] - (engine.inverse_dynamics(robot, q + e, qd, qdd)
+                                    - engine.inverse_dynamics(robot, q - e, qd, qdd)) / (2 * h))
+        err.append(dtau_dv[:, k] - (engine.inverse_dynamics(robot, q, qd + e, qdd)
+                                    - engine.inverse_dynamics(robot, q, qd - e, qdd)) / (2 * h))
+        if forward is not None:
+            err.append(forward[0][:, k] - (engine.forward_dynamics(robot, q + e, qd, tau)
+                                           - engine.forward_dynamics(robot, q - e, qd, tau)) / (2 * h))
+            err.append(forward[1][:, k] - (engine.forward_dynamics(robot, q, qd + e, tau)
+                                           - engine.forward_dynamics(robot, q, qd - e, tau)) / (2 * h))
+    if forward is not None:
+        ref += [forward[0].ravel(), forward[1].ravel()]
+    return np.concatenate(err), np.concatenate(ref)
 
 
 def _mujoco_peer(robot, reduced: bool):
