@@ -219,6 +219,45 @@ void check_factorization(int factorization) {
         throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
 }
 
+// A derivatives kernel, (model, data, q, q̇, x, gravity, A, B, C) with three nv x nv outputs, bound
+// as `name` for one state (into out (3, nv, nv)) and as `batch_name` for K states (out (K, 3, nv,
+// nv)); x is q̈ or τ. For trees of 1-DoF joints on a fixed base. Names and doc are literals: kept.
+template <typename Kernel>
+void def_derivatives(nb::module_& m, const char* name, const char* batch_name, const char* x, Kernel kernel,
+                     const char* doc) {
+    const std::string refusal = std::string(name) + ": trees of 1-DoF joints on a fixed base";
+    m.def(
+        name,
+        [=](Workspace& w, nb::handle q, nb::handle qd, nb::handle xs, nb::handle gravity, nb::handle out) -> int64_t {
+            const int n = w.model.nv;
+            if (n != w.model.N) throw nb::value_error(refusal.c_str());
+            double* o = array_out(out, {3, n, n}, "out");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *xp = vector_in(xs, n);
+            if (!qp || !qdp || !xp) return RECHECK;
+            return kernel(w.model, w.data, qp, qdp, xp, grav, o, o + n * n, o + 2 * n * n);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg(x), nb::arg("gravity"), nb::arg("out"), doc);
+    m.def(
+        batch_name,
+        [=](Workspace& w, nb::handle Q, nb::handle QD, nb::handle XS, nb::handle gravity, nb::handle out,
+            nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            if (n != w.model.N) throw nb::value_error(refusal.c_str());
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *xs = array_in(XS, {K, n}, "X"), *grav = array_in(gravity, {3}, "gravity");
+            double* o = array_out(out, {K, 3, n, n}, "out");
+            const int64_t nn = int64_t(n) * n;
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                double* D = o + 3 * nn * s;
+                return kernel(w.model, d, q + s * nq, qd + s * n, xs + s * n, grav, D, D + nn, D + 2 * nn);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("X"), nb::arg("gravity"), nb::arg("out"),
+        nb::arg("status"), nb::arg("threads"));
+}
+
 }  // namespace
 
 NB_MODULE(compiled, m) {
@@ -304,72 +343,11 @@ NB_MODULE(compiled, m) {
         nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("factorization"), nb::arg("out"),
         "M, Ṁ and C (Algorithm 1) into out (3, nv, nv).");
 
-    m.def(
-        "inverse_dynamics_derivatives",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qdd, nb::handle gravity, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            if (n != w.model.N) throw nb::value_error("inverse_dynamics_derivatives: trees of 1-DoF joints on a fixed base");
-            double* o = array_out(out, {3, n, n}, "out");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *qddp = vector_in(qdd, n);
-            if (!qp || !qdp || !qddp) return RECHECK;
-            return rnea_derivatives(w.model, w.data, qp, qdp, qddp, grav, o, o + n * n, o + 2 * n * n);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qdd"), nb::arg("gravity"), nb::arg("out"),
-        "∂τ/∂q, ∂τ/∂q̇ and M (= ∂τ/∂q̈) into out (3, nv, nv).");
-
-    m.def(
-        "inverse_dynamics_derivatives_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDD, nb::handle gravity, nb::handle out,
-           nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            if (n != w.model.N) throw nb::value_error("inverse_dynamics_derivatives: trees of 1-DoF joints on a fixed base");
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
-                         *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");
-            double* o = array_out(out, {K, 3, n, n}, "out");
-            const int64_t nn = int64_t(n) * n;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                double* D = o + 3 * nn * s;
-                return rnea_derivatives(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, D, D + nn, D + 2 * nn);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("gravity"), nb::arg("out"),
-        nb::arg("status"), nb::arg("threads"), "∂τ/∂q, ∂τ/∂q̇ and M of K states into out (K, 3, nv, nv).");
-
-    m.def(
-        "forward_dynamics_derivatives",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle tau, nb::handle gravity, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            if (n != w.model.N) throw nb::value_error("forward_dynamics_derivatives: trees of 1-DoF joints on a fixed base");
-            double* o = array_out(out, {3, n, n}, "out");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *taup = vector_in(tau, n);
-            if (!qp || !qdp || !taup) return RECHECK;
-            return forward_dynamics_derivatives(w.model, w.data, qp, qdp, taup, grav, o, o + n * n, o + 2 * n * n);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("tau"), nb::arg("gravity"), nb::arg("out"),
-        "∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ (= ∂q̈/∂τ) into out (3, nv, nv).");
-
-    m.def(
-        "forward_dynamics_derivatives_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle TAU, nb::handle gravity, nb::handle out,
-           nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            if (n != w.model.N) throw nb::value_error("forward_dynamics_derivatives: trees of 1-DoF joints on a fixed base");
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
-                         *tau = array_in(TAU, {K, n}, "TAU"), *grav = array_in(gravity, {3}, "gravity");
-            double* o = array_out(out, {K, 3, n, n}, "out");
-            const int64_t nn = int64_t(n) * n;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                double* D = o + 3 * nn * s;
-                return forward_dynamics_derivatives(w.model, d, q + s * nq, qd + s * n, tau + s * n, grav, D, D + nn,
-                                                    D + 2 * nn);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("TAU"), nb::arg("gravity"), nb::arg("out"),
-        nb::arg("status"), nb::arg("threads"), "∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ of K states into out (K, 3, nv, nv).");
+    def_derivatives(m, "inverse_dynamics_derivatives", "inverse_dynamics_derivatives_batch", "qdd", rnea_derivatives,
+                    "∂τ/∂q, ∂τ/∂q̇ and M (= ∂τ/∂q̈) into out (3, nv, nv).");
+    def_derivatives(m, "forward_dynamics_derivatives", "forward_dynamics_derivatives_batch", "tau",
+                    forward_dynamics_derivatives,
+                    "∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ (= ∂q̈/∂τ) into out (3, nv, nv).");
 
     m.def(
         "christoffel",

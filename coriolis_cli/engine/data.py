@@ -81,8 +81,8 @@ class Data:
 
     def __init__(self, robot):
         nq, nv, N = robot.nq, robot.nv, robot.n_bodies
-        # engine/core/data.hpp's vectors (208 N + 4 nv² + 65 nv + nq), and the outputs here (9 nv² + 5 nv)
-        need = 8 * (208 * N + 13 * nv * nv + 70 * nv + nq)
+        # engine/core/data.hpp's vectors (208 N + 6 nv² + 67 nv + nq), and the outputs here (9 nv² + 5 nv)
+        need = 8 * (208 * N + 15 * nv * nv + 72 * nv + nq)
         if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter
             check_memory(need, "the workspace")
         self.robot = robot

@@ -44,7 +44,11 @@ struct Data {
           dFda(6 * model.nv),
           dFdq(6 * model.nv),
           dFdv(6 * model.nv),
-          dYtJ(6 * model.nv) {}
+          dYtJ(6 * model.nv),
+          dtau_dq(model.nv * model.nv),
+          dtau_dv(model.nv * model.nv),
+          qdd(model.nv),
+          column(model.nv) {}
 
     std::vector<double> q;     // nq: the configuration used (quaternions normalized)
     std::vector<double> X;     // N x 6 x 6: X[i][0:3][0:3] = R_i, X[i][3][0:3] = p_i, body i's placement
@@ -86,6 +90,12 @@ struct Data {
     std::vector<double> dFdq;  // nv x 6: ∂f/∂q_c
     std::vector<double> dFdv;  // nv x 6: ∂f/∂q̇_c
     std::vector<double> dYtJ;  // nv x 6: İᵀ S_c, composite İ
+
+    // the forward dynamics' derivatives (forward_dynamics_derivatives.hpp)
+    std::vector<double> dtau_dq;  // nv x nv: ∂τ/∂q at q̈
+    std::vector<double> dtau_dv;  // nv x nv: ∂τ/∂q̇ at q̈
+    std::vector<double> qdd;      // nv: q̈(q, q̇, τ)
+    std::vector<double> column;   // nv: one column of M⁻¹ being solved for
 };
 
 }  // namespace coriolis

@@ -7,8 +7,6 @@
 // with M = LᵀDL factored along the tree (forward_dynamics.hpp), each column solved in O(n d).
 #pragma once
 
-#include <vector>
-
 #include "forward_dynamics.hpp"
 #include "rnea_derivatives.hpp"
 
@@ -20,8 +18,7 @@ inline int64_t forward_dynamics_derivatives(const Model& model, Data& data, cons
                                             const double* tau, const double* gravity, double* dq, double* dv,
                                             double* Minv) {
     const int n = model.nv;
-    std::vector<double> work(2 * n * n + 2 * n);
-    double *Tq = work.data(), *Tv = Tq + n * n, *qdd = Tv + n * n, *column = qdd + n;
+    double *Tq = data.dtau_dq.data(), *Tv = data.dtau_dv.data(), *qdd = data.qdd.data(), *column = data.column.data();
     // q̈, and M factored in data.H (Minv holds M meanwhile)
     const int64_t status = forward_dynamics(model, data, q, qd, tau, gravity, qdd, Minv);
     if (failed(status)) return status;
