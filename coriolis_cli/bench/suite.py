@@ -150,9 +150,16 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     return out
 
 
-def _has_derivatives(robot) -> bool:
-    """Whether the derivative kernels take this robot (1-DoF joints on a fixed base, a tree)."""
-    return robot.nv == robot.n_bodies and not getattr(robot, "is_reduced", False)
+def _derivatives_refusal(robot) -> str | None:
+    """Why the derivative kernels do not take this robot (closed loops, non-linear maps), or None."""
+    from ..errors import StateError
+
+    zeros = np.zeros(robot.nv)
+    try:
+        engine.inverse_dynamics_derivatives(robot, robot.neutral_configuration(), zeros, zeros)
+    except StateError as e:
+        return str(e)
+    return None
 
 
 def _control_timings(robot, out, what, q, qd, data, repeat):
@@ -180,14 +187,14 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
         out.timings.append(Timing("slotine", OURS_ESTIMATE, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat, data=data), repeat),
             "theta=θ̂, as an adaptive controller calls it"))
-    derivatives = _has_derivatives(robot)
-    if ("dtau" in what or "dqdd" in what) and not derivatives:
+    refusal = _derivatives_refusal(robot) if "dtau" in what or "dqdd" in what else None
+    derivatives = refusal is None
+    if not derivatives:
         import warnings
 
         from ..errors import Note
 
-        warnings.warn(Note(f"{robot.name}: the derivatives (dtau, dqdd) take trees of 1-DoF joints on a fixed base "
-                           "so far; not timed"), stacklevel=2)
+        warnings.warn(Note(f"{robot.name}: dtau and dqdd not timed: {refusal}"), stacklevel=2)
     if "dtau" in what and derivatives:
         out.timings.append(Timing("dtau", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.inverse_dynamics_derivatives(robot, q, qd, qdd_r, data=data), repeat),
@@ -266,10 +273,10 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
         if "fd" in what:
             out.timings.append(Timing("fd", "pinocchio aba", 1e6 * median_call_time(
                 lambda: pin.aba(model, data, pq, pv, ptau), repeat), "articulated-body algorithm, O(n)"))
-        if "dtau" in what and _has_derivatives(robot):
+        if "dtau" in what and _derivatives_refusal(robot) is None:
             out.timings.append(Timing("dtau", "pinocchio computeRNEADerivatives", 1e6 * median_call_time(
                 lambda: pin.computeRNEADerivatives(model, data, pq, pv, pa), repeat), "Carpentier & Mansard"))
-        if "dqdd" in what and _has_derivatives(robot):
+        if "dqdd" in what and _derivatives_refusal(robot) is None:
             out.timings.append(Timing("dqdd", "pinocchio computeABADerivatives", 1e6 * median_call_time(
                 lambda: pin.computeABADerivatives(model, data, pq, pv, ptau), repeat), "Carpentier & Mansard"))
         if "slotine" in what:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .. import engine
+from ..errors import StateError
 from ..model import load_robot
 from ..model.parameters import inertial_parameters
 from ..model.bundled import BUNDLED_DIR  # installed with the package (robots/ in a checkout links here)
@@ -163,7 +164,8 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
         except pinocchio_peer.PeerUnavailable as e:
             pin_why = str(e)
     armed = any(any(b.joint.armature) for b in tree.bodies)
-    derivatives = not reduced and robot.nv == robot.n_bodies  # 1-DoF joints on a fixed base, so far
+    derivatives_why = _derivatives_refusal(robot)  # None where the derivatives apply
+    derivatives = derivatives_why is None
     derivative_rng = np.random.default_rng(seed + 1)  # its own draws: the other checks' states stay as they were
     theta = inertial_parameters(tree)
     min_eig_ratio = np.inf
@@ -268,16 +270,30 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
         out.checks.append(_na("m", mj_why))
     out.checks.append(acc["n"].result("n", "armature: p and Cᵀq̇ only (the regressors leave it out)" if armed else ""))
     out.checks.append(acc["o"].result("o") if derivatives else
-                      _na("o", "the derivatives take trees of 1-DoF joints on a fixed base so far"))
+                      _na("o", derivatives_why))
     return out
 
 
-DERIVATIVE_STEP = 1e-6  # of the central differences, in rad or m (and per second)
+DERIVATIVE_STEP = 1e-6  # of τ's central differences, in rad or m (and per second)
+
+
+def _derivatives_refusal(robot) -> str | None:
+    """Why the derivatives do not take this robot (closed loops, non-linear maps), or None."""
+    zeros = np.zeros(robot.nv)
+    try:
+        engine.inverse_dynamics_derivatives(robot, robot.neutral_configuration(), zeros, zeros)
+    except StateError as e:
+        return str(e)
+    return None
+
+
+FORWARD_STEPS = (1e-6, 1e-4)  # of q̈'s: round-off grows as cond(M)/h, truncation as h²
 
 
 def _derivative_errors(robot, q, qd, qdd):
     """The analytic first derivatives of τ(q, q̇, q̈) and of q̈(q, q̇, τ) at τ = τ(q, q̇, q̈), each
-    column less its central difference, and the derivatives themselves (for the scale)."""
+    column less its central difference along robot.integrate (the tangent space on free, spherical
+    and planar joints), and the derivatives themselves (for the scale)."""
     from ..errors import SingularMassMatrixError
 
     dtau_dq, dtau_dv, _ = engine.inverse_dynamics_derivatives(robot, q, qd, qdd)
@@ -291,15 +307,20 @@ def _derivative_errors(robot, q, qd, qdd):
     for k in range(n):
         e = np.zeros(n)
         e[k] = h
-        err.append(dtau_dq[:, k] - (engine.inverse_dynamics(robot, q + e, qd, qdd)
-                                    - engine.inverse_dynamics(robot, q - e, qd, qdd)) / (2 * h))
+        err.append(dtau_dq[:, k] - (engine.inverse_dynamics(robot, robot.integrate(q, e), qd, qdd)
+                                    - engine.inverse_dynamics(robot, robot.integrate(q, -e), qd, qdd)) / (2 * h))
         err.append(dtau_dv[:, k] - (engine.inverse_dynamics(robot, q, qd + e, qdd)
                                     - engine.inverse_dynamics(robot, q, qd - e, qdd)) / (2 * h))
-        if forward is not None:
-            err.append(forward[0][:, k] - (engine.forward_dynamics(robot, q + e, qd, tau)
-                                           - engine.forward_dynamics(robot, q - e, qd, tau)) / (2 * h))
-            err.append(forward[1][:, k] - (engine.forward_dynamics(robot, q, qd + e, tau)
-                                           - engine.forward_dynamics(robot, q, qd - e, tau)) / (2 * h))
+        if forward is not None:  # the closer of two steps: q̈ carries round-off ε cond(M) that τ does not
+            for analytic, slope in ((forward[0][:, k], lambda e: (engine.forward_dynamics(robot, robot.integrate(q, e), qd, tau)
+                                                                  - engine.forward_dynamics(robot, robot.integrate(q, -e), qd, tau))),
+                                    (forward[1][:, k], lambda e: (engine.forward_dynamics(robot, q, qd + e, tau)
+                                                                  - engine.forward_dynamics(robot, q, qd - e, tau)))):
+                errors = []
+                for hf in FORWARD_STEPS:
+                    e[k] = hf
+                    errors.append(analytic - slope(e) / (2 * hf))
+                err.append(min(errors, key=lambda x: np.abs(x).max()))
     if forward is not None:
         ref += [forward[0].ravel(), forward[1].ravel()]
     return np.concatenate(err), np.concatenate(ref)

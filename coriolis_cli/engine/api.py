@@ -137,34 +137,65 @@ def gravity_vector(robot, q, gravity=True, data: Data | None = None):
 
 
 # ---- derivatives (core/rnea_derivatives.hpp) -----------------------------------------------------
-def _derivatives_guard(robot, K, data, **options):
-    """The first-order derivatives are written for trees of 1-DoF joints on a fixed base so far."""
-    if robot.nv != robot.n_bodies:
-        kinds = sorted({b.joint.type for b in robot.bodies if b.joint.nv != 1})
-        raise StateError(f"the derivatives take trees of 1-DoF joints on a fixed base so far; "
-                         f"'{robot.name}' has {' and '.join(kinds)} joints")
-
-
 @algorithm(compiled.inverse_dynamics_derivatives, shape=lambda r: (3, r.nv, r.nv), take=_three,
            batch=compiled.inverse_dynamics_derivatives_batch, batch_take=_three_of_each, into="derivatives_block",
-           returns="derivatives_outputs", guard=_derivatives_guard)
+           returns="derivatives_outputs")
 def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | None = None):
     """(∂τ/∂q, ∂τ/∂q̇, M = ∂τ/∂q̈) of τ = M q̈ + C q̇ + g at (q, q̇, q̈), by one forward and one
     backward pass in O(N d) (Carpentier & Mansard, RSS 2018; engine/core/rnea_derivatives.hpp),
-    the joints' armature included. [i, j] = ∂τ_i/∂x_j. Trees of 1-DoF joints on a fixed base so far
-    (others are refused in one line). With ``data=`` the results are ``data.dtau_dq, data.dtau_dv,
-    data.dtau_da``. Batches: q, qd, qdd of shape (K, ·), in parallel."""
+    the joints' armature included. [i, j] = ∂τ_i/∂x_j; on free, spherical and planar joints q
+    moves in the tangent space, as Pinocchio's does (q ⊕ δ = ``robot.integrate(q, δ)``). With
+    ``data=`` the results are ``data.dtau_dq, data.dtau_dv, data.dtau_da``. Batches: q, qd, qdd
+    of shape (K, ·), in parallel."""
 
 
 @algorithm(compiled.forward_dynamics_derivatives, shape=lambda r: (3, r.nv, r.nv), take=_three,
            batch=compiled.forward_dynamics_derivatives_batch, batch_take=_three_of_each, into="fd_derivatives_block",
-           returns="fd_derivatives_outputs", guard=_derivatives_guard)
+           returns="fd_derivatives_outputs")
 def forward_dynamics_derivatives(robot, q, qd, tau, gravity=True, data: Data | None = None):
     """(∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ = ∂q̈/∂τ) of q̈ = M⁻¹ (τ − C q̇ − g) at (q, q̇, τ): the inverse
     dynamics' derivatives at q̈, then ∂q̈/∂x = −M⁻¹ ∂τ/∂x with M = LᵀDL along the tree
-    (engine/core/forward_dynamics_derivatives.hpp). Trees of 1-DoF joints on a fixed base so far.
-    With ``data=`` the results are ``data.dqdd_dq, data.dqdd_dv, data.Minv``. Batches: q, qd, tau
-    of shape (K, ·), in parallel."""
+    (engine/core/forward_dynamics_derivatives.hpp); q in the tangent space as above. With
+    ``data=`` the results are ``data.dqdd_dq, data.dqdd_dv, data.Minv``. Batches: q, qd, tau of
+    shape (K, ·), in parallel."""
+
+
+def _first_two(out):
+    return out[0], out[1]
+
+
+def _first_two_of_each(out):
+    return out[:, 0], out[:, 1]
+
+
+def _four(out):
+    return out[0], out[1], out[2], out[3]
+
+
+def _four_of_each(out):
+    return out[:, 0], out[:, 1], out[:, 2], out[:, 3]
+
+
+@algorithm(compiled.coriolis_product_derivatives, shape=lambda r: (2, r.nv, r.nv), take=_first_two,
+           batch=compiled.coriolis_product_derivatives_batch, batch_take=_first_two_of_each,
+           into="coriolis_product_block", returns="coriolis_product_outputs")
+def coriolis_product_derivatives(robot, q, qd, v, factorization: str = "christoffel", data: Data | None = None):
+    """(∂(C v)/∂q, ∂(C v)/∂q̇) of C(q, q̇) v for a fixed v ≠ q̇, e.g. Slotine–Li's C q̇_r, in O(N d)
+    (engine/core/slotine_li_derivatives.hpp; ∂(C v)/∂v is C itself). ``factorization`` as in
+    coriolis_matrix. q in the tangent space as in inverse_dynamics_derivatives. With ``data=``
+    the results are ``data.dCv_dq, data.dCv_dv``. Batches: q, qd, v of shape (K, ·)."""
+
+
+@algorithm(compiled.slotine_li_derivatives, shape=lambda r: (4, r.nv, r.nv), take=_four,
+           batch=compiled.slotine_li_derivatives_batch, batch_take=_four_of_each,
+           into="slotine_derivatives_block", returns="slotine_derivatives_outputs")
+def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel",
+                           data: Data | None = None):
+    """(∂τ/∂q, ∂τ/∂q̇, C = ∂τ/∂q̇_r, M = ∂τ/∂q̈_r) of the Slotine–Li torque τ = M q̈_r + C q̇_r + g
+    at (q, q̇, q̇_r, q̈_r), in O(N d) (engine/core/slotine_li_derivatives.hpp), the armature
+    included: what linearizing a passivity-based or adaptive controller needs. q in the tangent
+    space as in inverse_dynamics_derivatives. With ``data=`` the results are ``data.dslotine_dq,
+    data.dslotine_dv, data.dslotine_dvr, data.dslotine_dar``. Batches: (K, ·) states."""
 
 
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
@@ -289,6 +320,7 @@ __all__ = [
     "christoffel_largest",
     "christoffel_slices",
     "coriolis_matrix",
+    "coriolis_product_derivatives",
     "coriolis_transpose_velocity",
     "create_data",
     "forward_dynamics",
@@ -305,5 +337,6 @@ __all__ = [
     "regressor",
     "singular_mass_matrix",
     "slotine_li",
+    "slotine_li_derivatives",
     "trajectory_dynamics",
 ]

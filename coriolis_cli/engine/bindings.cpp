@@ -214,6 +214,8 @@ bool parameters_in(nb::handle theta, const Model& model, const double*& out) {
     return true;
 }
 
+constexpr double NO_GRAVITY[3] = {0.0, 0.0, 0.0};
+
 void check_factorization(int factorization) {
     if (factorization != CHRISTOFFEL && factorization != FEATHERSTONE)
         throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
@@ -221,16 +223,14 @@ void check_factorization(int factorization) {
 
 // A derivatives kernel, (model, data, q, q̇, x, gravity, A, B, C) with three nv x nv outputs, bound
 // as `name` for one state (into out (3, nv, nv)) and as `batch_name` for K states (out (K, 3, nv,
-// nv)); x is q̈ or τ. For trees of 1-DoF joints on a fixed base. Names and doc are literals: kept.
+// nv)); x is q̈ or τ. Names and doc are literals: kept.
 template <typename Kernel>
 void def_derivatives(nb::module_& m, const char* name, const char* batch_name, const char* x, Kernel kernel,
                      const char* doc) {
-    const std::string refusal = std::string(name) + ": trees of 1-DoF joints on a fixed base";
     m.def(
         name,
         [=](Workspace& w, nb::handle q, nb::handle qd, nb::handle xs, nb::handle gravity, nb::handle out) -> int64_t {
             const int n = w.model.nv;
-            if (n != w.model.N) throw nb::value_error(refusal.c_str());
             double* o = array_out(out, {3, n, n}, "out");
             const double* grav = array_in(gravity, {3}, "gravity");
             const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *xp = vector_in(xs, n);
@@ -243,7 +243,6 @@ void def_derivatives(nb::module_& m, const char* name, const char* batch_name, c
         [=](Workspace& w, nb::handle Q, nb::handle QD, nb::handle XS, nb::handle gravity, nb::handle out,
             nb::handle status, int threads) {
             const int n = w.model.nv, nq = w.model.nq;
-            if (n != w.model.N) throw nb::value_error(refusal.c_str());
             const npy_intp K = states_in(Q, nq);
             const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
                          *xs = array_in(XS, {K, n}, "X"), *grav = array_in(gravity, {3}, "gravity");
@@ -348,6 +347,76 @@ NB_MODULE(compiled, m) {
     def_derivatives(m, "forward_dynamics_derivatives", "forward_dynamics_derivatives_batch", "tau",
                     forward_dynamics_derivatives,
                     "∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ (= ∂q̈/∂τ) into out (3, nv, nv).");
+
+    // Slotine–Li's derivatives, and those of C(q, q̇) v (Slotine–Li at q̈_r = 0 without gravity)
+    m.def(
+        "slotine_li_derivatives",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle gravity,
+           int factorization, nb::handle out) -> int64_t {
+            const int n = w.model.nv;
+            check_factorization(factorization);
+            double* o = array_out(out, {4, n, n}, "out");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qd_r, n),
+                         *c = vector_in(qdd_r, n);
+            if (!qp || !a || !b || !c) return RECHECK;
+            const int64_t nn = int64_t(n) * n;
+            return slotine_li_derivatives(w.model, w.data, qp, a, b, c, grav, factorization, o, o + nn, o + 2 * nn,
+                                          o + 3 * nn);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("gravity"),
+        nb::arg("factorization"), nb::arg("out"), "∂τ/∂q, ∂τ/∂q̇, C (= ∂τ/∂q̇_r) and M (= ∂τ/∂q̈_r) into out (4, nv, nv).");
+    m.def(
+        "slotine_li_derivatives_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDR, nb::handle QDDR, nb::handle gravity,
+           int factorization, nb::handle out, nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            check_factorization(factorization);
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *qdr = array_in(QDR, {K, n}, "QDR"), *qddr = array_in(QDDR, {K, n}, "QDDR"),
+                         *grav = array_in(gravity, {3}, "gravity");
+            double* o = array_out(out, {K, 4, n, n}, "out");
+            const int64_t nn = int64_t(n) * n;
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                double* D = o + 4 * nn * s;
+                return slotine_li_derivatives(w.model, d, q + s * nq, qd + s * n, qdr + s * n, qddr + s * n, grav,
+                                              factorization, D, D + nn, D + 2 * nn, D + 3 * nn);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDR"), nb::arg("QDDR"), nb::arg("gravity"),
+        nb::arg("factorization"), nb::arg("out"), nb::arg("status"), nb::arg("threads"));
+    m.def(
+        "coriolis_product_derivatives",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle v, int factorization, nb::handle out) -> int64_t {
+            const int n = w.model.nv;
+            check_factorization(factorization);
+            double* o = array_out(out, {2, n, n}, "out");
+            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(v, n);
+            if (!qp || !a || !b) return RECHECK;
+            return slotine_li_derivatives(w.model, w.data, qp, a, b, w.data.zero.data(), NO_GRAVITY, factorization, o,
+                                          o + int64_t(n) * n, nullptr, nullptr);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("v"), nb::arg("factorization"), nb::arg("out"),
+        "∂(C v)/∂q and ∂(C v)/∂q̇ into out (2, nv, nv).");
+    m.def(
+        "coriolis_product_derivatives_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle V, int factorization, nb::handle out,
+           nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            check_factorization(factorization);
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"), *v = array_in(V, {K, n}, "V");
+            double* o = array_out(out, {K, 2, n, n}, "out");
+            const int64_t nn = int64_t(n) * n;
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                double* D = o + 2 * nn * s;
+                return slotine_li_derivatives(w.model, d, q + s * nq, qd + s * n, v + s * n, d.zero.data(), NO_GRAVITY,
+                                              factorization, D, D + nn, nullptr, nullptr);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("V"), nb::arg("factorization"), nb::arg("out"),
+        nb::arg("status"), nb::arg("threads"));
 
     m.def(
         "christoffel",

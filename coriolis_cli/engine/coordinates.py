@@ -355,3 +355,110 @@ def adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="
     """Ȳᵀ s̄ = Yᵀ A s̄: the tree's recursion at q̇ = A q̄̇ and q̇_r = A q̄̇_r."""
     qf, A, v, v_r, a_r = _reference_state(robot, q, qd, qd_r, qdd_r)
     return api.adaptation_gradient(robot.full, qf, v, v_r, a_r, gravity, factorization)
+
+
+def _constant_map(robot, qbar):
+    """(q, A) of a map with Ȧ = 0 (mimic joints with constant ratios, the body base velocity):
+    there τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈) and the derivatives are congruences. Other maps need ∂A/∂q̄,
+    which the maps do not give yet: StateError."""
+    cmap = robot.map
+    if getattr(cmap, "block_base", False):
+        if cmap.representation != "body":
+            raise StateError(f"the derivatives take the base velocity 'body' only so far, not "
+                             f"'{cmap.representation}' (its A depends on the base pose); load the robot "
+                             "with the body base velocity")
+    elif cmap.rate_basis(qbar) is not None:
+        if hasattr(cmap, "solver"):
+            raise StateError("the derivatives do not take closed loops yet (their A depends on q̄); call them on "
+                             "robot.full, the spanning tree, or load the robot with loops='open'")
+        raise StateError("the derivatives take mimic joints of constant ratio (q_j = a·q_m + b) only so far; "
+                         "these have non-linear functions (call them on robot.full)")
+    return cmap.full_configuration(qbar), np.asarray(cmap.jacobian(qbar))
+
+
+def _derivatives_states(robot, q, qd, x, what):
+    Q, (V, X) = _stacked(robot, q, ("qd", qd), (what, x))
+    return Q, V, X, Q.shape[0] > 1 or np.ndim(q) == 2
+
+
+@in_other_coordinates(api.inverse_dynamics_derivatives)
+def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data=None):
+    """Aᵀ ∂τ/∂q A, Aᵀ ∂τ/∂q̇ A, Aᵀ M A of τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈) (A constant); q̄ moves by
+    robot.integrate(q̄, δ̄), the tree by A δ̄."""
+    Q, V, X, batch = _derivatives_states(robot, q, qd, qdd, "qdd")
+    if batch:
+        if data is not None:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        outs = [inverse_dynamics_derivatives(robot, Q[s], V[s], X[s], gravity) for s in range(Q.shape[0])]
+        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(3))
+    d, fresh = _data(robot, data)
+    qf, A = _constant_map(robot, Q[0])
+    full = api.inverse_dynamics_derivatives(robot.full, qf, A @ V[0], A @ X[0], gravity, data=d.full)
+    return _congruent_outputs(A, d, fresh, full, ("dtau_dq", "dtau_dv", "dtau_da"))
+
+
+@in_other_coordinates(api.forward_dynamics_derivatives)
+def forward_dynamics_derivatives(robot, q, qd, tau, gravity=True, data=None):
+    """∂q̄̈/∂x̄ = −M̄⁻¹ ∂τ̄/∂x̄ at q̄̈ = FD(q̄, q̄̇, τ̄), and M̄⁻¹ (a dense Cholesky: M̄ has no tree)."""
+    Q, V, T, batch = _derivatives_states(robot, q, qd, tau, "tau")
+    if batch:
+        if data is not None:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        outs = [forward_dynamics_derivatives(robot, Q[s], V[s], T[s], gravity) for s in range(Q.shape[0])]
+        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(3))
+    d, fresh = _data(robot, data)
+    _constant_map(robot, Q[0])  # refused before any work
+    qdd = forward_dynamics(robot, Q[0], V[0], T[0], gravity, data=d)
+    dq, dv, M = inverse_dynamics_derivatives(robot, Q[0], V[0], qdd, gravity, data=d)
+    L = np.linalg.cholesky(M)  # M̄ is positive definite: forward_dynamics said so
+    d.Minv[...] = np.linalg.solve(L.T, np.linalg.solve(L, np.eye(robot.nv)))
+    _symmetrize(d.Minv, d._sq)
+    np.matmul(d.Minv, dq, out=d.dqdd_dq)
+    np.matmul(d.Minv, dv, out=d.dqdd_dv)
+    d.dqdd_dq *= -1.0
+    d.dqdd_dv *= -1.0
+    outs = (d.dqdd_dq, d.dqdd_dv, d.Minv)
+    return tuple(x.copy() for x in outs) if fresh else outs
+
+
+def _congruent_outputs(A, d, fresh, blocks, names):
+    """Aᵀ X A of each tree block into the workspace's fields ``names``, as one call returns them;
+    the last, M̄ where it is one (names ending in ``_da``, ``_dar``), made exactly symmetric."""
+    outs = []
+    for name, block in zip(names, blocks):
+        out = getattr(d, name)
+        _congruence(A, block, d._tmp, out)
+        if name.endswith(("_da", "_dar")):
+            _symmetrize(out, d._sq)
+        outs.append(out)
+    return tuple(x.copy() for x in outs) if fresh else tuple(outs)
+
+
+@in_other_coordinates(api.slotine_li_derivatives)
+def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="christoffel", data=None):
+    """Aᵀ X A of the tree's four (A constant: τ̄ = Aᵀ τ(q, A q̄̇, A q̄̇_r, A q̄̈_r))."""
+    Q, (V, VR, AR) = _stacked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        if data is not None:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        outs = [slotine_li_derivatives(robot, Q[s], V[s], VR[s], AR[s], gravity, factorization) for s in range(Q.shape[0])]
+        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(4))
+    d, fresh = _data(robot, data)
+    qf, A = _constant_map(robot, Q[0])
+    full = api.slotine_li_derivatives(robot.full, qf, A @ V[0], A @ VR[0], A @ AR[0], gravity, factorization, data=d.full)
+    return _congruent_outputs(A, d, fresh, full, ("dslotine_dq", "dslotine_dv", "dslotine_dvr", "dslotine_dar"))
+
+
+@in_other_coordinates(api.coriolis_product_derivatives)
+def coriolis_product_derivatives(robot, q, qd, v, factorization="christoffel", data=None):
+    """Aᵀ X A of the tree's two (A constant: C̄ v̄ = Aᵀ C(q, A q̄̇) A v̄)."""
+    Q, (V, W) = _stacked(robot, q, ("qd", qd), ("v", v))
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        if data is not None:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        outs = [coriolis_product_derivatives(robot, Q[s], V[s], W[s], factorization) for s in range(Q.shape[0])]
+        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(2))
+    d, fresh = _data(robot, data)
+    qf, A = _constant_map(robot, Q[0])
+    full = api.coriolis_product_derivatives(robot.full, qf, A @ V[0], A @ W[0], factorization, data=d.full)
+    return _congruent_outputs(A, d, fresh, full, ("dCv_dq", "dCv_dv"))

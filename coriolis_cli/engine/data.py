@@ -81,8 +81,8 @@ class Data:
 
     def __init__(self, robot):
         nq, nv, N = robot.nq, robot.nv, robot.n_bodies
-        # engine/core/data.hpp's vectors (208 N + 6 nv² + 67 nv + nq), and the outputs here (9 nv² + 5 nv)
-        need = 8 * (208 * N + 15 * nv * nv + 72 * nv + nq)
+        # engine/core/data.hpp's vectors (244 N + 6 nv² + 85 nv + nq), and the outputs here (15 nv² + 5 nv)
+        need = 8 * (244 * N + 21 * nv * nv + 90 * nv + nq)
         if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter
             check_memory(need, "the workspace")
         self.robot = robot
@@ -112,6 +112,12 @@ class Data:
         self.fd_derivatives_block = np.zeros((3, nv, nv))  # ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ = M⁻¹
         self.fd_derivatives_outputs = tuple(_read_only(x) for x in self.fd_derivatives_block)
         self.dqdd_dq, self.dqdd_dv, self.Minv = self.fd_derivatives_outputs
+        self.slotine_derivatives_block = np.zeros((4, nv, nv))  # ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̇_r = C, ∂τ/∂q̈_r = M
+        self.slotine_derivatives_outputs = tuple(_read_only(x) for x in self.slotine_derivatives_block)
+        self.dslotine_dq, self.dslotine_dv, self.dslotine_dvr, self.dslotine_dar = self.slotine_derivatives_outputs
+        self.coriolis_product_block = np.zeros((2, nv, nv))  # ∂(C v)/∂q, ∂(C v)/∂q̇
+        self.coriolis_product_outputs = tuple(_read_only(x) for x in self.coriolis_product_block)
+        self.dCv_dq, self.dCv_dv = self.coriolis_product_outputs
 
     def ensure_gamma(self, force: bool = False) -> None:
         if self.Gamma is None:
@@ -122,7 +128,7 @@ class Data:
 
     def _contents(self):
         return (self.coriolis_block, self.tau_out, self.g_out, self.qdd_out, self.momentum_block, self.derivatives_block,
-                self.fd_derivatives_block)
+                self.fd_derivatives_block, self.slotine_derivatives_block, self.coriolis_product_block)
 
     def __copy__(self) -> Data:
         """Another workspace for the same robot with the same outputs; the robot, immutable, is

@@ -30,6 +30,10 @@ class ReducedData:
         self.full = Data(robot.full)
         self.M, self.Mdot, self.C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
         self.tau, self.g, self.qdd = np.zeros(n), np.zeros(n), np.zeros(n)
+        self.dtau_dq, self.dtau_dv, self.dtau_da = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+        self.dqdd_dq, self.dqdd_dv, self.Minv = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+        self.dslotine_dq, self.dslotine_dv, self.dslotine_dvr, self.dslotine_dar = (np.zeros((n, n)) for _ in range(4))
+        self.dCv_dq, self.dCv_dv = np.zeros((n, n)), np.zeros((n, n))
         self.Gamma = None
         self._tmp = np.zeros((robot.full.nv, n))
         self._sq = np.zeros((n, n))
@@ -49,7 +53,8 @@ class ReducedData:
         return _restored, (self.robot,) + self._contents()
 
 
-_REDUCED_OUTPUTS = ("M", "Mdot", "C", "tau", "g", "qdd")
+_REDUCED_OUTPUTS = ("M", "Mdot", "C", "tau", "g", "qdd", "dtau_dq", "dtau_dv", "dtau_da", "dqdd_dq", "dqdd_dv", "Minv",
+                    "dslotine_dq", "dslotine_dv", "dslotine_dvr", "dslotine_dar", "dCv_dq", "dCv_dv")
 
 
 def _restored(robot, full, *contents):

@@ -66,7 +66,7 @@ inline void add_armature_mass(const Model& model, const double* q, double* M) {
     }
 }
 
-// C += C_a and Ṁ += Ṁ_a of the free joints (other joints' armature adds nothing to them)
+// C += C_a and Ṁ += Ṁ_a (Mdot may be null) of the free joints (other joints' armature adds nothing)
 inline void add_armature_coriolis(const Model& model, const double* q, const double* qd, double* Mdot, double* C) {
     const int n = model.nv;
     double Ma[9], dC[9];
@@ -82,7 +82,7 @@ inline void add_armature_coriolis(const Model& model, const double* q, const dou
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c) {
                 C[(s + r) * n + s + c] += dC[r * 3 + c];
-                Mdot[(s + r) * n + s + c] += dC[r * 3 + c] + dC[c * 3 + r];
+                if (Mdot) Mdot[(s + r) * n + s + c] += dC[r * 3 + c] + dC[c * 3 + r];
             }
     }
 }
@@ -138,6 +138,41 @@ inline void add_armature_force(const Model& model, const double* q, const double
         for (int r = 0; r < 3; ++r)
             tau[s + r] +=
                 Ma[r * 3 + 0] * (x[s] + cx) + Ma[r * 3 + 1] * (x[s + 1] + cy) + Ma[r * 3 + 2] * (x[s + 2] + cz);
+    }
+}
+
+// The derivatives of the free joints' τ_a = M_a(q) u, u = x_v + ω × y_v (ω from q̇; x, y: q̈ and q̇
+// in the inverse dynamics, q̈_r and q̇_r in Slotine–Li), added: ∂τ_a/∂ω = M_a (e_k × y_v) to dqd,
+// ∂τ_a/∂y_v = M_a (ω × e_k) to dy (null: left out) and, as the child turns by exp(δ)
+// (R → R (1 + [δ]×)), ∂τ_a/∂δ_k = M_a (e_k × u) − e_k × (M_a u) to dq. The diagonal armature's
+// a_c x_c has none.
+inline void add_armature_derivatives(const Model& model, const double* q, const double* qd, const double* x,
+                                     const double* y, double* dq, double* dqd, double* dy) {
+    const int n = model.nv;
+    double Ma[9];
+    for (int b = 0; b < model.N; ++b) {
+        if (!(detail::is_free(model, b) && detail::linear_armature(model, q, b, Ma))) continue;
+        const int s = model.v_start(b);
+        const double v[3] = {y[s], y[s + 1], y[s + 2]}, w[3] = {qd[s + 3], qd[s + 4], qd[s + 5]};
+        const double u[3] = {x[s] + w[1] * v[2] - w[2] * v[1], x[s + 1] + w[2] * v[0] - w[0] * v[2],
+                             x[s + 2] + w[0] * v[1] - w[1] * v[0]};
+        double Mu[3];
+        for (int r = 0; r < 3; ++r) Mu[r] = Ma[r * 3] * u[0] + Ma[r * 3 + 1] * u[1] + Ma[r * 3 + 2] * u[2];
+        for (int k = 0; k < 3; ++k) {
+            double e[3] = {0.0, 0.0, 0.0};
+            e[k] = 1.0;
+            const double we[3] = {w[1] * e[2] - w[2] * e[1], w[2] * e[0] - w[0] * e[2], w[0] * e[1] - w[1] * e[0]};
+            const double ev[3] = {e[1] * v[2] - e[2] * v[1], e[2] * v[0] - e[0] * v[2], e[0] * v[1] - e[1] * v[0]};
+            const double eu[3] = {e[1] * u[2] - e[2] * u[1], e[2] * u[0] - e[0] * u[2], e[0] * u[1] - e[1] * u[0]};
+            const double eMu[3] = {e[1] * Mu[2] - e[2] * Mu[1], e[2] * Mu[0] - e[0] * Mu[2],
+                                   e[0] * Mu[1] - e[1] * Mu[0]};
+            for (int r = 0; r < 3; ++r) {
+                const double* m = Ma + 3 * r;
+                if (dy) dy[(s + r) * n + s + k] += m[0] * we[0] + m[1] * we[1] + m[2] * we[2];
+                dqd[(s + r) * n + s + 3 + k] += m[0] * ev[0] + m[1] * ev[1] + m[2] * ev[2];
+                dq[(s + r) * n + s + 3 + k] += m[0] * eu[0] + m[1] * eu[1] + m[2] * eu[2] - eMu[r];
+            }
+        }
     }
 }
 

@@ -45,6 +45,10 @@ struct Data {
           dFdq(6 * model.nv),
           dFdv(6 * model.nv),
           dYtJ(6 * model.nv),
+          dWdq(6 * model.nv),
+          dFdy(6 * model.nv),
+          dYv(6 * model.nv),
+          BW(36 * model.N),
           dtau_dq(model.nv * model.nv),
           dtau_dv(model.nv * model.nv),
           qdd(model.nv),
@@ -89,7 +93,13 @@ struct Data {
     std::vector<double> dFda;  // nv x 6: I S_c, composite I
     std::vector<double> dFdq;  // nv x 6: ∂f/∂q_c
     std::vector<double> dFdv;  // nv x 6: ∂f/∂q̇_c
-    std::vector<double> dYtJ;  // nv x 6: İᵀ S_c, composite İ
+    std::vector<double> dYtJ;  // nv x 6: İᵀ S_c, composite İ (Slotine–Li: BWᵀ S_c)
+
+    // Slotine–Li's derivatives (slotine_li_derivatives.hpp), with the fields above
+    std::vector<double> dWdq;  // nv x 6: ∂w/∂q_c = w_λ × S_c
+    std::vector<double> dFdy;  // nv x 6: ∂f/∂q̇_r,c
+    std::vector<double> dYv;   // nv x 6: BVᵀ S_c
+    std::vector<double> BW;    // N x 6 x 6: (composite) G(w_i)
 
     // the forward dynamics' derivatives (forward_dynamics_derivatives.hpp)
     std::vector<double> dtau_dq;  // nv x nv: ∂τ/∂q at q̈

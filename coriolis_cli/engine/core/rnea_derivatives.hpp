@@ -1,7 +1,7 @@
 // First-order derivatives of the inverse dynamics, ∂τ/∂q, ∂τ/∂q̇ and ∂τ/∂q̈ = M, in O(N d) by one
 // forward and one backward pass (Carpentier & Mansard, "Analytical Derivatives of Rigid Body
 // Dynamics Algorithms", RSS 2018, Alg. 1; the same passes as Pinocchio's computeRNEADerivatives),
-// in the computation frame, for trees of 1-DoF joints on a fixed base (engine.hpp refuses others).
+// in the computation frame, for trees of any joints on a fixed or floating base.
 //
 // Forward, per body i with parent λ and per column (DoF) c of its joint, with S_c its motion
 // subspace and a_i the acceleration less gravity (a_0 = −g):
@@ -18,6 +18,13 @@
 //   ∂τ_d/∂q_c = F^a_dᵀ ∂a/∂q_c + Y_dᵀ ∂v/∂q_c,   ∂τ_c/∂q[c..] = S_cᵀ F^q[c..],   then F^q_c += S_c ×* f,
 //   F^v_c = İ S_c + I ∂a/∂q̇_c,
 //   ∂τ_d/∂q̇_c = F^a_dᵀ ∂a/∂q̇_c + Y_dᵀ S_c,   ∂τ_c/∂q̇[c..] = S_cᵀ F^v[c..].
+//
+// On a multi-DoF joint (free, spherical, planar) q_c is a coordinate of the tangent space: the
+// child moves by exp(S_c δ), S constant in the child frame, as Pinocchio's integrate(q, δ) does.
+// The joint's own rows take F^q before the transport term S ×* f, which only the columns above
+// the joint see (the torques of a joint turn with its child). A free root's S is constant in the
+// computation frame, which moves with the base, so ∂/∂q of its columns is gravity turning
+// relative to the robot: ∂a/∂q_c = a_0 × S_c.
 #pragma once
 
 #include "armature.hpp"
@@ -96,8 +103,6 @@ inline int64_t rnea_derivatives(const Model& model, Data& data, const double* q,
         for (int d = c + 1; d < end; ++d)
             dtau_dq[d * n + c] = dot6(Fa + 6 * d, dAdq + 6 * c) + dot6(Y + 6 * d, dVdq + 6 * c);
         for (int d = c; d < end; ++d) dtau_dq[c * n + d] = dot6(Sc, Fq + 6 * d);
-        crf_vec(Sc, f + 6 * b, t);
-        for (int r = 0; r < 6; ++r) Fq[6 * c + r] += t[r];
         // ∂τ/∂q̇
         matvec6(Id, Sc, Fv + 6 * c);
         matvec6(I, dAdv + 6 * c, t);
@@ -105,8 +110,14 @@ inline int64_t rnea_derivatives(const Model& model, Data& data, const double* q,
         for (int d = c + 1; d < end; ++d)
             dtau_dv[d * n + c] = dot6(Fa + 6 * d, dAdv + 6 * c) + dot6(Y + 6 * d, Sc);
         for (int d = c; d < end; ++d) dtau_dv[c * n + d] = dot6(Sc, Fv + 6 * d);
-        // the body's composites into its parent's, once its columns are done
+        // once the body's columns are done: the subtree moved by q_c carries its force with it
+        // (F^q_c += S_c ×* f), seen by the columns above the joint but not by the joint's own,
+        // since S_d moves with the child too; then the body's composites into its parent's
         if (model.is_first_column(c)) {
+            for (int k = c; k < n && model.col_body(k) == b; ++k) {
+                crf_vec(S + 6 * k, f + 6 * b, t);
+                for (int r = 0; r < 6; ++r) Fq[6 * k + r] += t[r];
+            }
             const int p = model.parent(b);
             if (p >= 0) {
                 add_composite(data.IC.data() + 36 * p, I);
@@ -115,8 +126,8 @@ inline int64_t rnea_derivatives(const Model& model, Data& data, const double* q,
             }
         }
     }
-    // the joints' armature: τ_c += a_c q̈_c on 1-DoF joints, M_cc += a_c
-    for (int c = 0; c < n; ++c) M[c * n + c] += detail::diagonal_armature(model, c);
+    add_armature_mass(model, data.q.data(), M);
+    add_armature_derivatives(model, data.q.data(), qd, qdd, qd, dtau_dq, dtau_dv, dtau_dv);
     return status;
 }
 
