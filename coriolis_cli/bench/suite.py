@@ -150,6 +150,9 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     return out
 
 
+DERIVATIVE_OUTPUTS = ("dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd")
+
+
 def _derivatives_refusal(robot) -> str | None:
     """Why the derivative kernels do not take this robot (closed loops, non-linear maps), or None."""
     from ..errors import StateError
@@ -187,14 +190,31 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
         out.timings.append(Timing("slotine", OURS_ESTIMATE, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat, data=data), repeat),
             "theta=θ̂, as an adaptive controller calls it"))
-    refusal = _derivatives_refusal(robot) if "dtau" in what or "dqdd" in what else None
+    asked = [key for key in DERIVATIVE_OUTPUTS if key in what]
+    refusal = _derivatives_refusal(robot) if asked else None
     derivatives = refusal is None
     if not derivatives:
         import warnings
 
         from ..errors import Note
 
-        warnings.warn(Note(f"{robot.name}: dtau and dqdd not timed: {refusal}"), stacklevel=2)
+        warnings.warn(Note(f"{robot.name}: {', '.join(asked)} not timed: {refusal}"), stacklevel=2)
+    v_r = qd + 0.1 * qdd_r  # a reference velocity near q̇, as a tracking controller's
+    if "dg" in what and derivatives:
+        out.timings.append(Timing("dg", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.gravity_derivatives(robot, q, data=data), repeat), "at rest, create_data() reused"))
+    if "dslotine" in what and derivatives:
+        out.timings.append(Timing("dslotine", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.slotine_li_derivatives(robot, q, qd, v_r, qdd_r, data=data), repeat),
+            "two velocities, create_data() reused"))
+    if "dCv" in what and derivatives:
+        out.timings.append(Timing("dCv", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.coriolis_product_derivatives(robot, q, qd, v_r, data=data), repeat),
+            "v = q̇_r, create_data() reused"))
+    if "dCTqd" in what and derivatives:
+        out.timings.append(Timing("dCTqd", OURS_DATA, 1e6 * median_call_time(
+            lambda: engine.coriolis_transpose_derivatives(robot, q, qd, data=data), repeat),
+            "create_data() reused"))
     if "dtau" in what and derivatives:
         out.timings.append(Timing("dtau", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.inverse_dynamics_derivatives(robot, q, qd, qdd_r, data=data), repeat),
@@ -258,7 +278,7 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
                                       "M and C (Ṁ = C + Cᵀ)"))
             out.timings.append(Timing("centroidal", "pinocchio dccrba", 1e6 * median_call_time(
                 lambda: pin.dccrba(model, data, pq, pv), repeat), "centroidal Ag and its derivative"))
-        if "fd" in what or "slotine" in what or "rnea" in what or "dtau" in what or "dqdd" in what:
+        if {"fd", "slotine", "rnea", "dqdd", *DERIVATIVE_OUTPUTS} & set(what):
             rng = np.random.default_rng(1)
             ptau, pa = peer.v(rng.standard_normal(n)), peer.v(rng.standard_normal(n))
         if "crba" in what:
@@ -273,9 +293,17 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
         if "fd" in what:
             out.timings.append(Timing("fd", "pinocchio aba", 1e6 * median_call_time(
                 lambda: pin.aba(model, data, pq, pv, ptau), repeat), "articulated-body algorithm, O(n)"))
-        if "dtau" in what and _derivatives_refusal(robot) is None:
-            out.timings.append(Timing("dtau", "pinocchio computeRNEADerivatives", 1e6 * median_call_time(
-                lambda: pin.computeRNEADerivatives(model, data, pq, pv, pa), repeat), "Carpentier & Mansard"))
+        if "dg" in what and _derivatives_refusal(robot) is None:
+            out.timings.append(Timing("dg", "pinocchio computeGeneralizedGravityDerivatives", 1e6 * median_call_time(
+                lambda: pin.computeGeneralizedGravityDerivatives(model, data, pq), repeat), "Carpentier & Mansard"))
+        yardstick = [key for key in ("dslotine", "dCv", "dCTqd") if key in what]
+        if ("dtau" in what or yardstick) and _derivatives_refusal(robot) is None:
+            rnea_derivatives = 1e6 * median_call_time(lambda: pin.computeRNEADerivatives(model, data, pq, pv, pa), repeat)
+            if "dtau" in what:
+                out.timings.append(Timing("dtau", "pinocchio computeRNEADerivatives", rnea_derivatives, "Carpentier & Mansard"))
+            for key in yardstick:  # Pinocchio has no such function: its nearest, for scale
+                out.timings.append(Timing(key, "pinocchio computeRNEADerivatives", rnea_derivatives,
+                                          "no such function; ∂τ/∂q, ∂τ/∂q̇ for scale"))
         if "dqdd" in what and _derivatives_refusal(robot) is None:
             out.timings.append(Timing("dqdd", "pinocchio computeABADerivatives", 1e6 * median_call_time(
                 lambda: pin.computeABADerivatives(model, data, pq, pv, ptau), repeat), "Carpentier & Mansard"))

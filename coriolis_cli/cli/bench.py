@@ -13,11 +13,15 @@ OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma", "fd": "fd", "
                 "slotine": "slotine", "slotine-li": "slotine", "slotine_li": "slotine", "crba": "crba",
                 "mass_matrix": "crba", "rnea": "rnea", "inverse_dynamics": "rnea", "tau": "rnea", "gravity": "gravity",
                 "g": "gravity", "gravity_vector": "gravity", "dtau": "dtau", "inverse_dynamics_derivatives": "dtau",
-                "dqdd": "dqdd", "forward_dynamics_derivatives": "dqdd"}
+                "dqdd": "dqdd", "forward_dynamics_derivatives": "dqdd", "dg": "dg", "gravity_derivatives": "dg",
+                "dslotine": "dslotine", "slotine_li_derivatives": "dslotine", "dcv": "dCv",
+                "coriolis_product_derivatives": "dCv", "dctqd": "dCTqd", "coriolis_transpose_derivatives": "dCTqd"}
 # the engine functions each output compiles
 ENGINE_FUNCTIONS = {"C": "coriolis_matrix", "Gamma": "christoffel", "fd": "forward_dynamics", "slotine": "slotine_li",
                     "crba": "mass_matrix", "rnea": "inverse_dynamics", "gravity": "gravity_vector",
-                    "dtau": "inverse_dynamics_derivatives", "dqdd": "forward_dynamics_derivatives"}
+                    "dtau": "inverse_dynamics_derivatives", "dqdd": "forward_dynamics_derivatives",
+                    "dg": "gravity_derivatives", "dslotine": "slotine_li_derivatives", "dCv": "coriolis_product_derivatives",
+                    "dCTqd": "coriolis_transpose_derivatives"}
 MAX_SWEEP = 200  # systems in one --dofs sweep
 
 
@@ -91,7 +95,9 @@ def _table2(conflict, budget, fmt, output, force):
 @click.option("--what", default="C,Gamma", show_default=True, help="Comma list of C (M, Ṁ and C together), Gamma, fd (forward dynamics, against Pinocchio's aba), "
               "slotine (the Slotine–Li torque, against Pinocchio's rnea), and crba, rnea and gravity (M, τ and g alone, "
               "against crba, rnea and computeGeneralizedGravity), dtau and dqdd (the inverse and forward dynamics' "
-              "derivatives, against computeRNEADerivatives and computeABADerivatives).")
+              "derivatives, against computeRNEADerivatives and computeABADerivatives), dg (∂g/∂q, against "
+              "computeGeneralizedGravityDerivatives), and dslotine, dCv and dCTqd (the derivatives of the Slotine–Li "
+              "torque, of C v and of Cᵀq̇, which Pinocchio lacks: computeRNEADerivatives is their yardstick).")
 @robot_options
 @click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds of about 0.1 s each; the median per call is reported (µs).")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")

@@ -198,6 +198,24 @@ def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorizatio
     data.dslotine_dv, data.dslotine_dvr, data.dslotine_dar``. Batches: (K, ·) states."""
 
 
+@algorithm(compiled.gravity_derivatives, shape=lambda r: (r.nv, r.nv), batch=compiled.gravity_derivatives_batch,
+           into="dg_block", returns="dg_dq")
+def gravity_derivatives(robot, q, gravity=True, data: Data | None = None):
+    """∂g/∂q of the gravity vector, in O(N d) (engine/core/gravity_derivatives.hpp; Pinocchio's
+    computeGeneralizedGravityDerivatives). q in the tangent space as in
+    inverse_dynamics_derivatives. With ``data=`` the result is ``data.dg_dq``. Batches: q (K, nq)."""
+
+
+@algorithm(compiled.coriolis_transpose_derivatives, shape=lambda r: (2, r.nv, r.nv), take=_first_two,
+           batch=compiled.coriolis_transpose_derivatives_batch, batch_take=_first_two_of_each,
+           into="coriolis_transpose_block", returns="coriolis_transpose_outputs")
+def coriolis_transpose_derivatives(robot, q, qd, data: Data | None = None):
+    """(∂(Cᵀq̇)/∂q, ∂(Cᵀq̇)/∂q̇) of coriolis_transpose_velocity's Cᵀ(q, q̇) q̇, in O(N d)
+    (engine/core/coriolis_transpose_derivatives.hpp), the armature included: what linearizing a
+    momentum observer needs. q in the tangent space as in inverse_dynamics_derivatives. With
+    ``data=`` the results are ``data.dCTqd_dq, data.dCTqd_dv``. Batches: q, qd of shape (K, ·)."""
+
+
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
 @algorithm(compiled.momentum, shape=lambda r: (2, r.nv), take=lambda out: out[0], batch=compiled.momentum_batch,
            batch_take=lambda out: out[:, 0].copy(), into="momentum_block", returns="p")
@@ -321,12 +339,14 @@ __all__ = [
     "christoffel_slices",
     "coriolis_matrix",
     "coriolis_product_derivatives",
+    "coriolis_transpose_derivatives",
     "coriolis_transpose_velocity",
     "create_data",
     "forward_dynamics",
     "forward_dynamics_derivatives",
     "gamma_bytes",
     "generalized_momentum",
+    "gravity_derivatives",
     "gravity_vector",
     "inverse_dynamics",
     "inverse_dynamics_derivatives",

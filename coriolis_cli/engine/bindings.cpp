@@ -197,6 +197,8 @@ Model make_model(nb::handle ints, nb::handle cols, nb::handle geom, int nq, int 
     }
     if (columns != m.nv) throw nb::value_error("cols: not one column per DoF of the joints");
     m.body_frame = body_frame_joints(m) && body_frame != 0;  // -1: wherever it applies
+    m.col_end.resize(m.nv);
+    for (int j = 0; j < m.nv; ++j) m.col_end[j] = subtree_end_column(m, m.col_body(j));
     return m;
 }
 
@@ -417,6 +419,56 @@ NB_MODULE(compiled, m) {
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("V"), nb::arg("factorization"), nb::arg("out"),
         nb::arg("status"), nb::arg("threads"));
+
+    m.def(
+        "gravity_derivatives",
+        [](Workspace& w, nb::handle q, nb::handle gravity, nb::handle out) -> int64_t {
+            const int n = w.model.nv;
+            double* o = array_out(out, {n, n}, "out");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double* qp = vector_in(q, w.model.nq);
+            if (!qp) return RECHECK;
+            return gravity_derivatives(w.model, w.data, qp, grav, o);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("gravity"), nb::arg("out"), "∂g/∂q into out (nv, nv).");
+    m.def(
+        "gravity_derivatives_batch",
+        [](Workspace& w, nb::handle Q, nb::handle gravity, nb::handle out, nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *grav = array_in(gravity, {3}, "gravity");
+            double* o = array_out(out, {K, n, n}, "out");
+            const int64_t nn = int64_t(n) * n;
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                return gravity_derivatives(w.model, d, q + s * nq, grav, o + nn * s);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("gravity"), nb::arg("out"), nb::arg("status"), nb::arg("threads"));
+    m.def(
+        "coriolis_transpose_derivatives",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle out) -> int64_t {
+            const int n = w.model.nv;
+            double* o = array_out(out, {2, n, n}, "out");
+            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
+            if (!qp || !qdp) return RECHECK;
+            return coriolis_transpose_derivatives(w.model, w.data, qp, qdp, o, o + int64_t(n) * n);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("out"),
+        "∂(Cᵀq̇)/∂q and ∂(Cᵀq̇)/∂q̇ into out (2, nv, nv).");
+    m.def(
+        "coriolis_transpose_derivatives_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle out, nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD");
+            double* o = array_out(out, {K, 2, n, n}, "out");
+            const int64_t nn = int64_t(n) * n;
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                double* D = o + 2 * nn * s;
+                return coriolis_transpose_derivatives(w.model, d, q + s * nq, qd + s * n, D, D + nn);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("out"), nb::arg("status"), nb::arg("threads"));
 
     m.def(
         "christoffel",

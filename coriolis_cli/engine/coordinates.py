@@ -462,3 +462,32 @@ def coriolis_product_derivatives(robot, q, qd, v, factorization="christoffel", d
     qf, A = _constant_map(robot, Q[0])
     full = api.coriolis_product_derivatives(robot.full, qf, A @ V[0], A @ W[0], factorization, data=d.full)
     return _congruent_outputs(A, d, fresh, full, ("dCv_dq", "dCv_dv"))
+
+
+@in_other_coordinates(api.gravity_derivatives)
+def gravity_derivatives(robot, q, gravity=True, data=None):
+    """Aᵀ ∂g/∂q A (A constant: ḡ = Aᵀ g(q))."""
+    Q = _one(robot, q, robot.nq, "q", robot.config_names)
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        if data is not None:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        return _stacked_outputs([gravity_derivatives(robot, Q[s], gravity) for s in range(Q.shape[0])], (robot.nv, robot.nv))
+    d, fresh = _data(robot, data)
+    qf, A = _constant_map(robot, Q[0])
+    full = api.gravity_derivatives(robot.full, qf, gravity, data=d.full)
+    return _congruent_outputs(A, d, fresh, (full,), ("dg_dq",))[0]
+
+
+@in_other_coordinates(api.coriolis_transpose_derivatives)
+def coriolis_transpose_derivatives(robot, q, qd, data=None):
+    """Aᵀ X A of the tree's two (A constant: C̄ᵀq̄̇ = Aᵀ Cᵀ(q, A q̄̇) A q̄̇)."""
+    Q, (V,) = _stacked(robot, q, ("qd", qd))
+    if Q.shape[0] > 1 or np.ndim(q) == 2:
+        if data is not None:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        outs = [coriolis_transpose_derivatives(robot, Q[s], V[s]) for s in range(Q.shape[0])]
+        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(2))
+    d, fresh = _data(robot, data)
+    qf, A = _constant_map(robot, Q[0])
+    full = api.coriolis_transpose_derivatives(robot.full, qf, A @ V[0], data=d.full)
+    return _congruent_outputs(A, d, fresh, full, ("dCTqd_dq", "dCTqd_dv"))

@@ -81,8 +81,8 @@ class Data:
 
     def __init__(self, robot):
         nq, nv, N = robot.nq, robot.nv, robot.n_bodies
-        # engine/core/data.hpp's vectors (244 N + 6 nv² + 85 nv + nq), and the outputs here (15 nv² + 5 nv)
-        need = 8 * (244 * N + 21 * nv * nv + 90 * nv + nq)
+        # engine/core/data.hpp's vectors (244 N + 6 nv² + 85 nv + nq), and the outputs here (18 nv² + 5 nv)
+        need = 8 * (244 * N + 24 * nv * nv + 90 * nv + nq)
         if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter
             check_memory(need, "the workspace")
         self.robot = robot
@@ -118,6 +118,11 @@ class Data:
         self.coriolis_product_block = np.zeros((2, nv, nv))  # ∂(C v)/∂q, ∂(C v)/∂q̇
         self.coriolis_product_outputs = tuple(_read_only(x) for x in self.coriolis_product_block)
         self.dCv_dq, self.dCv_dv = self.coriolis_product_outputs
+        self.dg_block = np.zeros((nv, nv))  # ∂g/∂q
+        self.dg_dq = _read_only(self.dg_block)
+        self.coriolis_transpose_block = np.zeros((2, nv, nv))  # ∂(Cᵀq̇)/∂q, ∂(Cᵀq̇)/∂q̇
+        self.coriolis_transpose_outputs = tuple(_read_only(x) for x in self.coriolis_transpose_block)
+        self.dCTqd_dq, self.dCTqd_dv = self.coriolis_transpose_outputs
 
     def ensure_gamma(self, force: bool = False) -> None:
         if self.Gamma is None:
@@ -128,7 +133,8 @@ class Data:
 
     def _contents(self):
         return (self.coriolis_block, self.tau_out, self.g_out, self.qdd_out, self.momentum_block, self.derivatives_block,
-                self.fd_derivatives_block, self.slotine_derivatives_block, self.coriolis_product_block)
+                self.fd_derivatives_block, self.slotine_derivatives_block, self.coriolis_product_block, self.dg_block,
+                self.coriolis_transpose_block)
 
     def __copy__(self) -> Data:
         """Another workspace for the same robot with the same outputs; the robot, immutable, is

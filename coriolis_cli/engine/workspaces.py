@@ -34,6 +34,7 @@ class ReducedData:
         self.dqdd_dq, self.dqdd_dv, self.Minv = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
         self.dslotine_dq, self.dslotine_dv, self.dslotine_dvr, self.dslotine_dar = (np.zeros((n, n)) for _ in range(4))
         self.dCv_dq, self.dCv_dv = np.zeros((n, n)), np.zeros((n, n))
+        self.dg_dq, self.dCTqd_dq, self.dCTqd_dv = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
         self.Gamma = None
         self._tmp = np.zeros((robot.full.nv, n))
         self._sq = np.zeros((n, n))
@@ -54,7 +55,8 @@ class ReducedData:
 
 
 _REDUCED_OUTPUTS = ("M", "Mdot", "C", "tau", "g", "qdd", "dtau_dq", "dtau_dv", "dtau_da", "dqdd_dq", "dqdd_dv", "Minv",
-                    "dslotine_dq", "dslotine_dv", "dslotine_dvr", "dslotine_dar", "dCv_dq", "dCv_dv")
+                    "dslotine_dq", "dslotine_dv", "dslotine_dvr", "dslotine_dar", "dCv_dq", "dCv_dv",
+                    "dg_dq", "dCTqd_dq", "dCTqd_dv")
 
 
 def _restored(robot, full, *contents):

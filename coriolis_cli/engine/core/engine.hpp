@@ -5,10 +5,12 @@
 
 #include "christoffel.hpp"
 #include "coriolis.hpp"
+#include "coriolis_transpose_derivatives.hpp"
 #include "crba.hpp"
 #include "crba_body.hpp"
 #include "forward_dynamics.hpp"
 #include "forward_dynamics_derivatives.hpp"
+#include "gravity_derivatives.hpp"
 #include "momentum.hpp"
 #include "rnea.hpp"
 #include "rnea_body.hpp"
@@ -33,14 +35,6 @@ inline int64_t compute_gravity_vector(const Model& model, Data& data, const doub
                                       double* g) {
     return model.body_frame ? gravity_vector_body(model, data, q, gravity, g)
                             : gravity_vector(model, data, q, gravity, g);
-}
-
-// q̈ by the articulated-body algorithm where it applies and settles the state, else through
-// M = LᵀDL (which then also leaves M(q) in M, and says what is wrong with the state)
-inline int64_t compute_forward_dynamics(const Model& model, Data& data, const double* q, const double* qd,
-                                        const double* tau, const double* gravity, double* qdd, double* M) {
-    if (model.body_frame && forward_dynamics_body(model, data, q, qd, tau, gravity, qdd) == OK) return OK;
-    return forward_dynamics(model, data, q, qd, tau, gravity, qdd, M);
 }
 
 inline int64_t compute_slotine_li(const Model& model, Data& data, const double* q, const double* qd,

@@ -278,4 +278,12 @@ inline int64_t forward_dynamics(const Model& model, Data& data, const double* q,
     return status;
 }
 
+// q̈ by the articulated-body algorithm where it applies and settles the state, else through
+// M = LᵀDL (which then also leaves M(q) in M, and says what is wrong with the state)
+inline int64_t compute_forward_dynamics(const Model& model, Data& data, const double* q, const double* qd,
+                                        const double* tau, const double* gravity, double* qdd, double* M) {
+    if (model.body_frame && forward_dynamics_body(model, data, q, qd, tau, gravity, qdd) == OK) return OK;
+    return forward_dynamics(model, data, q, qd, tau, gravity, qdd, M);
+}
+
 }  // namespace coriolis

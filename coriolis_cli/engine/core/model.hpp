@@ -27,6 +27,9 @@ struct Model {
     // 1-DoF joints under at most a free root: M, τ, g, q̈ and Slotine–Li run in body coordinates
     // (engine.hpp chooses)
     bool body_frame = false;
+    // one past the last column of each column's subtree (its body's later columns and the
+    // bodies below), filled from the tables: the columns in [j, col_end[j]) descend from j
+    std::vector<int> col_end;
 
     int parent(int i) const { return int(ints[4 * i]); }
     int64_t joint(int i) const { return ints[4 * i + 1]; }

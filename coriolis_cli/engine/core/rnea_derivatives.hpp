@@ -27,6 +27,8 @@
 // relative to the robot: ∂a/∂q_c = a_0 × S_c.
 #pragma once
 
+#include <algorithm>
+
 #include "armature.hpp"
 #include "kinematics.hpp"
 #include "rnea.hpp"
@@ -46,6 +48,10 @@ inline int64_t rnea_derivatives(const Model& model, Data& data, const double* q,
     const int64_t status = forward_pass(model, data, q, qd, qdd, qdd, 2);
     if (failed(status)) return status;
     const int n = model.nv, N = model.N;
+    // entries of DoF in different branches are zero and never written below
+    std::fill(dtau_dq, dtau_dq + int64_t(n) * n, 0.0);
+    std::fill(dtau_dv, dtau_dv + int64_t(n) * n, 0.0);
+    std::fill(M, M + int64_t(n) * n, 0.0);
     const double *S = data.S.data(), *Sdot = data.Sdot.data(), *v = data.v.data();
     double* a = data.a.data();
     double a0[6];

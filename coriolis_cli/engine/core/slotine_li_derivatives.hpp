@@ -26,6 +26,8 @@
 // At q̇_r = q̇, ∂τ/∂q̇ + ∂τ/∂q̇_r is the inverse dynamics' ∂τ/∂q̇ (tests/test_derivatives.py).
 #pragma once
 
+#include <algorithm>
+
 #include "armature.hpp"
 #include "rnea_derivatives.hpp"
 #include "slotine_li.hpp"
@@ -48,6 +50,8 @@ inline int64_t slotine_li_derivatives(const Model& model, Data& data, const doub
     const int64_t status = reference_motion(model, data, q, qd, qd_r, qdd_r, gravity, nullptr);
     if (failed(status)) return status;
     const int n = model.nv, N = model.N;
+    for (double* out : {dq, dqd, C, M})  // entries of DoF in different branches are zero, never written below
+        if (out) std::fill(out, out + int64_t(n) * n, 0.0);
     const double *S = data.S.data(), *Sdot = data.Sdot.data(), *v = data.v.data(), *w = data.w.data();
     const double* a = data.a.data();
     double a0[6];

@@ -1,0 +1,51 @@
+// ∂g/∂q of the gravity vector g(q) = τ(q, 0, 0): rnea_derivatives.hpp's passes at rest, where v = 0
+// leaves only gravity's terms (the computation of Pinocchio's computeGeneralizedGravityDerivatives):
+//
+//   forward:  f_i = I_i a_0,   ∂a/∂q_c = a_0 × S_c  (a_0 = −g, every body at rest)
+//   backward: F^a_c = I S_c,  F^q_c = I ∂a/∂q_c,  ∂g_d/∂q_c = F^a_d·∂a/∂q_c (d below c),
+//             ∂g_c/∂q[c..] = S_c·F^q[c..], then F^q_c += S_c ×* f once the joint's columns are done.
+#pragma once
+
+#include <algorithm>
+
+#include "kinematics.hpp"
+#include "rnea_derivatives.hpp"
+
+namespace coriolis {
+
+inline int64_t gravity_derivatives(const Model& model, Data& data, const double* q, const double* gravity,
+                                   double* dg) {
+    const int64_t status = placements(model, data, q);
+    if (failed(status)) return status;
+    const int n = model.nv, N = model.N;
+    std::fill(dg, dg + int64_t(n) * n, 0.0);  // entries of DoF in different branches stay zero
+    const double* S = data.S.data();
+    double a0[6];
+    root_acceleration(model, data.q.data(), gravity, a0);
+    double *dA = data.dAdq.data(), *Fa = data.dFda.data(), *Fq = data.dFdq.data(), *f = data.f.data();
+    for (int c = 0; c < n; ++c) crm_vec(a0, S + 6 * c, dA + 6 * c);
+    for (int i = 0; i < N; ++i) matvec6(data.IC.data() + 36 * i, a0, f + 6 * i);
+    for (int c = n - 1; c >= 0; --c) {
+        const int b = model.col_body(c), end = model.col_end[c];
+        const double *I = data.IC.data() + 36 * b, *Sc = S + 6 * c;
+        matvec6(I, Sc, Fa + 6 * c);
+        matvec6(I, dA + 6 * c, Fq + 6 * c);
+        for (int d = c + 1; d < end; ++d) dg[d * n + c] = dot6(Fa + 6 * d, dA + 6 * c);
+        for (int d = c; d < end; ++d) dg[c * n + d] = dot6(Sc, Fq + 6 * d);
+        if (model.is_first_column(c)) {
+            double t[6];
+            for (int k = c; k < n && model.col_body(k) == b; ++k) {
+                crf_vec(S + 6 * k, f + 6 * b, t);
+                for (int r = 0; r < 6; ++r) Fq[6 * k + r] += t[r];
+            }
+            const int p = model.parent(b);
+            if (p >= 0) {
+                add_composite(data.IC.data() + 36 * p, I);
+                for (int r = 0; r < 6; ++r) f[6 * p + r] += f[6 * b + r];
+            }
+        }
+    }
+    return status;
+}
+
+}  // namespace coriolis
