@@ -44,16 +44,18 @@ inline void ltdl_solve_rows(const Model& model, const double* H, double* A, doub
         }
         for (int c = i; c < model.col_end[i]; ++c) X[ri + c] *= d;
     }
-    for (int i = 0; i < n; ++i) {  // L X = Y
+    for (int i = 0; i < n; ++i) {  // L X = Y; X = M⁻¹ is symmetric: its rows from the diagonal on
         const int64_t ri = int64_t(i) * n;
         for (int j = model.col_previous(i); j >= 0; j = model.col_previous(j)) {
             const double h = H[i * n + j];
             const int64_t rj = int64_t(j) * n;
             subtract_row(A + ri, A + rj, h, 0, n);
             subtract_row(B + ri, B + rj, h, 0, n);
-            subtract_row(X + ri, X + rj, h, 0, n);
+            subtract_row(X + ri, X + rj, h, i, n);  // j < i: X's row j is known from i on
         }
     }
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < i; ++c) X[int64_t(i) * n + c] = X[int64_t(c) * n + i];
 }
 
 // dq, dv, Minv (nv x nv each, row-major) at (q, q̇, τ); returns a status code (SINGULAR + k: M
