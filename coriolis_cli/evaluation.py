@@ -18,7 +18,10 @@ from . import engine
 from .errors import SizeError, StateError
 from .model.tree import RobotModel
 
-QUANTITIES = ("M", "Mdot", "C", "Gamma", "g", "tau")
+QUANTITIES = ("M", "Mdot", "C", "Gamma", "g", "tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq",
+              "dCTqd_dq", "dCTqd_dqd")
+USES_QDD = {"tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv"}  # the quantities taken at q̈
+DERIVATIVES = ("dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq", "dCTqd_dq", "dCTqd_dqd")  # [i, j] = ∂y_i/∂x_j
 # Above this condition number M is reported as nearly singular.
 COND_WARN = 1e10
 # Γ entries below this fraction of max |M| are round-off, not counted as nonzero in tables.
@@ -53,7 +56,7 @@ class Evaluation:
         """The record the formats write: the state, then each quantity asked for."""
         d = {"robot": self.robot, "dof_names": list(self.dof_names), "q": self.q, "qd": self.qd,
              "factorization": self.factorization}
-        if "tau" in self.quantities:
+        if USES_QDD & set(self.quantities):
             d["qdd"] = self.qdd
         for k in self.quantities:
             if k in self.values:
@@ -116,4 +119,25 @@ def evaluate(robot: RobotModel, q, qd, qdd, quantities, factorization: str = "ch
         if "tau" in quantities:
             result.values["tau"] = engine.inverse_dynamics(robot, q, qd, qdd)
             _require_finite("tau", result.values["tau"])
+        _derivatives(robot, q, qd, qdd, quantities, result.values)
     return result
+
+
+def _derivatives(robot, q, qd, qdd, quantities, values) -> None:
+    """The derivatives asked for: of τ at q̈, of q̈ at the τ that gives q̈ (so the state is one), of
+    g, and of Cᵀq̇."""
+    asked = set(quantities)
+    if asked & {"dtau_dq", "dtau_dqd"}:
+        values["dtau_dq"], values["dtau_dqd"], _ = engine.inverse_dynamics_derivatives(robot, q, qd, qdd)
+    if asked & {"dqdd_dq", "dqdd_dqd", "Minv"}:
+        tau = engine.inverse_dynamics(robot, q, qd, qdd)
+        values["dqdd_dq"], values["dqdd_dqd"], values["Minv"] = engine.forward_dynamics_derivatives(robot, q, qd, tau)
+    if "dg_dq" in asked:
+        values["dg_dq"] = engine.gravity_derivatives(robot, q)
+    if asked & {"dCTqd_dq", "dCTqd_dqd"}:
+        values["dCTqd_dq"], values["dCTqd_dqd"] = engine.coriolis_transpose_derivatives(robot, q, qd)
+    for name in [k for k in values if k in DERIVATIVES]:
+        if name not in asked:
+            del values[name]
+        else:
+            _require_finite(name, values[name])

@@ -173,14 +173,17 @@ def _example_robot(relative):
     return example_robot(relative)
 
 
-FLOATING_PEERS = [("quadruped.urdf", None), ("humanoid.urdf", None), ("solo12", "solo_description/robots/solo12.urdf"),
-                  ("anymal", "anymal_b_simple_description/robots/anymal.urdf"),
-                  ("talos", "talos_data/robots/talos_full_v2.urdf")]
+PEERS = [("quadruped.urdf", None, True), ("humanoid.urdf", None, True),
+         ("solo12", "solo_description/robots/solo12.urdf", True),
+         ("anymal", "anymal_b_simple_description/robots/anymal.urdf", True),
+         ("talos", "talos_data/robots/talos_full_v2.urdf", True), ("ur5", "ur_description/urdf/ur5_robot.urdf", False),
+         ("panda", "panda_description/urdf/panda.urdf", False)]
 
 
-@pytest.mark.parametrize("name,relative", FLOATING_PEERS)
-def test_floating_bases_equal_pinocchio_s_in_the_tangent_space(name, relative):
-    """Free-flyer derivatives are Pinocchio's, column for column in the tangent space (nv columns)."""
+@pytest.mark.parametrize("name,relative,floating", PEERS)
+def test_example_robot_data_s_robots_equal_pinocchio_s_in_the_tangent_space(name, relative, floating):
+    """Free-flyer derivatives are Pinocchio's, column for column in the tangent space (nv columns);
+    example-robot-data's robots as their files are, the Panda with its two finger joints."""
     pytest.importorskip("pinocchio")
     import warnings
 
@@ -189,13 +192,13 @@ def test_floating_bases_equal_pinocchio_s_in_the_tangent_space(name, relative):
     path = robot_path(name) if relative is None else _example_robot(relative)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cc.ModelWarning)
-        robot = cc.load_robot(path, floating_base=True)
+        robot = cc.load_robot(path, floating_base=floating)
     peer = PinocchioPeer(robot)
     peer._gravity(True)
     for seed in range(2):
         q, v, a = _state(robot, seed)
         dq, dv, M = cc.inverse_dynamics_derivatives(robot, q, v, a)
-        assert dq.shape == (robot.nv, robot.nv) and robot.nq == robot.nv + 1
+        assert dq.shape == (robot.nv, robot.nv) and robot.nq == robot.nv + floating
         peer.pin.computeRNEADerivatives(peer.model, peer.data, peer.q(q), peer.v(v), peer.v(a))
         for ours, theirs in ((dq, peer.data.dtau_dq), (dv, peer.data.dtau_dv)):
             theirs = peer.to_ours_matrix(np.array(theirs))
@@ -380,3 +383,35 @@ def test_gravity_derivatives_equal_pinocchio_s_and_take_mimic_joints():
     assert np.abs(cc.gravity_derivatives(mimic, q) - A.T @ cc.gravity_derivatives(mimic.full, qf) @ A).max() <= 1e-14
     for ours, tree in zip(cc.coriolis_transpose_derivatives(mimic, q, v), cc.coriolis_transpose_derivatives(mimic.full, qf, A @ v)):
         assert np.abs(ours - A.T @ tree @ A).max() <= 1e-14 * max(1.0, np.abs(tree).max())
+
+
+def test_compute_gives_the_derivatives_labelled_and_equal_to_the_library_s(run_cli):
+    """--what dtau_dq,...: tables titled by quantity, JSON equal to the library's calls at the same
+    state (the forward dynamics' at the τ that gives --qdd), and a loop refused in one line."""
+    import json
+
+    names = "dtau_dq,dtau_dqd,dqdd_dq,dqdd_dqd,Minv,dg_dq,dCTqd_dq,dCTqd_dqd"
+    args = ("compute", robot_path("quadruped.urdf"), "--floating-base", "--random", "--seed", "3", "--qdd",
+            ",".join(["0.5"] * 18), "--what", names)
+    r = run_cli(*args)
+    assert r.code == 0, r
+    for title in ("∂τ/∂q (inverse dynamics)", "∂q̈/∂q̇ (forward dynamics)", "M⁻¹ = ∂q̈/∂τ", "∂g/∂q", "∂(Cᵀq̇)/∂q̇"):
+        assert title in r.out, title
+    r = run_cli(*args, "--format", "json")
+    record = json.loads(r.out)
+    robot = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
+    q, qd, qdd = (np.array(record[k]) for k in ("q", "qd", "qdd"))
+    dq, dv, _ = cc.inverse_dynamics_derivatives(robot, q, qd, qdd)
+    fq, fv, Minv = cc.forward_dynamics_derivatives(robot, q, qd, cc.inverse_dynamics(robot, q, qd, qdd))
+    ct = cc.coriolis_transpose_derivatives(robot, q, qd)
+    expected = {"dtau_dq": dq, "dtau_dqd": dv, "dqdd_dq": fq, "dqdd_dqd": fv, "Minv": Minv,
+                "dg_dq": cc.gravity_derivatives(robot, q), "dCTqd_dq": ct[0], "dCTqd_dqd": ct[1]}
+    for key, value in expected.items():
+        assert np.array_equal(np.array(record[key]), value), key
+    r = run_cli("compute", robot_path("fourbar.yaml"), "--random", "--what", "dtau_dq")
+    assert r.code == 2 and r.err.count("\n") == 1 and "pass --loops open" in r.err, r
+
+
+def test_a_sweep_asked_for_what_it_does_not_time_says_so(run_cli):
+    r = run_cli("bench", "--what", "C,dtau", "--dofs", "10")
+    assert r.code == 2 and "a DoF sweep and Table 1 time C and Gamma; name a ROBOT" in r.err, r

@@ -141,6 +141,10 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, cod
         casadi(), c_compiler()
     if plot and mode != "sweep":
         raise StateError("--plot draws a DoF sweep: use it without ROBOT and without --table1")
+    if mode != "robots" and set(whats) - {"C", "Gamma"}:
+        other = ", ".join(w for w in whats if w not in ("C", "Gamma"))
+        raise StateError(f"--what {other}: a DoF sweep and Table 1 time C and Gamma; name a ROBOT for the rest",
+                         hint="e.g. coriolis bench panda --what " + ",".join(whats))
     models = [(job, load(job.source, floating_base)) for job in jobs]
     if peers:
         from ..peers import pinocchio as pinocchio_peer

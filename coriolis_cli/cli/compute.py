@@ -8,7 +8,13 @@ import numpy as np
 from ..errors import StateError
 from .common import FORMATS, check_outputs, cli, emit, load, parse_list, resolve_format, robot_argument, robot_options
 
-QUANTITY_NAMES = {"m": "M", "mdot": "Mdot", "c": "C", "gamma": "Gamma", "g": "g", "tau": "tau"}
+# the derivatives as tables title them ([i, j] = ∂y_i/∂x_j)
+DERIVATIVE_TITLES = {"dtau_dq": "∂τ/∂q (inverse dynamics)", "dtau_dqd": "∂τ/∂q̇ (inverse dynamics)",
+                     "dqdd_dq": "∂q̈/∂q (forward dynamics)", "dqdd_dqd": "∂q̈/∂q̇ (forward dynamics)",
+                     "Minv": "M⁻¹ = ∂q̈/∂τ", "dg_dq": "∂g/∂q", "dCTqd_dq": "∂(Cᵀq̇)/∂q", "dCTqd_dqd": "∂(Cᵀq̇)/∂q̇"}
+QUANTITY_NAMES = {"m": "M", "mdot": "Mdot", "c": "C", "gamma": "Gamma", "g": "g", "tau": "tau",
+                  "dtau_dq": "dtau_dq", "dtau_dqd": "dtau_dqd", "dqdd_dq": "dqdd_dq", "dqdd_dqd": "dqdd_dqd",
+                  "minv": "Minv", "dg_dq": "dg_dq", "dctqd_dq": "dCTqd_dq", "dctqd_dqd": "dCTqd_dqd"}
 
 
 def _state(model, q, qd, qdd, state, random, seed):
@@ -41,7 +47,7 @@ def _tables(result, model, drawn=None):
     from ..report.tables import gamma_table, matrix_table, state_table, vector_table
 
     titles = {"M": "M (mass matrix)", "Mdot": "Ṁ", "C": f"C ({result.factorization} factorization)",
-              "g": "g (generalized gravity)", "tau": "τ (inverse dynamics)"}
+              "g": "g (generalized gravity)", "tau": "τ (inverse dynamics)", **DERIVATIVE_TITLES}
     parts = [] if drawn is None else [state_table(drawn[0], drawn[1], drawn[2], model.config_names, model.dof_names)]
     for k in result.quantities:
         if k == "Gamma":
@@ -76,7 +82,10 @@ def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
 @click.option("--state", type=click.Path(dir_okay=False), help="YAML/JSON file {q: {dof: value}, qd: {dof: value}}.")
 @click.option("--random", is_flag=True, help="Random q within the joint limits (else [0, 2π]) and q̇ in [-10, 10].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random.")
-@click.option("--what", default=None, help="Comma list of M, Mdot, C, Gamma, g, tau (default M,C); along a "
+@click.option("--what", default=None, help="Comma list of M, Mdot, C, Gamma, g, tau, and the derivatives dtau_dq, "
+              "dtau_dqd (of τ at --qdd), dqdd_dq, dqdd_dqd, Minv (of q̈ at the τ that gives --qdd), dg_dq, dCTqd_dq, "
+              "dCTqd_dqd ([i, j] = ∂y_i/∂x_j; q in the tangent space on free, spherical and planar joints) "
+              "(default M,C); along a "
               "--recording: g, Cqd, CTqd, p, tau, energy (default g,Cqd,CTqd,p,energy).")
 @click.option("--recording", "recording", metavar="FILE", help="Compute along a recording (MCAP, ROS bag folder or .bag, "
               "CSV, Parquet, simulate's NPZ; or a folder or glob of them): a per-sample table to -o FILE "

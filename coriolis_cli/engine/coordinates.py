@@ -365,14 +365,14 @@ def _constant_map(robot, qbar):
     if getattr(cmap, "block_base", False):
         if cmap.representation != "body":
             raise StateError(f"the derivatives take the base velocity 'body' only so far, not "
-                             f"'{cmap.representation}' (its A depends on the base pose); load the robot "
-                             "with the body base velocity")
+                             f"'{cmap.representation}' (its A depends on the base pose); load the robot with "
+                             "base_velocity='body'", hint="pass --base-velocity body")
     elif cmap.rate_basis(qbar) is not None:
         if hasattr(cmap, "solver"):
-            raise StateError("the derivatives do not take closed loops yet (their A depends on q̄); call them on "
-                             "robot.full, the spanning tree, or load the robot with loops='open'")
+            raise StateError("the derivatives do not take closed loops yet (their A depends on q̄); take them on the "
+                             "spanning tree, robot.full", hint="pass --loops open for the spanning tree")
         raise StateError("the derivatives take mimic joints of constant ratio (q_j = a·q_m + b) only so far; "
-                         "these have non-linear functions (call them on robot.full)")
+                         "these have non-linear functions; take them on robot.full", hint="pass --mimic independent")
     return cmap.full_configuration(qbar), np.asarray(cmap.jacobian(qbar))
 
 
