@@ -204,7 +204,7 @@ def test_example_robot_data_s_robots_equal_pinocchio_s_in_the_tangent_space(name
             theirs = peer.to_ours_matrix(np.array(theirs))
             assert np.abs(ours - theirs).max() <= 1e-12 * max(1.0, np.abs(theirs).max())
         tau = 10 * np.random.default_rng(seed).standard_normal(robot.nv)
-        fq, fv, Minv = cc.forward_dynamics_derivatives(robot, q, v, tau)
+        fq, fv, _ = cc.forward_dynamics_derivatives(robot, q, v, tau)
         peer.pin.computeABADerivatives(peer.model, peer.data, peer.q(q), peer.v(v), peer.v(tau))
         tolerance = 1e-14 * np.linalg.cond(M)  # TALOS: 1e7, from its fingers
         for ours, theirs in ((fq, peer.data.ddq_dq), (fv, peer.data.ddq_dv)):
@@ -221,8 +221,8 @@ def _slopes_agree(robot, gravity=(0.3, -1.0, -9.0)):
     tau = cc.inverse_dynamics(robot, q, v, a, gravity=gravity)
     fq, fv, Minv = cc.forward_dynamics_derivatives(robot, q, v, tau, gravity=gravity)
     scale, fscale = max(1.0, np.abs(dq).max(), np.abs(dv).max()), max(1.0, np.abs(fq).max(), np.abs(fv).max())
-    tau_of = lambda q_, v_: cc.inverse_dynamics(robot, q_, v_, a, gravity=gravity)  # noqa: E731
-    qdd_of = lambda q_, v_: cc.forward_dynamics(robot, q_, v_, tau, gravity=gravity)  # noqa: E731
+    tau_of = lambda q_, v_: cc.inverse_dynamics(robot, q_, v_, a, gravity=gravity)
+    qdd_of = lambda q_, v_: cc.forward_dynamics(robot, q_, v_, tau, gravity=gravity)
     for k in range(robot.nv):
         e = np.zeros(robot.nv)
         e[k] = 1e-6
@@ -289,7 +289,7 @@ def test_slotine_li_derivatives_are_the_slopes_of_its_torque_on_every_joint_type
         q = robot.random_configuration(rng)
         v, v_r, a_r = (rng.standard_normal(robot.nv) for _ in range(3))
         dq, dv, C, M = cc.slotine_li_derivatives(robot, q, v, v_r, a_r, gravity=gravity, factorization=factorization)
-        tau = lambda *x: cc.slotine_li(robot, *x, gravity=gravity, factorization=factorization)  # noqa: E731
+        tau = lambda *x, robot=robot: cc.slotine_li(robot, *x, gravity=gravity, factorization=factorization)
         scale = max(1.0, np.abs(dq).max(), np.abs(dv).max())
         for k in range(robot.nv):
             e = np.zeros(robot.nv)
@@ -317,7 +317,7 @@ def test_the_coriolis_product_derivatives_are_those_of_c_times_v():
     rng = np.random.default_rng(8)
     q, qd, v = robot.random_configuration(rng), rng.standard_normal(robot.nv), rng.standard_normal(robot.nv)
     dq, dv = cc.coriolis_product_derivatives(robot, q, qd, v)
-    Cv = lambda q_, qd_: cc.coriolis_matrix(robot, q_, qd_)[2] @ v  # noqa: E731
+    Cv = lambda q_, qd_: cc.coriolis_matrix(robot, q_, qd_)[2] @ v
     for k in range(robot.nv):
         e = np.zeros(robot.nv)
         e[k] = 1e-6
