@@ -43,7 +43,7 @@ CHECKS = {
     "l": ("∂τ/∂q̇ = 2C (Remark 3) = Pinocchio's RNEA derivative", 1e-10),
     "m": ("M, C q̇ + g = MuJoCo (mj_fullM, qfrc_bias)", 1e-10),
     "n": ("p, Cᵀq̇ (O(N)); Y_p, Y_c, Y_g, Y_T, Y_V̇ θ (Alg. 4)", 1e-10),
-    "o": ("∂τ/∂q, ∂τ/∂q̇, ∂q̈/∂q, ∂q̈/∂q̇ = central differences", 1e-6),
+    "o": ("first derivatives of τ, q̈, g, Slotine–Li, Cᵀq̇ = central differences", 1e-6),
 }
 
 
@@ -323,6 +323,23 @@ def _derivative_errors(robot, q, qd, qdd):
                 err.append(min(errors, key=lambda x: np.abs(x).max()))
     if forward is not None:
         ref += [forward[0].ravel(), forward[1].ravel()]
+    # ∂g/∂q is the inverse dynamics' ∂τ/∂q at rest; Slotine–Li's and Cᵀq̇'s by their own differences
+    zeros = np.zeros(n)
+    err.append((engine.gravity_derivatives(robot, q) - engine.inverse_dynamics_derivatives(robot, q, zeros, zeros)[0]).ravel())
+    qd_r = qd + 0.5 * qdd / 10.0  # a reference velocity off q̇
+    sl_dq, sl_dv, _, _ = engine.slotine_li_derivatives(robot, q, qd, qd_r, qdd)
+    ct_dq, ct_dv = engine.coriolis_transpose_derivatives(robot, q, qd)
+    ref += [sl_dq.ravel(), sl_dv.ravel(), ct_dq.ravel(), ct_dv.ravel()]
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = h
+        plus, minus = robot.integrate(q, e), robot.integrate(q, -e)
+        err.append(sl_dq[:, k] - (engine.slotine_li(robot, plus, qd, qd_r, qdd) - engine.slotine_li(robot, minus, qd, qd_r, qdd)) / (2 * h))
+        err.append(sl_dv[:, k] - (engine.slotine_li(robot, q, qd + e, qd_r, qdd) - engine.slotine_li(robot, q, qd - e, qd_r, qdd)) / (2 * h))
+        err.append(ct_dq[:, k] - (engine.coriolis_transpose_velocity(robot, plus, qd)
+                                  - engine.coriolis_transpose_velocity(robot, minus, qd)) / (2 * h))
+        err.append(ct_dv[:, k] - (engine.coriolis_transpose_velocity(robot, q, qd + e)
+                                  - engine.coriolis_transpose_velocity(robot, q, qd - e)) / (2 * h))
     return np.concatenate(err), np.concatenate(ref)
 
 
