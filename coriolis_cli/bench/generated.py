@@ -19,7 +19,7 @@ NS_PER_OPERATION_LARGE = 0.45  # past LARGE_OPERATIONS (TALOS's Γ, the slower o
 LARGE_OPERATIONS = 50_000
 SMALL_MICROSECONDS = 3.0
 ENGINE_FUNCTIONS = {"coriolis": "coriolis_matrix", "christoffel": "christoffel", "inverse_dynamics": "inverse_dynamics",
-                    "slotine_li": "slotine_li"}
+                    "slotine_li": "slotine_li", "inverse_dynamics_derivatives": "inverse_dynamics_derivatives"}
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,8 @@ def route_speeds(robot, operations: dict, budget: float = 0.3) -> list[RouteSpee
         call = {"coriolis": lambda: cc.coriolis_matrix(robot, q, qd, data=data),
                 "christoffel": lambda: cc.christoffel(robot, q, data=data),
                 "inverse_dynamics": lambda: cc.inverse_dynamics(robot, q, qd, qdd, data=data),
-                "slotine_li": lambda: cc.slotine_li(robot, q, qd, qd, qdd, data=data)}[name]
+                "slotine_li": lambda: cc.slotine_li(robot, q, qd, qd, qdd, data=data),
+                "inverse_dynamics_derivatives": lambda: cc.inverse_dynamics_derivatives(robot, q, qd, qdd, data=data)}[name]
         call()  # compiled or loaded from the cache here
         times, stop = [], time.perf_counter() + budget
         while time.perf_counter() < stop or len(times) < 5:

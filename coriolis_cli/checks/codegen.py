@@ -49,6 +49,11 @@ def compare_generated(robot, generated, trials: int = 10, seed: int = 0) -> Code
             if "inverse_dynamics" in errors:
                 errors["inverse_dynamics"] = max(errors["inverse_dynamics"], _relative(
                     compiled.inverse_dynamics(q, qd, qdd), engine.inverse_dynamics(robot, q, qd, qdd)))
+            if "inverse_dynamics_derivatives" in errors:
+                ours = compiled.inverse_dynamics_derivatives(q, qd, qdd)
+                theirs = engine.inverse_dynamics_derivatives(robot, q, qd, qdd)[:2]
+                errors["inverse_dynamics_derivatives"] = max(errors["inverse_dynamics_derivatives"],
+                                                             *(_relative(a, b) for a, b in zip(ours, theirs)))
             if "slotine_li" in errors:
                 errors["slotine_li"] = max(errors["slotine_li"], _relative(
                     compiled.slotine_li(q, qd, qd_r, qdd), engine.slotine_li(robot, q, qd, qd_r, qdd)))

@@ -15,11 +15,12 @@ from .common import ExampleLast, cli, emit, err, load, robot_options, styled
 @click.option("--prefix", help="Name of the files and prefix of the functions (a C identifier; default: the robot's name).")
 @click.option("--what", default="M,Mdot,C,Gamma,tau,slotine", show_default=True,
               help="What to generate: M, Mdot, C (P_coriolis), Gamma (P_christoffel), tau (P_inverse_dynamics), "
-                   "slotine (P_slotine_li).")
+                   "slotine (P_slotine_li), dtau (P_inverse_dynamics_derivatives: ∂τ/∂q in the tangent space, ∂τ/∂q̇).")
+@click.option("--derivatives", is_flag=True, help="Also generate the inverse dynamics' derivatives (as --what ...,dtau).")
 @click.option("--check", is_flag=True, help="Compile the code with the system's C compiler (-O0: a quick build, the "
               "same numbers) and compare it with the engine at 10 random states.")
 @click.option("--force", is_flag=True, help="Replace existing P.h and P.c.")
-def codegen(robot, floating_base, directory, prefix, what, check, force):
+def codegen(robot, floating_base, directory, prefix, what, derivatives, check, force):
     """Write C code of M, Ṁ, C, Γ, τ and the Slotine–Li torque for ROBOT: plain C99, libm only,
     no allocation, no global state, the robot's constants folded in (traced with CasADi, which
     'pip install coriolis-cli[codegen]' installs). P.h documents the functions and the DoF order.
@@ -30,6 +31,8 @@ def codegen(robot, floating_base, directory, prefix, what, check, force):
     from ..codegen.trace import casadi
     from ..report.tables import codegen_renderable
 
+    if derivatives and "dtau" not in [w.strip() for w in what.split(",")]:
+        what += ",dtau"
     functions_for(what)  # a bad --what before anything is loaded or traced
     casadi()
     model = load(robot, floating_base)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from .c_source import check_prefix, default_prefix, header, source
-from .trace import FUNCTIONS, WHAT, casadi, trace
+from .trace import ALL_FUNCTIONS, FUNCTIONS, WHAT, casadi, trace
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class GeneratedCode:
 
 
 def functions_for(what) -> tuple[str, ...]:
-    """The C functions that hold the asked outputs (M, Mdot, C, Gamma, tau, slotine), in a fixed order."""
+    """The C functions that hold the asked outputs (M, Mdot, C, Gamma, tau, slotine, dtau), in a fixed order."""
     if what is None:
         return FUNCTIONS
     names = [w.strip() for w in (what.split(",") if isinstance(what, str) else what) if w.strip()]
@@ -48,7 +48,7 @@ def functions_for(what) -> tuple[str, ...]:
     if unknown or not names:
         raise InputError(f"--what takes {', '.join(WHAT)} separated by commas, got '{','.join(unknown) or what}'")
     wanted = {WHAT[w] for w in names}
-    return tuple(f for f in FUNCTIONS if f in wanted)
+    return tuple(f for f in ALL_FUNCTIONS if f in wanted)
 
 
 def c_files(prefix: str, robot, made: dict) -> tuple[str, str]:

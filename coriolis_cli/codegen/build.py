@@ -46,6 +46,7 @@ def _timing_source(prefix, functions) -> str:
         "christoffel": f"{prefix}_christoffel(in0, out0)",
         "inverse_dynamics": f"{prefix}_inverse_dynamics(in0, in1, in2, out0)",
         "slotine_li": f"{prefix}_slotine_li(in0, in1, in2, in3, out0)",
+        "inverse_dynamics_derivatives": f"{prefix}_inverse_dynamics_derivatives(in0, in1, in2, out0, out1)",
     }
     return "".join(TIMING_LOOP.format(prefix=prefix, name=name, call=calls[name]) for name in functions)
 
@@ -120,6 +121,13 @@ class CompiledCode:
         self._call("slotine_li", [self._vector(q, self.nq, "q")] + [self._vector(x, self.nv, w) for x, w in
                                                                      ((qd, "qd"), (qd_r, "qd_r"), (qdd_r, "qdd_r"))], [tau])
         return tau
+
+    def inverse_dynamics_derivatives(self, q, qd, qdd):
+        n = self.nv
+        out = [np.zeros((n, n)) for _ in range(2)]
+        self._call("inverse_dynamics_derivatives", [self._vector(q, self.nq, "q"), self._vector(qd, n, "qd"),
+                                                    self._vector(qdd, n, "qdd")], out)
+        return tuple(out)
 
     def seconds_per_call(self, name, q, reps=10000):
         """One timed C loop of ``reps`` calls: the seconds per call."""

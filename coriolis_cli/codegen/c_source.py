@@ -20,6 +20,11 @@ SIGNATURES = {
                          "tau = M qdd + C qd + g (RNEA), with the robot's gravity"),
     "slotine_li": ("const double *q, const double *qd, const double *qd_r, const double *qdd_r, double *tau",
                    "tau = M qdd_r + C(q, qd) qd_r + g (Slotine-Li, Wensing-Slotine Alg. 3)"),
+    "inverse_dynamics_derivatives": (
+        "const double *q, const double *qd, const double *qdd, double *dtau_dq, double *dtau_dqd",
+        "dtau/dq and dtau/dqd of tau = M qdd + C qd + g, each nv x nv, [i*nv + j] = d tau_i / d x_j (dtau/dqdd\n"
+        " * is M); on free, spherical and planar joints q moves in the tangent space (nv columns), as\n"
+        " * coriolis' robot.integrate(q, dq): a free joint's position by R v, its quaternion by 1/2 q (w, 0)"),
 }
 # a C identifier that CasADi also takes as a function name with _coriolis etc. appended
 # (casadi::Function::check_name: a letter first, no "__", so no "_" at either end)
@@ -90,7 +95,7 @@ def header(prefix, robot, functions, stack_bytes) -> str:
 
 def _casadi_part(code: str) -> str:
     """CasADi's code without its public functions (wrappers, work sizes, names, version): only
-    statics remain, so that the file exports the four entry points and nothing else."""
+    statics remain, so that the file exports the entry points and nothing else."""
     kept, skipping = [], False
     for line in code.splitlines():
         if skipping:

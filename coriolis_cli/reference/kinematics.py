@@ -119,10 +119,13 @@ class Tree:
             i = self.parent[i]
 
     def gravity_in_computation_frame(self, q, bk):
-        """g in the computation frame: world axes, or the base's for a free root (Rᵀ g)."""
+        """g in the computation frame: world axes, or the base's for a free root, (E R)ᵀ g with E
+        the root joint's frame in the world (a URDF floating joint with an rpy origin) and R its
+        quaternion's rotation."""
         if self.N and self.code[0] == FREE:
+            E = self.geom[0, G_ROT : G_ROT + 9].reshape(3, 3)
             R = quaternion_matrix(*[q[k] for k in range(3, 7)], bk)
-            return R.T @ self.gravity
+            return R.T @ (E.T @ self.gravity)
         return self.gravity
 
     def placements(self, q, bk):

@@ -363,7 +363,7 @@ def bundled_table(rec: list[dict]) -> Table:
 
 
 CODEGEN_OUTPUTS = {"coriolis": "M, Ṁ, C", "christoffel": "Γ", "inverse_dynamics": "τ (RNEA)",
-                   "slotine_li": "τ (Slotine–Li)"}
+                   "slotine_li": "τ (Slotine–Li)", "inverse_dynamics_derivatives": "∂τ/∂q, ∂τ/∂q̇"}
 
 
 def codegen_renderable(generated, comparison=None):
