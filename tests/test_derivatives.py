@@ -100,8 +100,8 @@ def test_batches_are_each_state_s_and_other_robots_are_refused_in_one_line(run_c
         with pytest.raises(StateError, match="do not take closed loops yet"):
             function(loop, loop.neutral_configuration(), np.zeros(loop.nv), np.zeros(loop.nv))
     mixed = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True, base_velocity="mixed")
-    with pytest.raises(StateError, match="base velocity 'body' only so far, not 'mixed'"):
-        cc.inverse_dynamics_derivatives(mixed, *_state(mixed, 0))
+    with pytest.raises(StateError, match="take the base velocity 'body' only so far, not 'mixed'"):
+        cc.slotine_li_derivatives(mixed, *_state(mixed, 0), np.zeros(mixed.nv))
     r = run_cli("bench", robot_path("fourbar.yaml"), "--what", "dtau", "--repeat", "3")
     assert r.code == 0 and "dtau not timed: the derivatives do not take closed loops" in r.err, r
 
@@ -433,3 +433,33 @@ def test_the_worked_example_in_the_docs_runs_and_says_what_it_claims():
     a, b = (float(x) for x in re.search(r"largest difference: A (\S+), B (\S+)", out.stdout).groups())
     assert eigenvalue < 0 and f"slowest closed-loop eigenvalue: {eigenvalue}" in page
     assert a < 1e-7 and b < 1e-7
+
+
+@pytest.mark.parametrize("representation", ["mixed", "inertial"])
+def test_base_velocities_go_through_the_chain_rule(representation):
+    """iDynTree's mixed and inertial base velocities: A = blockdiag(X(q), 1) and Ȧ differentiated
+    along the base, so that the inverse and forward dynamics' and gravity's derivatives are the
+    slopes of inverse_dynamics, forward_dynamics and gravity_vector in those coordinates (q moving
+    as robot.integrate moves it)."""
+    robot = cc.load_robot(robot_path("humanoid.urdf"), floating_base=True, base_velocity=representation)
+    gravity = np.array([0.3, -1.0, -9.0])
+    q, v, a = _state(robot, 2)
+    dq, dv, M = cc.inverse_dynamics_derivatives(robot, q, v, a, gravity=gravity)
+    tau = cc.inverse_dynamics(robot, q, v, a, gravity=gravity)
+    fq, fv, Minv = cc.forward_dynamics_derivatives(robot, q, v, tau, gravity=gravity)
+    dg = cc.gravity_derivatives(robot, q, gravity=gravity)
+    ID = lambda *x: cc.inverse_dynamics(robot, *x, gravity=gravity)  # noqa: E731
+    FD = lambda *x: cc.forward_dynamics(robot, *x, gravity=gravity)  # noqa: E731
+    for k in range(robot.nv):
+        e = np.zeros(robot.nv)
+        e[k] = 1e-6
+        plus, minus = robot.integrate(q, e), robot.integrate(q, -e)
+        for ours, slope in ((dq, ID(plus, v, a) - ID(minus, v, a)), (dv, ID(q, v + e, a) - ID(q, v - e, a)),
+                            (M, ID(q, v, a + e) - ID(q, v, a - e)), (fq, FD(plus, v, tau) - FD(minus, v, tau)),
+                            (fv, FD(q, v + e, tau) - FD(q, v - e, tau)),
+                            (dg, cc.gravity_vector(robot, plus, gravity=gravity) - cc.gravity_vector(robot, minus, gravity=gravity))):
+            assert np.abs(ours[:, k] - slope / 2e-6).max() <= 1e-6 * max(1.0, np.abs(ours).max()), k
+    assert np.abs(Minv @ M - np.eye(robot.nv)).max() < 1e-10
+    data = robot.create_data()
+    into = cc.inverse_dynamics_derivatives(robot, q, v, a, gravity=gravity, data=data)
+    assert into[0] is data.dtau_dq and all(np.array_equal(x, y) for x, y in zip(into, (dq, dv, M)))

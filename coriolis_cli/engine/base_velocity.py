@@ -55,3 +55,54 @@ def reference_kernel(X, Xdot, qd, qd_r, qdd_r, out):
 def mass_matrix_kernel(X, M, Mbar):
     """M̄ = AᵀMA, symmetrized, into Mbar."""
     compiled.base_mass_matrix(_c(X), _c(M), Mbar)
+
+
+def _hat(v):
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def _pose(cmap, qbar):
+    """(R, p) of the base in the world: R = E R(quaternion), p = t + E q[0:3]."""
+    x, y, z, w = np.asarray(qbar[3:7], dtype=float) / np.linalg.norm(qbar[3:7])
+    Rq = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                   [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                   [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return cmap.E @ Rq, cmap.t + cmap.E @ np.asarray(qbar[0:3], dtype=float)
+
+
+def _rate(representation, R, p, w):
+    """D_X[w]: the change of X as the base moves by the body twist w = [w_v; w_ω] (R → R(1 + [w_ω]×),
+    p → p + R w_v): −[w_ω]× Rᵀ on the diagonal blocks, and for ``inertial`` [w_ω]× Rᵀ p̂ − [w_v]× Rᵀ
+    beside them. Ẋ along ν is D_X[X ν]."""
+    out = np.zeros((B, B))
+    Rt = R.T
+    out[0:3, 0:3] = out[3:6, 3:6] = -_hat(w[3:6]) @ Rt
+    if representation == "inertial":
+        out[0:3, 3:6] = _hat(w[3:6]) @ Rt @ _hat(p) - _hat(w[0:3]) @ Rt
+    return out
+
+
+def _second_rate(representation, R, p, w, d):
+    """d/dε D_X(q ⊕ ε d)[w] for a fixed body twist w."""
+    out = np.zeros((B, B))
+    Rt = R.T
+    out[0:3, 0:3] = out[3:6, 3:6] = _hat(w[3:6]) @ _hat(d[3:6]) @ Rt
+    if representation == "inertial":
+        out[0:3, 3:6] = (_hat(w[3:6]) @ (-_hat(d[3:6]) @ Rt @ _hat(p) + _hat(d[0:3]) @ Rt)
+                         + _hat(w[0:3]) @ _hat(d[3:6]) @ Rt)
+    return out
+
+
+def map_derivatives(cmap, qbar, nu):
+    """(dX, dẊ), each (6, 6, 6): [k] the derivative of X and of Ẋ along ν as the base moves along
+    its body twist e_k (the tree's tangent), for the chain rule of the derivatives."""
+    R, p = _pose(cmap, qbar)
+    X = transform(cmap, qbar)[0]
+    w = X @ nu
+    dX, dXdot = np.zeros((B, B, B)), np.zeros((B, B, B))
+    for k in range(B):
+        d = np.zeros(B)
+        d[k] = 1.0
+        dX[k] = _rate(cmap.representation, R, p, d)
+        dXdot[k] = _second_rate(cmap.representation, R, p, w, d) + _rate(cmap.representation, R, p, dX[k] @ nu)
+    return dX, dXdot

@@ -364,9 +364,9 @@ def _constant_map(robot, qbar):
     cmap = robot.map
     if getattr(cmap, "block_base", False):
         if cmap.representation != "body":
-            raise StateError(f"the derivatives take the base velocity 'body' only so far, not "
-                             f"'{cmap.representation}' (its A depends on the base pose); load the robot with "
-                             "base_velocity='body'", hint="pass --base-velocity body")
+            raise StateError(f"the derivatives of the Slotine–Li torque, C v and Cᵀq̇ take the base velocity 'body' "
+                             f"only so far, not '{cmap.representation}' (its A depends on the base pose); load the "
+                             "robot with base_velocity='body'", hint="pass --base-velocity body")
     elif cmap.rate_basis(qbar) is not None:
         if hasattr(cmap, "solver"):
             raise StateError("the derivatives do not take closed loops yet (their A depends on q̄); take them on the "
@@ -392,9 +392,51 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data=None):
         outs = [inverse_dynamics_derivatives(robot, Q[s], V[s], X[s], gravity) for s in range(Q.shape[0])]
         return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(3))
     d, fresh = _data(robot, data)
+    if _moving_base(robot):
+        outs = _base_inverse_dynamics_derivatives(robot, Q[0], V[0], X[0], gravity, d)
+        return tuple(x.copy() for x in outs) if fresh else outs
     qf, A = _constant_map(robot, Q[0])
     full = api.inverse_dynamics_derivatives(robot.full, qf, A @ V[0], A @ X[0], gravity, data=d.full)
     return _congruent_outputs(A, d, fresh, full, ("dtau_dq", "dtau_dv", "dtau_da"))
+
+
+def _moving_base(robot) -> bool:
+    """A floating base's velocity in the mixed or inertial representation: A = blockdiag(X(q), 1)."""
+    return getattr(robot.map, "block_base", False) and robot.map.representation != "body"
+
+
+def _base_inverse_dynamics_derivatives(robot, q, nu, nudot, gravity, d):
+    """The chain rule through A = blockdiag(X(q), 1), Ȧ = blockdiag(Ẋ(q, ν), 0), with τ̄ = Aᵀ τ(q, v, a),
+    v = A ν, a = A ν̇ + Ȧ ν:
+
+        ∂τ̄/∂ν̇ = Aᵀ M A,   ∂τ̄/∂ν = Aᵀ (∂τ/∂q̇ A + M [Ȧ(e_j) ν + Ȧ e_j]_j),
+        ∂τ̄/∂δ_k = ∂Aᵀ/∂δ_k τ + Aᵀ (∂τ/∂q e_k + ∂τ/∂q̇ ∂A/∂δ_k ν + M (∂A/∂δ_k ν̇ + ∂Ȧ/∂δ_k ν)),
+
+    δ the tree's tangent (only the base's six move A), and ∂τ̄/∂q̄ = ∂τ̄/∂δ A as q̄ ⊕ δ̄ = q ⊕ A δ̄
+    (ReducedRobot.integrate). X's derivatives: base_velocity.map_derivatives."""
+    cmap, n, b = robot.map, robot.nv, base_velocity.B
+    X, Xdot = base_velocity.transform(cmap, q, nu[:b])
+    A, Adot = np.eye(n), np.zeros((n, n))
+    A[:b, :b], Adot[:b, :b] = X, Xdot
+    v, a = A @ nu, A @ nudot + Adot @ nu
+    dq, dv, M = api.inverse_dynamics_derivatives(robot.full, q, v, a, gravity, data=d.full)
+    tau = api.inverse_dynamics(robot.full, q, v, a, gravity)
+    rates = base_velocity.rate_basis(cmap, q)  # Ẋ(e_j), j < 6
+    E = np.zeros((n, n))
+    for j in range(b):
+        E[:b, j] = rates[j] @ nu[:b] + Xdot[:, j]
+    d.dtau_da[...] = A.T @ M @ A
+    _symmetrize(d.dtau_da, d._sq)
+    d.dtau_dv[...] = A.T @ (dv @ A + M @ E)
+    dX, dXdot = base_velocity.map_derivatives(cmap, q, nu[:b])
+    T = A.T @ dq
+    for k in range(b):
+        dA_nu, dA_nudot, dAdot_nu = (np.zeros(n) for _ in range(3))
+        dA_nu[:b], dA_nudot[:b], dAdot_nu[:b] = dX[k] @ nu[:b], dX[k] @ nudot[:b], dXdot[k] @ nu[:b]
+        T[:, k] += A.T @ (dv @ dA_nu + M @ (dA_nudot + dAdot_nu))
+        T[:b, k] += dX[k].T @ tau[:b]
+    np.matmul(T, A, out=d.dtau_dq)
+    return d.dtau_dq, d.dtau_dv, d.dtau_da
 
 
 @in_other_coordinates(api.forward_dynamics_derivatives)
@@ -407,7 +449,8 @@ def forward_dynamics_derivatives(robot, q, qd, tau, gravity=True, data=None):
         outs = [forward_dynamics_derivatives(robot, Q[s], V[s], T[s], gravity) for s in range(Q.shape[0])]
         return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(3))
     d, fresh = _data(robot, data)
-    _constant_map(robot, Q[0])  # refused before any work
+    if not _moving_base(robot):
+        _constant_map(robot, Q[0])  # refused before any work
     qdd = forward_dynamics(robot, Q[0], V[0], T[0], gravity, data=d)
     dq, dv, M = inverse_dynamics_derivatives(robot, Q[0], V[0], qdd, gravity, data=d)
     L = np.linalg.cholesky(M)  # M̄ is positive definite: forward_dynamics said so
@@ -473,6 +516,17 @@ def gravity_derivatives(robot, q, gravity=True, data=None):
             raise StateError("q: data= takes one state at a time; call without data= for batches")
         return _stacked_outputs([gravity_derivatives(robot, Q[s], gravity) for s in range(Q.shape[0])], (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
+    if _moving_base(robot):  # ḡ = Aᵀ g(q): ∂ḡ/∂δ_k = ∂Aᵀ/∂δ_k g + Aᵀ ∂g/∂q e_k, then · A
+        n, b = robot.nv, base_velocity.B
+        A = np.eye(n)
+        A[:b, :b] = base_velocity.transform(robot.map, Q[0])[0]
+        T = A.T @ api.gravity_derivatives(robot.full, Q[0], gravity, data=d.full)
+        g = api.gravity_vector(robot.full, Q[0], gravity)
+        dX = base_velocity.map_derivatives(robot.map, Q[0], np.zeros(b))[0]
+        for k in range(b):
+            T[:b, k] += dX[k].T @ g[:b]
+        np.matmul(T, A, out=d.dg_dq)
+        return d.dg_dq.copy() if fresh else d.dg_dq
     qf, A = _constant_map(robot, Q[0])
     full = api.gravity_derivatives(robot.full, qf, gravity, data=d.full)
     return _congruent_outputs(A, d, fresh, (full,), ("dg_dq",))[0]
