@@ -99,9 +99,6 @@ def test_batches_are_each_state_s_and_other_robots_are_refused_in_one_line(run_c
     for function in (cc.inverse_dynamics_derivatives, cc.forward_dynamics_derivatives):
         with pytest.raises(StateError, match="do not take closed loops yet"):
             function(loop, loop.neutral_configuration(), np.zeros(loop.nv), np.zeros(loop.nv))
-    mixed = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True, base_velocity="mixed")
-    with pytest.raises(StateError, match="take the base velocity 'body' only so far, not 'mixed'"):
-        cc.slotine_li_derivatives(mixed, *_state(mixed, 0), np.zeros(mixed.nv))
     r = run_cli("bench", robot_path("fourbar.yaml"), "--what", "dtau", "--repeat", "3")
     assert r.code == 0 and "dtau not timed: the derivatives do not take closed loops" in r.err, r
 
@@ -438,9 +435,8 @@ def test_the_worked_example_in_the_docs_runs_and_says_what_it_claims():
 @pytest.mark.parametrize("representation", ["mixed", "inertial"])
 def test_base_velocities_go_through_the_chain_rule(representation):
     """iDynTree's mixed and inertial base velocities: A = blockdiag(X(q), 1) and Ȧ differentiated
-    along the base, so that the inverse and forward dynamics' and gravity's derivatives are the
-    slopes of inverse_dynamics, forward_dynamics and gravity_vector in those coordinates (q moving
-    as robot.integrate moves it)."""
+    along the base, so that every derivative is the slope of its function in those coordinates
+    (q moving as robot.integrate moves it)."""
     robot = cc.load_robot(robot_path("humanoid.urdf"), floating_base=True, base_velocity=representation)
     gravity = np.array([0.3, -1.0, -9.0])
     q, v, a = _state(robot, 2)
@@ -460,6 +456,24 @@ def test_base_velocities_go_through_the_chain_rule(representation):
                             (dg, cc.gravity_vector(robot, plus, gravity=gravity) - cc.gravity_vector(robot, minus, gravity=gravity))):
             assert np.abs(ours[:, k] - slope / 2e-6).max() <= 1e-6 * max(1.0, np.abs(ours).max()), k
     assert np.abs(Minv @ M - np.eye(robot.nv)).max() < 1e-10
+    v_r, a_r = v[::-1].copy(), 0.5 * a
+    sl = cc.slotine_li_derivatives(robot, q, v, v_r, a_r, gravity=gravity)
+    cv = cc.coriolis_product_derivatives(robot, q, v, v_r)
+    ct = cc.coriolis_transpose_derivatives(robot, q, v)
+    SL = lambda *x: cc.slotine_li(robot, *x, gravity=gravity)  # noqa: E731
+    CV = lambda q_, v_: cc.coriolis_matrix(robot, q_, v_)[2] @ v_r  # noqa: E731
+    CT = lambda q_, v_: cc.coriolis_transpose_velocity(robot, q_, v_)  # noqa: E731
+    for k in range(robot.nv):
+        e = np.zeros(robot.nv)
+        e[k] = 1e-6
+        plus, minus = robot.integrate(q, e), robot.integrate(q, -e)
+        for ours, slope in ((sl[0], SL(plus, v, v_r, a_r) - SL(minus, v, v_r, a_r)),
+                            (sl[1], SL(q, v + e, v_r, a_r) - SL(q, v - e, v_r, a_r)),
+                            (sl[2], SL(q, v, v_r + e, a_r) - SL(q, v, v_r - e, a_r)),
+                            (sl[3], SL(q, v, v_r, a_r + e) - SL(q, v, v_r, a_r - e)),
+                            (cv[0], CV(plus, v) - CV(minus, v)), (cv[1], CV(q, v + e) - CV(q, v - e)),
+                            (ct[0], CT(plus, v) - CT(minus, v)), (ct[1], CT(q, v + e) - CT(q, v - e))):
+            assert np.abs(ours[:, k] - slope / 2e-6).max() <= 1e-6 * max(1.0, np.abs(ours).max()), k
     data = robot.create_data()
     into = cc.inverse_dynamics_derivatives(robot, q, v, a, gravity=gravity, data=data)
     assert into[0] is data.dtau_dq and all(np.array_equal(x, y) for x, y in zip(into, (dq, dv, M)))

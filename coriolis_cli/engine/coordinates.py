@@ -359,15 +359,11 @@ def adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity=True, factorization="
 
 def _constant_map(robot, qbar):
     """(q, A) of a map with Ȧ = 0 (mimic joints with constant ratios, the body base velocity):
-    there τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈) and the derivatives are congruences. Other maps need ∂A/∂q̄,
-    which the maps do not give yet: StateError."""
+    there τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈) and the derivatives are congruences. Closed loops and curved
+    mimic joints need ∂A/∂q̄, which their maps do not give yet: StateError."""
     cmap = robot.map
-    if getattr(cmap, "block_base", False):
-        if cmap.representation != "body":
-            raise StateError(f"the derivatives of the Slotine–Li torque, C v and Cᵀq̇ take the base velocity 'body' "
-                             f"only so far, not '{cmap.representation}' (its A depends on the base pose); load the "
-                             "robot with base_velocity='body'", hint="pass --base-velocity body")
-    elif cmap.rate_basis(qbar) is not None:
+    # the body base velocity has Ȧ = 0 (the mixed and inertial ones take _moving_base's path)
+    if not getattr(cmap, "block_base", False) and cmap.rate_basis(qbar) is not None:
         if hasattr(cmap, "solver"):
             raise StateError("the derivatives do not take closed loops yet (their A depends on q̄); take them on the "
                              "spanning tree, robot.full", hint="pass --loops open for the spanning tree")
@@ -487,6 +483,10 @@ def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorizatio
         outs = [slotine_li_derivatives(robot, Q[s], V[s], VR[s], AR[s], gravity, factorization) for s in range(Q.shape[0])]
         return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(4))
     d, fresh = _data(robot, data)
+    if _moving_base(robot):
+        outs = _base_slotine_li_derivatives(robot, Q[0], V[0], VR[0], AR[0], gravity, factorization, d,
+                                            ("dslotine_dq", "dslotine_dv", "dslotine_dvr", "dslotine_dar"))
+        return tuple(x.copy() for x in outs) if fresh else outs
     qf, A = _constant_map(robot, Q[0])
     full = api.slotine_li_derivatives(robot.full, qf, A @ V[0], A @ VR[0], A @ AR[0], gravity, factorization, data=d.full)
     return _congruent_outputs(A, d, fresh, full, ("dslotine_dq", "dslotine_dv", "dslotine_dvr", "dslotine_dar"))
@@ -502,6 +502,10 @@ def coriolis_product_derivatives(robot, q, qd, v, factorization="christoffel", d
         outs = [coriolis_product_derivatives(robot, Q[s], V[s], W[s], factorization) for s in range(Q.shape[0])]
         return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(2))
     d, fresh = _data(robot, data)
+    if _moving_base(robot):  # C̄ v̄ = Aᵀ (C(q, A ν) A v̄ + M Ȧ(ν) v̄): Slotine–Li at q̄̈_r = 0 without gravity
+        outs = _base_slotine_li_derivatives(robot, Q[0], V[0], W[0], np.zeros(robot.nv), False, factorization, d,
+                                            ("dCv_dq", "dCv_dv", None, None))
+        return tuple(x.copy() for x in outs[:2]) if fresh else outs[:2]
     qf, A = _constant_map(robot, Q[0])
     full = api.coriolis_product_derivatives(robot.full, qf, A @ V[0], A @ W[0], factorization, data=d.full)
     return _congruent_outputs(A, d, fresh, full, ("dCv_dq", "dCv_dv"))
@@ -542,6 +546,82 @@ def coriolis_transpose_derivatives(robot, q, qd, data=None):
         outs = [coriolis_transpose_derivatives(robot, Q[s], V[s]) for s in range(Q.shape[0])]
         return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(2))
     d, fresh = _data(robot, data)
+    if _moving_base(robot):
+        outs = _base_coriolis_transpose_derivatives(robot, Q[0], V[0], d)
+        return tuple(x.copy() for x in outs) if fresh else outs
     qf, A = _constant_map(robot, Q[0])
     full = api.coriolis_transpose_derivatives(robot.full, qf, A @ V[0], data=d.full)
     return _congruent_outputs(A, d, fresh, full, ("dCTqd_dq", "dCTqd_dv"))
+
+
+def _base_maps(robot, q, nu):
+    """A, Ȧ along ν, the rates Ȧ(e_j) (j < 6) and X's derivatives along the base (dX, dẊ along ν)."""
+    cmap, n, b = robot.map, robot.nv, base_velocity.B
+    X, Xdot = base_velocity.transform(cmap, q, nu[:b])
+    A, Adot = np.eye(n), np.zeros((n, n))
+    A[:b, :b], Adot[:b, :b] = X, Xdot
+    dX, dXdot = base_velocity.map_derivatives(cmap, q, nu[:b])
+    return A, Adot, base_velocity.rate_basis(cmap, q), dX, dXdot
+
+
+def _lifted(block, x):
+    """blockdiag(block, 0) @ x for a 6 x 6 block."""
+    out = np.zeros(len(x))
+    out[:base_velocity.B] = block @ x[:base_velocity.B]
+    return out
+
+
+def _base_slotine_li_derivatives(robot, q, nu, nu_r, nudot_r, gravity, factorization, d, names):
+    """τ̄ = Aᵀ τ_SL(q, A ν, A ν_r, A ν̇_r + Ȧ(ν) ν_r) (Ȧ along the true motion, as slotine_li takes it):
+
+        ∂τ̄/∂ν̇_r = Aᵀ M A,   ∂τ̄/∂ν_r = Aᵀ (C A + M Ȧ),   ∂τ̄/∂ν = Aᵀ (∂τ/∂q̇ A + M [Ȧ(e_j) ν_r]_j),
+        ∂τ̄/∂δ_k = ∂Aᵀ/∂δ_k τ + Aᵀ (∂τ/∂q e_k + ∂τ/∂q̇ ∂A_k ν + C ∂A_k ν_r + M (∂A_k ν̇_r + ∂Ȧ_k ν_r)),
+
+    then · A (q̄ moves by robot.integrate). Into the workspace fields ``names`` (None: not kept)."""
+    n, b = robot.nv, base_velocity.B
+    A, Adot, rates, dX, dXdot = _base_maps(robot, q, nu)
+    v, v_r, a_r = A @ nu, A @ nu_r, A @ nudot_r + Adot @ nu_r
+    dq, dv, C, M = api.slotine_li_derivatives(robot.full, q, v, v_r, a_r, gravity, factorization, data=d.full)
+    tau = api.slotine_li(robot.full, q, v, v_r, a_r, gravity=gravity, factorization=factorization)
+    R = np.zeros((n, n))
+    for j in range(b):
+        R[:b, j] = rates[j] @ nu_r[:b]
+    outs = [np.zeros((n, n)) if name is None else getattr(d, name) for name in names]
+    outs[1][...] = A.T @ (dv @ A + M @ R)
+    outs[2][...] = A.T @ (C @ A + M @ Adot)
+    outs[3][...] = A.T @ M @ A
+    _symmetrize(outs[3], d._sq)
+    T = A.T @ dq
+    for k in range(b):
+        T[:, k] += A.T @ (dv @ _lifted(dX[k], nu) + C @ _lifted(dX[k], nu_r)
+                          + M @ (_lifted(dX[k], nudot_r) + _lifted(dXdot[k], nu_r)))
+        T[:b, k] += dX[k].T @ tau[:b]
+    np.matmul(T, A, out=outs[0])
+    return tuple(outs)
+
+
+def _base_coriolis_transpose_derivatives(robot, q, nu, d):
+    """C̄ᵀν = Aᵀ h + Ȧ(ν)ᵀ p with h = Cᵀ(q, v) v, p = M(q) v, v = A ν:
+
+        ∂/∂ν = Aᵀ ∂h/∂q̇ A + [Ȧ(e_j)ᵀ p]_j + Ȧᵀ M A,
+        ∂/∂δ_k = ∂Aᵀ/∂δ_k h + Aᵀ (∂h/∂q e_k + ∂h/∂q̇ ∂A_k ν) + ∂Ȧ_kᵀ p + Ȧᵀ (∂p/∂q e_k + M ∂A_k ν),
+
+    ∂p/∂q being the inverse dynamics' ∂τ/∂q at q̇ = 0, q̈ = v without gravity; then · A."""
+    n, b = robot.nv, base_velocity.B
+    A, Adot, rates, dX, dXdot = _base_maps(robot, q, nu)
+    v = A @ nu
+    dh_dq, dh_dv = api.coriolis_transpose_derivatives(robot.full, q, v, data=d.full)
+    h = api.coriolis_transpose_velocity(robot.full, q, v)
+    dp_dq, _, M = api.inverse_dynamics_derivatives(robot.full, q, np.zeros(n), v, False)
+    p = M @ v
+    G = A.T @ dh_dv @ A + Adot.T @ M @ A
+    for j in range(b):
+        G[:b, j] += rates[j].T @ p[:b]
+    d.dCTqd_dv[...] = G
+    T = A.T @ dh_dq + Adot.T @ dp_dq
+    for k in range(b):
+        dA_nu = _lifted(dX[k], nu)
+        T[:, k] += A.T @ (dh_dv @ dA_nu) + Adot.T @ (M @ dA_nu)
+        T[:b, k] += dX[k].T @ h[:b] + dXdot[k].T @ p[:b]
+    np.matmul(T, A, out=d.dCTqd_dq)
+    return d.dCTqd_dq, d.dCTqd_dv
