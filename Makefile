@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # the engine's C++ core, compiled by the install: a change to it installs again
 CORE   := CMakeLists.txt coriolis_cli/engine/bindings.cpp $(wildcard coriolis_cli/engine/core/*.hpp)
 
-.PHONY: demo test bench clean compiler sanitize
+.PHONY: demo test bench clean compiler sanitize docs
 
 # the install compiles the engine's core: say what is missing before pip says it at length
 compiler:
@@ -47,3 +47,7 @@ sanitize: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# The documentation site (MkDocs), built strictly into build/site: warnings are errors.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
