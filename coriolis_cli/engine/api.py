@@ -34,6 +34,7 @@ from .data import (
     GAMMA_MAX_BYTES,
     Data,
     check_gamma_bytes,
+    check_second_bytes,
     check_memory,
     gamma_bytes_for,
 )
@@ -216,6 +217,37 @@ def coriolis_transpose_derivatives(robot, q, qd, data: Data | None = None):
     ``data=`` the results are ``data.dCTqd_dq, data.dCTqd_dv``. Batches: q, qd of shape (K, ·)."""
 
 
+def _second_guard(robot, K, data, force=False, **options):
+    """Four nv³ tensors a state: Γ's guard (refused above GAMMA_MAX_BYTES unless ``force``, and above
+    what the machine has), allocated in the workspace on first use; a free joint's unequal linear
+    armature (M_a = Rᵀ A R turns with the base) is not derived yet."""
+    tree = getattr(robot, "full", robot)
+    for body in tree.bodies:
+        if body.joint.type in ("free", "floating") and len(set(body.joint.armature[:3])) > 1:
+            raise StateError(f"the second-order derivatives take a free joint's armature when its three linear DoF "
+                             f"share it; '{body.joint.name}' has {tuple(body.joint.armature[:3])}")
+    if data is not None:
+        if data.second_out is None:
+            with_hint(data.ensure_second, force)
+        return
+    with_hint(check_second_bytes, robot.nv, K, force)
+    check_memory(gamma_bytes_for(robot.nv, 4 * K), "the second-order derivatives")
+
+
+@algorithm(compiled.inverse_dynamics_second_derivatives, shape=lambda r: (4, r.nv, r.nv, r.nv), take=_four,
+           batch=compiled.inverse_dynamics_second_derivatives_batch, batch_take=_four_of_each, into="second_out",
+           returns="second_outputs", guard=_second_guard)
+def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: bool = False,
+                                        data: Data | None = None):
+    """(∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇, ∂²τ/∂q∂q̈) of τ = M q̈ + C q̇ + g at (q, q̇, q̈), each (nv, nv, nv)
+    with ``[i, j, k] = ∂/∂x_j (∂τ_i/∂y_k)`` (engine/core/rnea_second_derivatives.hpp): the first
+    derivatives' entries differentiated along each q_j, as their central differences along
+    ``robot.integrate`` would be. ∂²τ/∂q̇² is Γ_ijk + Γ_ikj and ∂²τ/∂q∂q̈ is ∂M_ik/∂q_j. On free,
+    spherical and planar joints q moves in the tangent space, where ∂²τ/∂q² is not symmetric in
+    (j, k). Four nv³ tensors: above 256 MiB refused unless ``force=True``. With ``data=`` the
+    results are ``data.second_outputs``, allocated on the first such call. Batches: (K, ·) states."""
+
+
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
 @algorithm(compiled.momentum, shape=lambda r: (2, r.nv), take=lambda out: out[0], batch=compiled.momentum_batch,
            batch_take=lambda out: out[:, 0].copy(), into="momentum_block", returns="p")
@@ -350,6 +382,7 @@ __all__ = [
     "gravity_vector",
     "inverse_dynamics",
     "inverse_dynamics_derivatives",
+    "inverse_dynamics_second_derivatives",
     "largest_entries",
     "mass_matrix",
     "momentum_regressors",

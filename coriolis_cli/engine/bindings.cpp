@@ -199,6 +199,12 @@ Model make_model(nb::handle ints, nb::handle cols, nb::handle geom, int nq, int 
     m.body_frame = body_frame_joints(m) && body_frame != 0;  // -1: wherever it applies
     m.col_end.resize(m.nv);
     for (int j = 0; j < m.nv; ++j) m.col_end[j] = subtree_end_column(m, m.col_body(j));
+    m.body_end.resize(m.N);
+    for (int b = 0; b < m.N; ++b) {
+        int after = b + 1;
+        while (after < m.N && m.parent(after) >= b) ++after;
+        m.body_end[b] = after;
+    }
     return m;
 }
 
@@ -469,6 +475,38 @@ NB_MODULE(compiled, m) {
             });
         },
         nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("out"), nb::arg("status"), nb::arg("threads"));
+
+    m.def(
+        "inverse_dynamics_second_derivatives",
+        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qdd, nb::handle gravity, nb::handle out) -> int64_t {
+            const int n = w.model.nv;
+            double* o = array_out(out, {4, n, n, n}, "out");
+            const double* grav = array_in(gravity, {3}, "gravity");
+            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qdd, n);
+            if (!qp || !a || !b) return RECHECK;
+            const int64_t n3 = int64_t(n) * n * n;
+            return rnea_second_derivatives(w.model, w.data, qp, a, b, grav, o, o + n3, o + 2 * n3, o + 3 * n3);
+        },
+        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qdd"), nb::arg("gravity"), nb::arg("out"),
+        "∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇ and ∂²τ/∂q∂q̈ into out (4, nv, nv, nv).");
+    m.def(
+        "inverse_dynamics_second_derivatives_batch",
+        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDD, nb::handle gravity, nb::handle out,
+           nb::handle status, int threads) {
+            const int n = w.model.nv, nq = w.model.nq;
+            const npy_intp K = states_in(Q, nq);
+            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
+                         *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");
+            double* o = array_out(out, {K, 4, n, n, n}, "out");
+            const int64_t n3 = int64_t(n) * n * n;
+            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
+                double* D = o + 4 * n3 * s;
+                return rnea_second_derivatives(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, D, D + n3,
+                                               D + 2 * n3, D + 3 * n3);
+            });
+        },
+        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("gravity"), nb::arg("out"),
+        nb::arg("status"), nb::arg("threads"));
 
     m.def(
         "christoffel",

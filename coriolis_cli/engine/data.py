@@ -37,6 +37,16 @@ def check_gamma_bytes(nv: int, K: int = 1, force: bool = False) -> None:
         )
 
 
+def check_second_bytes(nv: int, K: int = 1, force: bool = False) -> None:
+    """Γ's guard for the second-order derivatives: four nv³ tensors a state."""
+    need = gamma_bytes_for(nv, 4 * K)
+    if need > GAMMA_MAX_BYTES and not force:
+        raise SizeError(
+            f"the second-order derivatives of this robot hold 4 nv³ = 4 x {nv}³ = {4 * K * nv**3:,} doubles "
+            f"({need / 2**20:,.0f} MiB), above the {GAMMA_MAX_BYTES // 2**20} MiB limit"
+        )
+
+
 def available_memory() -> int | None:
     """Bytes the machine can still give (Linux MemAvailable), or None where unknown."""
     try:
@@ -104,6 +114,7 @@ class Data:
         self.tau, self.g, self.qdd = _read_only(self.tau_out), _read_only(self.g_out), _read_only(self.qdd_out)
         self.p, self.CTqd = _read_only(self.p_out), _read_only(self.ct_out)
         self.Gamma = None  # allocated on first use: nv³ doubles
+        self.second_out, self.second_outputs = None, None  # the second-order derivatives: 4 nv³, on first use
         self.gamma_out = None  # the core's writable Γ
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
         self.derivatives_block = np.zeros((3, nv, nv))  # ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ = M
@@ -123,6 +134,15 @@ class Data:
         self.coriolis_transpose_block = np.zeros((2, nv, nv))  # ∂(Cᵀq̇)/∂q, ∂(Cᵀq̇)/∂q̇
         self.coriolis_transpose_outputs = tuple(_read_only(x) for x in self.coriolis_transpose_block)
         self.dCTqd_dq, self.dCTqd_dv = self.coriolis_transpose_outputs
+
+    def ensure_second(self, force: bool = False) -> None:
+        """The second-order derivatives' four nv³ tensors, allocated on first use (Γ's guard, four times)."""
+        if self.second_out is None:
+            check_second_bytes(self.nv, 1, force)
+            check_memory(gamma_bytes_for(self.nv, 4), "the second-order derivatives")
+            block = np.zeros((4, self.nv, self.nv, self.nv))
+            self.second_out = block
+            self.second_outputs = tuple(_read_only(x) for x in block)
 
     def ensure_gamma(self, force: bool = False) -> None:
         if self.Gamma is None:

@@ -49,6 +49,14 @@ struct Data {
           dFdy(6 * model.nv),
           dYv(6 * model.nv),
           BW(36 * model.N),
+          d2S(6 * model.nv),
+          d2V(6 * model.nv),
+          d2A(6 * model.nv),
+          d2Av(6 * model.nv),
+          d2IC(36 * model.N),
+          d2BC(36 * model.N),
+          d2Bv(36 * model.N),
+          d2f(6 * model.N),
           dtau_dq(model.nv * model.nv),
           dtau_dv(model.nv * model.nv),
           qdd(model.nv),
@@ -100,6 +108,16 @@ struct Data {
     std::vector<double> dFdy;  // nv x 6: ∂f/∂q̇_r,c
     std::vector<double> dYv;   // nv x 6: BVᵀ S_c
     std::vector<double> BW;    // N x 6 x 6: (composite) G(w_i)
+
+    // the second-order derivatives (rnea_second_derivatives.hpp), along one q_k at a time
+    std::vector<double> d2S;   // nv x 6: ∂S_j/∂q_k
+    std::vector<double> d2V;   // nv x 6: ∂(∂v/∂q_j)/∂q_k
+    std::vector<double> d2A;   // nv x 6: ∂(∂a/∂q_j)/∂q_k
+    std::vector<double> d2Av;  // nv x 6: ∂(∂a/∂q̇_j)/∂q_k
+    std::vector<double> d2IC;  // N x 6 x 6: ∂I_X/∂q_k of the composites
+    std::vector<double> d2BC;  // N x 6 x 6: ∂İ_X/∂q_k
+    std::vector<double> d2Bv;  // N x 6 x 6: B(S_k, I_Z), ∂İ_X/∂q̇_k / 2
+    std::vector<double> d2f;   // N x 6: ∂f_X/∂q_k
 
     // the forward dynamics' derivatives (forward_dynamics_derivatives.hpp)
     std::vector<double> dtau_dq;  // nv x nv: ∂τ/∂q at q̈

@@ -15,6 +15,7 @@
 #include "rnea.hpp"
 #include "rnea_body.hpp"
 #include "rnea_derivatives.hpp"
+#include "rnea_second_derivatives.hpp"
 #include "slotine_li.hpp"
 #include "slotine_li_body.hpp"
 #include "slotine_li_derivatives.hpp"

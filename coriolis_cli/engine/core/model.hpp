@@ -30,6 +30,8 @@ struct Model {
     // one past the last column of each column's subtree (its body's later columns and the
     // bodies below), filled from the tables: the columns in [j, col_end[j]) descend from j
     std::vector<int> col_end;
+    // one past the last body of each body's subtree: the bodies in [b, body_end[b]) descend from b
+    std::vector<int> body_end;
 
     int parent(int i) const { return int(ints[4 * i]); }
     int64_t joint(int i) const { return ints[4 * i + 1]; }

@@ -1,0 +1,288 @@
+// Second-order derivatives of the inverse dynamics τ(q, q̇, q̈), each an nv x nv x nv tensor with
+// [i, j, k] = ∂/∂x_j (∂τ_i/∂y_k):
+//
+//   ∂²τ/∂q² (x = y = q),  ∂²τ/∂q̇² (x = y = q̇),  ∂²τ/∂q∂q̇ (x = q, y = q̇),  ∂²τ/∂q∂q̈ = ∂M/∂q.
+//
+// Derived here by differentiating rnea_derivatives.hpp's first-order entries along each q_k
+// (Singh, Russell & Wensing, RA-L 2022 and arXiv 2203.01497, take the same route to O(N d²)). For a
+// pair (i, j) of related columns, with X the body of the deeper of the two and composites I, İ, f
+// of X's subtree,
+//
+//   ∂τ_i/∂q_j  = S_i·(İ_X ∂v/∂q_j + I_X ∂a/∂q_j) + [i above j's joint] S_i·(S_j ×* f_J),
+//   ∂τ_i/∂q̇_j = S_i·(İ_X S_j + I_X ∂a/∂q̇_j),   M_ij = S_i·(I_X S_j).
+//
+// Moving q_k (body K, parent λ) carries the subtree of K rigidly along S_k and changes it
+// intrinsically; what each factor does (Y a body, Z = the bodies of X's subtree also in K's):
+//
+//   ∂S_y = [Y ⪰ K] S_k × S_y,   ∂v_Y = [Y ⪰ K] (S_k × v_Y + ∂v/∂q_k),
+//   ∂a_Y = [Y ⪰ K] (S_k × a_Y + a_λ × S_k + ∂v/∂q_k × (v_Y − v_λ)),
+//   ∂I_X = [S_k, I_Z],   ∂İ_X = [S_k, İ_Z] + 2 B(∂v/∂q_k, I_Z),   ∂f_X = S_k ×* f_Z + İ_Z ∂v/∂q_k + I_Z ∂a/∂q_k,
+//
+// with [S, Y] = S ×* Y − Y S× and B the body-level Christoffel factor (core paper eq. 10); the
+// per-column ∂v/∂q_j = v_λ × S_j, ∂a/∂q_j = a_λ × S_j + v_λ × ∂v/∂q_j, ∂a/∂q̇_j = v_J × S_j + ∂v/∂q_j
+// follow by the product rule. In q̇ only İ and ∂a/∂q̇ move: ∂İ_X/∂q̇_k = 2 B(S_k, I_Z) and
+// ∂(∂a/∂q̇_j)/∂q̇_k = ([J ⪰ K] + [λ_J ⪰ K]) S_k × S_j. On free, spherical and planar joints q moves in
+// the tangent space (q ⊕ δ); ∂²τ/∂q² is then not symmetric in (j, k). A free joint's armature
+// enters when it is the same on its three linear DoF (M_a = a 1: its a (ω × v) term); engine.hpp
+// refuses unequal ones (M_a = Rᵀ A R turns with the base).
+#pragma once
+
+#include <algorithm>
+
+#include "armature.hpp"
+#include "rnea_derivatives.hpp"
+
+namespace coriolis {
+
+namespace detail {
+
+// out = [S, Y] = S ×* Y − Y S× for a 6x6 Y (inertia-like: a motion in, a force out)
+inline void bracket(const double* s, const double* Y, double* out) {
+    double Cm[36];
+    crm_mat(s, Cm);
+    for (int r = 0; r < 6; ++r)
+        for (int c = 0; c < 6; ++c) {
+            double x = 0.0;
+            for (int k = 0; k < 6; ++k) x += -Cm[k * 6 + r] * Y[k * 6 + c] - Y[r * 6 + k] * Cm[k * 6 + c];
+            out[r * 6 + c] = x;
+        }
+}
+
+inline void add6(double* x, const double* y) {
+    for (int r = 0; r < 6; ++r) x[r] += y[r];
+}
+
+}  // namespace detail
+
+// the free joints' a (ω × v) term, M_a = a 1: ∂²/∂v_j∂ω_k and ∂²/∂ω_k∂v_j of a ε_r·· into d2v
+inline void add_armature_second_derivatives(const Model& model, double* d2v) {
+    const int64_t n = model.nv;
+    for (int b = 0; b < model.N; ++b) {
+        if (!detail::is_free(model, b)) continue;
+        const double a = armature_at(model, model.v_start(b));
+        if (a == 0.0) continue;
+        const int s = model.v_start(b);
+        // (ω × v)_r = ε_rkj ω_k v_j
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k)
+                for (int j = 0; j < 3; ++j) {
+                    const int e = (r == k || k == j || r == j) ? 0 : ((k - r + 3) % 3 == 1 ? 1 : -1);
+                    if (e == 0) continue;
+                    d2v[((s + r) * n + s + 3 + k) * n + s + j] += a * e;
+                    d2v[((s + r) * n + s + j) * n + s + 3 + k] += a * e;
+                }
+    }
+}
+
+// d2q, d2v, dqv, dqa: nv³ each, [i, j, k] = ∂/∂x_j (∂τ_i/∂y_k) as above. Returns a status code.
+inline int64_t rnea_second_derivatives(const Model& model, Data& data, const double* q, const double* qd,
+                                       const double* qdd, const double* gravity, double* d2q, double* d2v, double* dqv,
+                                       double* dqa) {
+    const int64_t status = forward_pass(model, data, q, qd, qdd, qdd, 2);
+    if (failed(status)) return status;
+    const int n = model.nv, N = model.N;
+    const int64_t n3 = int64_t(n) * n * n;
+    for (double* out : {d2q, d2v, dqv, dqa}) std::fill(out, out + n3, 0.0);
+    const double *S = data.S.data(), *Sdot = data.Sdot.data(), *v = data.v.data();
+    double* a = data.a.data();
+    double a0[6], zero[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    root_acceleration(model, data.q.data(), gravity, a0);
+    accelerations(model, S, Sdot, qd, qdd, a0, a);
+    // composites I, İ = 2 B(v, I) and f of every body's subtree
+    double *IC = data.IC.data(), *BC = data.BC.data(), *f = data.f.data();
+    inertial_forces(N, IC, v, a, f);
+    for (int i = 0; i < N; ++i) {
+        body_factorization(v + 6 * i, IC + 36 * i, CHRISTOFFEL, BC + 36 * i);
+        for (int k = 0; k < 36; ++k) BC[36 * i + k] *= 2.0;
+    }
+    for (int i = N - 1; i >= 0; --i) {
+        const int p = model.parent(i);
+        if (p < 0) continue;
+        add_composite(IC + 36 * p, IC + 36 * i);
+        add_composite(BC + 36 * p, BC + 36 * i);
+        detail::add6(f + 6 * p, f + 6 * i);
+    }
+    auto v_of = [&](int Y) { return Y >= 0 ? v + 6 * Y : zero; };
+    auto a_of = [&](int Y) { return Y >= 0 ? a + 6 * Y : a0; };
+    double *dV = data.dVdq.data(), *dA = data.dAdq.data(), *dAv = data.dAdv.data();
+    for (int j = 0; j < n; ++j) {  // ∂v/∂q_j, ∂a/∂q_j, ∂a/∂q̇_j
+        const int L = model.parent(model.col_body(j));
+        double t[6];
+        crm_vec(v_of(L), S + 6 * j, dV + 6 * j);
+        crm_vec(a_of(L), S + 6 * j, dA + 6 * j);
+        crm_vec(v_of(L), dV + 6 * j, t);
+        detail::add6(dA + 6 * j, t);
+        for (int r = 0; r < 6; ++r) dAv[6 * j + r] = Sdot[6 * j + r] + dV[6 * j + r];
+    }
+    auto in_subtree = [&](int Y, int K) { return Y >= K && Y < model.body_end[K]; };  // Y ⪰ K
+    double *dS = data.d2S.data(), *ddV = data.d2V.data(), *ddA = data.d2A.data(), *ddAv = data.d2Av.data();
+    double *dIC = data.d2IC.data(), *dBC = data.d2BC.data(), *dBv = data.d2Bv.data(), *df = data.d2f.data();
+    double dvY[6], daY[6], dvJ[6], t[6], u[6];
+    for (int k = 0; k < n; ++k) {  // the direction q_k (and q̇_k)
+        const int K = model.col_body(k), LK = model.parent(K);
+        const double *sk = S + 6 * k, *dvk = dV + 6 * k;
+        // the motion of a body Y as q_k moves: ∂v_Y, ∂a_Y (zero outside K's subtree)
+        auto body_motion = [&](int Y, double* dv_out, double* da_out) {
+            if (Y < 0 || !in_subtree(Y, K)) {
+                std::fill(dv_out, dv_out + 6, 0.0);
+                if (da_out) std::fill(da_out, da_out + 6, 0.0);
+                return;
+            }
+            crm_vec(sk, v + 6 * Y, dv_out);
+            detail::add6(dv_out, dvk);
+            if (!da_out) return;
+            double w[6], x[6];
+            crm_vec(sk, a + 6 * Y, da_out);
+            crm_vec(a_of(LK), sk, x);
+            detail::add6(da_out, x);
+            const double* vl = v_of(LK);
+            for (int r = 0; r < 6; ++r) w[r] = v[6 * Y + r] - vl[r];
+            crm_vec(dvk, w, x);
+            detail::add6(da_out, x);
+        };
+        for (int j = 0; j < n; ++j) {  // ∂S_j, ∂(∂v/∂q_j), ∂(∂a/∂q_j), ∂(∂a/∂q̇_j)
+            const int J = model.col_body(j), L = model.parent(J);
+            const double* sj = S + 6 * j;
+            double* dsj = dS + 6 * j;
+            if (in_subtree(J, K)) {
+                crm_vec(sk, sj, dsj);
+            } else {
+                std::fill(dsj, dsj + 6, 0.0);
+            }
+            body_motion(L, dvY, daY);
+            crm_vec(dvY, sj, ddV + 6 * j);  // ∂v_λ × S_j + v_λ × ∂S_j
+            crm_vec(v_of(L), dsj, t);
+            detail::add6(ddV + 6 * j, t);
+            crm_vec(daY, sj, ddA + 6 * j);  // ∂a_λ × S_j + a_λ × ∂S_j + ∂v_λ × ∂v/∂q_j + v_λ × ∂(∂v/∂q_j)
+            crm_vec(a_of(L), dsj, t);
+            detail::add6(ddA + 6 * j, t);
+            crm_vec(dvY, dV + 6 * j, t);
+            detail::add6(ddA + 6 * j, t);
+            crm_vec(v_of(L), ddV + 6 * j, t);
+            detail::add6(ddA + 6 * j, t);
+            body_motion(J, dvJ, nullptr);  // ∂(v_J × S_j) + ∂(∂v/∂q_j)
+            crm_vec(dvJ, sj, ddAv + 6 * j);
+            crm_vec(v + 6 * J, dsj, t);
+            detail::add6(ddAv + 6 * j, t);
+            detail::add6(ddAv + 6 * j, ddV + 6 * j);
+        }
+        // the composites' changes: Z = K's subtree within X's, i.e. X if X ⪰ K, K if K ⪰ X, else none;
+        // only bodies X related to K have any, and only pairs whose deeper body is such an X move
+        auto meet = [&](int X) { return in_subtree(X, K) ? X : (in_subtree(K, X) ? K : -1); };
+        for (int X = 0; X < N; ++X) {
+            const int Z = meet(X);
+            if (Z < 0) continue;
+            double B2[36];
+            detail::bracket(sk, IC + 36 * Z, dIC + 36 * X);
+            detail::bracket(sk, BC + 36 * Z, dBC + 36 * X);
+            body_factorization(dvk, IC + 36 * Z, CHRISTOFFEL, B2);
+            for (int r = 0; r < 36; ++r) dBC[36 * X + r] += 2.0 * B2[r];
+            body_factorization(sk, IC + 36 * Z, CHRISTOFFEL, dBv + 36 * X);  // B(S_k, I_Z), for q̇_k
+            crf_vec(sk, f + 6 * Z, df + 6 * X);
+            matvec6(BC + 36 * Z, dvk, t);
+            detail::add6(df + 6 * X, t);
+            matvec6(IC + 36 * Z, dA + 6 * k, t);
+            detail::add6(df + 6 * X, t);
+        }
+        for (int X = 0; X < N; ++X) {
+            if (meet(X) < 0) continue;
+            const double *ICx = IC + 36 * X, *BCx = BC + 36 * X, *dICx = dIC + 36 * X, *dBCx = dBC + 36 * X;
+            const double* dBvx = dBv + 36 * X;
+            const int first = model.v_start(X), end = first + (X + 1 < N ? model.v_start(X + 1) : n) - first;
+            for (int d = first; d < end; ++d) {  // d: the deeper column of the pairs, in X
+                const double *sd = S + 6 * d, *dsd = dS + 6 * d;
+                // as the column j of a pair with a row s above or beside it (X = d's body):
+                // F = İ_X ∂v/∂q_d + I_X ∂a/∂q_d and its change dF, likewise for q̇, M and q̇q̇
+                double Fq[6], dFq[6], Fv[6], dFv[6], Fa[6], dFa[6], Fvv[6], T[6], dT[6];
+                matvec6(BCx, dV + 6 * d, Fq);
+                matvec6(ICx, dA + 6 * d, t);
+                detail::add6(Fq, t);
+                matvec6(BCx, ddV + 6 * d, dFq);
+                matvec6(ICx, ddA + 6 * d, t);
+                detail::add6(dFq, t);
+                matvec6(dBCx, dV + 6 * d, t);
+                detail::add6(dFq, t);
+                matvec6(dICx, dA + 6 * d, t);
+                detail::add6(dFq, t);
+                matvec6(BCx, sd, Fv);
+                matvec6(ICx, dAv + 6 * d, t);
+                detail::add6(Fv, t);
+                matvec6(BCx, dsd, dFv);
+                matvec6(ICx, ddAv + 6 * d, t);
+                detail::add6(dFv, t);
+                matvec6(dBCx, sd, t);
+                detail::add6(dFv, t);
+                matvec6(dICx, dAv + 6 * d, t);
+                detail::add6(dFv, t);
+                matvec6(ICx, sd, Fa);
+                matvec6(ICx, dsd, dFa);
+                matvec6(dICx, sd, t);
+                detail::add6(dFa, t);
+                matvec6(dBvx, sd, Fvv);
+                for (int r = 0; r < 6; ++r) Fvv[r] *= 2.0;
+                const int LX = model.parent(X);
+                const int count = int(in_subtree(X, K)) + int(LX >= 0 && in_subtree(LX, K));
+                if (count) {
+                    crm_vec(sk, sd, u);
+                    matvec6(ICx, u, t);
+                    for (int r = 0; r < 6; ++r) Fvv[r] += count * t[r];
+                }
+                crf_vec(sd, f + 6 * X, T);  // the transport term, for rows above X's joint
+                crf_vec(dsd, f + 6 * X, dT);
+                crf_vec(sd, df + 6 * X, t);
+                detail::add6(dT, t);
+                // as the row i of a pair with a column s above X (X = d's body): the transposed factors
+                double P13[6], P25[6], P4[6], P7[6];
+                for (int r = 0; r < 6; ++r) {
+                    double p1 = 0.0, p3 = 0.0, p4 = 0.0, p7 = 0.0;
+                    for (int c = 0; c < 6; ++c) {
+                        p1 += BCx[6 * c + r] * dsd[c];
+                        p3 += dBCx[6 * c + r] * sd[c];
+                        p4 += BCx[6 * c + r] * sd[c];
+                        p7 += dBvx[6 * c + r] * sd[c];
+                    }
+                    P13[r] = p1 + p3;
+                    P4[r] = p4;
+                    P7[r] = 2.0 * p7;
+                }
+                matvec6(ICx, dsd, P25);  // I_X ∂S_d + ∂I_X S_d (both symmetric)
+                matvec6(dICx, sd, t);
+                detail::add6(P25, t);
+                // rows s in X's joint (j = d, no transport), then the columns above X's joint
+                for (int s_ = first; s_ < end; ++s_) {
+                    const double *ss = S + 6 * s_, *dss = dS + 6 * s_;
+                    const int64_t at = (int64_t(s_) * n + k) * n + d;
+                    d2q[at] = dot6(dss, Fq) + dot6(ss, dFq);
+                    dqv[at] = dot6(dss, Fv) + dot6(ss, dFv);
+                    dqa[at] = dot6(dss, Fa) + dot6(ss, dFa);
+                    d2v[at] = dot6(ss, Fvv);
+                }
+                for (int s_ = model.col_previous(first); s_ >= 0; s_ = model.col_previous(s_)) {
+                    const double *ss = S + 6 * s_, *dss = dS + 6 * s_;
+                    const int64_t above = (int64_t(s_) * n + k) * n + d;  // row s, column d
+                    d2q[above] = dot6(dss, Fq) + dot6(dss, T) + dot6(ss, dFq) + dot6(ss, dT);
+                    dqv[above] = dot6(dss, Fv) + dot6(ss, dFv);
+                    dqa[above] = dot6(dss, Fa) + dot6(ss, dFa);
+                    d2v[above] = dot6(ss, Fvv);
+                    const int64_t below = (int64_t(d) * n + k) * n + s_;  // row d, column s
+                    const double *dvs = dV + 6 * s_, *das = dA + 6 * s_, *dAvs = dAv + 6 * s_;
+                    d2q[below] = dot6(P13, dvs) + dot6(P25, das) + dot6(P4, ddV + 6 * s_) + dot6(Fa, ddA + 6 * s_);
+                    dqv[below] = dot6(P13, ss) + dot6(P25, dAvs) + dot6(P4, dss) + dot6(Fa, ddAv + 6 * s_);
+                    dqa[below] = dot6(P25, ss) + dot6(Fa, dss);
+                    const int S_body = model.col_body(s_), LS = model.parent(S_body);
+                    const int count_s = int(in_subtree(S_body, K)) + int(LS >= 0 && in_subtree(LS, K));
+                    double e = dot6(P7, ss);
+                    if (count_s) {
+                        crm_vec(sk, ss, u);
+                        e += count_s * dot6(Fa, u);
+                    }
+                    d2v[below] = e;
+                }
+            }
+        }
+    }
+    add_armature_second_derivatives(model, d2v);
+    return status;
+}
+
+}  // namespace coriolis
