@@ -477,3 +477,57 @@ def test_base_velocities_go_through_the_chain_rule(representation):
     data = robot.create_data()
     into = cc.inverse_dynamics_derivatives(robot, q, v, a, gravity=gravity, data=data)
     assert into[0] is data.dtau_dq and all(np.array_equal(x, y) for x, y in zip(into, (dq, dv, M)))
+
+
+def test_second_derivatives_are_the_slopes_of_the_first_on_every_joint_type(tmp_path):
+    """∂²τ/∂q², ∂²τ/∂q∂q̇, ∂²τ/∂q∂q̈ against central differences of inverse_dynamics_derivatives
+    along robot.integrate ([i, j, k] = ∂/∂q_j of the first derivatives' [i, k]), ∂²τ/∂q̇² against
+    those in q̇, and the identities ∂²τ/∂q̇² = Γ_ijk + Γ_ikj, ∂²τ/∂q∂q̈ = ∂M_ik/∂q_j = Γ_ikj + Γ_kij."""
+    from .engine_cases import robots
+
+    gravity = np.array([0.3, -1.0, -9.0])
+    for name, robot in robots(tmp_path):
+        q, v, a = _state(robot, 3)
+        qq, vv, qv, qa = cc.inverse_dynamics_second_derivatives(robot, q, v, a, gravity=gravity)
+        first = lambda q_, v_: cc.inverse_dynamics_derivatives(robot, q_, v_, a, gravity=gravity)  # noqa: E731
+        for k in range(robot.nv):
+            e = np.zeros(robot.nv)
+            e[k] = 1e-6
+            plus, minus = first(robot.integrate(q, e), v), first(robot.integrate(q, -e), v)
+            faster, slower = first(q, v + e), first(q, v - e)
+            for ours, slope in ((qq, plus[0] - minus[0]), (qv, plus[1] - minus[1]), (qa, plus[2] - minus[2]),
+                                (vv, faster[1] - slower[1])):
+                assert np.abs(ours[:, k, :] - slope / 2e-6).max() <= 1e-6 * max(1.0, np.abs(ours).max()), (name, k)
+        G = cc.christoffel(robot, q)
+        assert np.abs(vv - (G + G.transpose(0, 2, 1))).max() <= 1e-12 * max(1.0, np.abs(G).max()), name
+        dM = np.einsum("ikj->ijk", G) + np.einsum("kij->ijk", G)  # ∂M_ik/∂q_j = Γ_ikj + Γ_kij
+        assert np.abs(qa - dM).max() <= 1e-12 * max(1.0, np.abs(G).max()), name
+
+
+def test_second_derivatives_forms_guard_and_refusals():
+    """Batches, data= and mimic joints (T̄ = T contracted with A on each index) give the same; the
+    memory guard is Γ's on four tensors; an unequal free-joint armature and the mixed base
+    velocity are refused in one line."""
+    robot = cc.load_robot("panda")
+    rng = np.random.default_rng(1)
+    Q = np.array([robot.random_configuration(rng) for _ in range(3)])
+    V, A = rng.standard_normal((3, 7)), rng.standard_normal((3, 7))
+    batch, data = cc.inverse_dynamics_second_derivatives(robot, Q, V, A), robot.create_data()
+    for s in range(3):
+        one = cc.inverse_dynamics_second_derivatives(robot, Q[s], V[s], A[s])
+        into = cc.inverse_dynamics_second_derivatives(robot, Q[s], V[s], A[s], data=data)
+        assert into[0] is data.second_outputs[0]
+        assert all(np.array_equal(x[s], y) and np.array_equal(z, y) for x, y, z in zip(batch, one, into))
+    mimic = cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")
+    q, v, a = _state(mimic, 2)
+    Am = mimic.map.jacobian(q)
+    full = cc.inverse_dynamics_second_derivatives(mimic.full, mimic.map.full_configuration(q), Am @ v, Am @ a)
+    for ours, tree in zip(cc.inverse_dynamics_second_derivatives(mimic, q, v, a), full):
+        expected = np.einsum("abc,ai,bj,ck->ijk", tree, Am, Am, Am)
+        assert np.abs(ours - expected).max() <= 1e-14 * max(1.0, np.abs(expected).max())
+    big = cc.load_robot("serial:330")
+    with pytest.raises(cc.SizeError, match="second-order derivatives of this robot hold 4 nv³"):
+        cc.inverse_dynamics_second_derivatives(big, *_state(big, 0))
+    mixed = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True, base_velocity="mixed")
+    with pytest.raises(StateError, match="base velocity 'body' only so far"):
+        cc.inverse_dynamics_second_derivatives(mixed, *_state(mixed, 0))

@@ -625,3 +625,22 @@ def _base_coriolis_transpose_derivatives(robot, q, nu, d):
         T[:b, k] += dX[k].T @ h[:b] + dXdot[k].T @ p[:b]
     np.matmul(T, A, out=d.dCTqd_dq)
     return d.dCTqd_dq, d.dCTqd_dv
+
+
+@in_other_coordinates(api.inverse_dynamics_second_derivatives)
+def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force=False, data=None):
+    """T̄_ijk = Σ A_αi A_βj A_γk T_αβγ of each of the tree's four (A constant: τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈))."""
+    if _moving_base(robot):
+        raise StateError(f"the second-order derivatives take the base velocity 'body' only so far, not "
+                         f"'{robot.map.representation}'; load the robot with base_velocity='body'",
+                         hint="pass --base-velocity body")
+    Q, V, X, batch = _derivatives_states(robot, q, qd, qdd, "qdd")
+    if batch:
+        if data is not None:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        outs = [inverse_dynamics_second_derivatives(robot, Q[s], V[s], X[s], gravity, force) for s in range(Q.shape[0])]
+        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv,) * 3) for i in range(4))
+    qf, A = _constant_map(robot, Q[0])
+    full = api.inverse_dynamics_second_derivatives(robot.full, qf, A @ V[0], A @ X[0], gravity, force,
+                                                   data=None if data is None else _data(robot, data)[0].full)
+    return tuple(np.einsum("abc,ai,bj,ck->ijk", T, A, A, A, optimize=True) for T in full)

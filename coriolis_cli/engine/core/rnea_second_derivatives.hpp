@@ -36,16 +36,19 @@ namespace coriolis {
 
 namespace detail {
 
-// out = [S, Y] = S ×* Y − Y S× for a 6x6 Y (inertia-like: a motion in, a force out)
+// out = [S, Y] = S ×* Y − Y S× for a 6x6 Y (inertia-like: a motion in, a force out), by cross
+// products: S ×* Y column by column, and as (S×)ᵀ = −S ×*, row r of Y S× is −(S ×* Y[r, :])ᵀ
 inline void bracket(const double* s, const double* Y, double* out) {
-    double Cm[36];
-    crm_mat(s, Cm);
-    for (int r = 0; r < 6; ++r)
-        for (int c = 0; c < 6; ++c) {
-            double x = 0.0;
-            for (int k = 0; k < 6; ++k) x += -Cm[k * 6 + r] * Y[k * 6 + c] - Y[r * 6 + k] * Cm[k * 6 + c];
-            out[r * 6 + c] = x;
-        }
+    double col[6], x[6];
+    for (int c = 0; c < 6; ++c) {
+        for (int r = 0; r < 6; ++r) col[r] = Y[r * 6 + c];
+        crf_vec(s, col, x);
+        for (int r = 0; r < 6; ++r) out[r * 6 + c] = x[r];
+    }
+    for (int r = 0; r < 6; ++r) {
+        crf_vec(s, Y + 6 * r, x);
+        for (int c = 0; c < 6; ++c) out[r * 6 + c] += x[c];
+    }
 }
 
 inline void add6(double* x, const double* y) {
@@ -169,25 +172,24 @@ inline int64_t rnea_second_derivatives(const Model& model, Data& data, const dou
         // the composites' changes: Z = K's subtree within X's, i.e. X if X ⪰ K, K if K ⪰ X, else none;
         // only bodies X related to K have any, and only pairs whose deeper body is such an X move
         auto meet = [&](int X) { return in_subtree(X, K) ? X : (in_subtree(K, X) ? K : -1); };
+        for (int Z = K; Z < model.body_end[K]; ++Z) {  // what depends on Z alone, kept at Z (K's for K's ancestors)
+            double B2[36];
+            detail::bracket(sk, IC + 36 * Z, dIC + 36 * Z);
+            detail::bracket(sk, BC + 36 * Z, dBC + 36 * Z);
+            body_factorization(dvk, IC + 36 * Z, CHRISTOFFEL, B2);
+            for (int r = 0; r < 36; ++r) dBC[36 * Z + r] += 2.0 * B2[r];
+            body_factorization(sk, IC + 36 * Z, CHRISTOFFEL, dBv + 36 * Z);  // B(S_k, I_Z), for q̇_k
+            crf_vec(sk, f + 6 * Z, df + 6 * Z);
+            matvec6(BC + 36 * Z, dvk, t);
+            detail::add6(df + 6 * Z, t);
+            matvec6(IC + 36 * Z, dA + 6 * k, t);
+            detail::add6(df + 6 * Z, t);
+        }
         for (int X = 0; X < N; ++X) {
             const int Z = meet(X);
             if (Z < 0) continue;
-            double B2[36];
-            detail::bracket(sk, IC + 36 * Z, dIC + 36 * X);
-            detail::bracket(sk, BC + 36 * Z, dBC + 36 * X);
-            body_factorization(dvk, IC + 36 * Z, CHRISTOFFEL, B2);
-            for (int r = 0; r < 36; ++r) dBC[36 * X + r] += 2.0 * B2[r];
-            body_factorization(sk, IC + 36 * Z, CHRISTOFFEL, dBv + 36 * X);  // B(S_k, I_Z), for q̇_k
-            crf_vec(sk, f + 6 * Z, df + 6 * X);
-            matvec6(BC + 36 * Z, dvk, t);
-            detail::add6(df + 6 * X, t);
-            matvec6(IC + 36 * Z, dA + 6 * k, t);
-            detail::add6(df + 6 * X, t);
-        }
-        for (int X = 0; X < N; ++X) {
-            if (meet(X) < 0) continue;
-            const double *ICx = IC + 36 * X, *BCx = BC + 36 * X, *dICx = dIC + 36 * X, *dBCx = dBC + 36 * X;
-            const double* dBvx = dBv + 36 * X;
+            const double *ICx = IC + 36 * X, *BCx = BC + 36 * X, *dICx = dIC + 36 * Z, *dBCx = dBC + 36 * Z;
+            const double* dBvx = dBv + 36 * Z;
             const int first = model.v_start(X), end = first + (X + 1 < N ? model.v_start(X + 1) : n) - first;
             for (int d = first; d < end; ++d) {  // d: the deeper column of the pairs, in X
                 const double *sd = S + 6 * d, *dsd = dS + 6 * d;
@@ -229,7 +231,7 @@ inline int64_t rnea_second_derivatives(const Model& model, Data& data, const dou
                 }
                 crf_vec(sd, f + 6 * X, T);  // the transport term, for rows above X's joint
                 crf_vec(dsd, f + 6 * X, dT);
-                crf_vec(sd, df + 6 * X, t);
+                crf_vec(sd, df + 6 * Z, t);
                 detail::add6(dT, t);
                 // as the row i of a pair with a column s above X (X = d's body): the transposed factors
                 double P13[6], P25[6], P4[6], P7[6];
