@@ -302,3 +302,26 @@ def test_the_reference_torques_equal_the_engine_s_on_every_joint_type(tmp_path):
         assert np.abs(reference.inverse_dynamics(tree, q, v, a) - tau).max() <= 1e-12 * max(1.0, np.abs(tau).max()), name
         sl = cc.slotine_li(robot, q, v, v_r, a)
         assert np.abs(reference.slotine_li(tree, q, v, v_r, a) - sl).max() <= 1e-12 * max(1.0, np.abs(sl).max()), name
+
+
+@pytest.mark.parametrize("name", ["panda", "gripper"])
+def test_second_derivatives_equal_casadi_s_automatic_differentiation(name):
+    """The engine's second-order derivatives against CasADi's Jacobians of Jacobians of the traced
+    reference RNEA (robots whose q are coordinates, where the tangent space is q's own)."""
+    ca = pytest.importorskip("casadi")
+    from coriolis_cli.codegen.trace import flat, symbolic_backend, symbols
+
+    robot = cc.load_robot(name)
+    tree, n = reference.Tree(robot), robot.nv
+    (qs, q), (vs, v), (as_, a) = symbols("q", n), symbols("v", n), symbols("a", n)
+    tau = flat(reference.inverse_dynamics(tree, q, v, a, symbolic_backend()))[0]
+    dq, dv, da = ca.jacobian(tau, qs), ca.jacobian(tau, vs), ca.jacobian(tau, as_)
+    F = ca.Function("F", [qs, vs, as_], [ca.jacobian(ca.vec(dq), qs), ca.jacobian(ca.vec(dv), vs),
+                                        ca.jacobian(ca.vec(dv), qs), ca.jacobian(ca.vec(da), qs)])
+    rng = np.random.default_rng(0)
+    q0 = robot.random_configuration(rng)
+    v0, a0 = rng.standard_normal((2, n))
+    theirs = [np.array(x).reshape(n, n, n, order="F").transpose(0, 2, 1) for x in F(q0, v0, a0)]  # [i, j, k]
+    ours = cc.inverse_dynamics_second_derivatives(robot, q0, v0, a0)
+    for x, y in zip(ours, theirs):
+        assert np.abs(x - y).max() <= 1e-12 * max(1.0, np.abs(y).max())

@@ -152,6 +152,8 @@ def test_bench_times_the_derivatives_against_pinocchio_and_says_where_it_cannot(
     timings = {(t["what"], t["implementation"]) for system in json.loads(r.out)["systems"] for t in system["timings"]}
     assert {("dtau", "pinocchio computeRNEADerivatives"), ("dqdd", "pinocchio computeABADerivatives")} <= timings
     assert {("dtau", "coriolis, data= (public API)"), ("dqdd", "coriolis, data= (public API)")} <= timings
+    r = run_cli("bench", "panda", "--what", "d2tau", "--repeat", "3", "--format", "json")
+    assert r.code == 0 and json.loads(r.out)["systems"][0]["timings"][0]["what"] == "d2tau", r
 
 
 def test_verify_holds_the_derivatives_to_central_differences(run_cli):

@@ -150,7 +150,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     return out
 
 
-DERIVATIVE_OUTPUTS = ("dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd")
+DERIVATIVE_OUTPUTS = ("dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd", "d2tau")
 
 
 def _derivatives_refusal(robot) -> str | None:
@@ -211,6 +211,20 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
         out.timings.append(Timing("dCv", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.coriolis_product_derivatives(robot, q, qd, v_r, data=data), repeat),
             "v = q̇_r, create_data() reused"))
+    if "d2tau" in what and derivatives:
+        from ..errors import InputError
+
+        try:
+            engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data)  # allocates its tensors
+            out.timings.append(Timing("d2tau", OURS_DATA, 1e6 * median_call_time(
+                lambda: engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data), repeat),
+                "four nv³ tensors, create_data() reused"))
+        except InputError as e:  # too large for the memory guard, or coordinates it does not take
+            import warnings
+
+            from ..errors import Note
+
+            warnings.warn(Note(f"{robot.name}: d2tau not timed: {e}"), stacklevel=2)
     if "dCTqd" in what and derivatives:
         out.timings.append(Timing("dCTqd", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.coriolis_transpose_derivatives(robot, q, qd, data=data), repeat),

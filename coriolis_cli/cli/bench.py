@@ -15,13 +15,14 @@ OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma", "fd": "fd", "
                 "g": "gravity", "gravity_vector": "gravity", "dtau": "dtau", "inverse_dynamics_derivatives": "dtau",
                 "dqdd": "dqdd", "forward_dynamics_derivatives": "dqdd", "dg": "dg", "gravity_derivatives": "dg",
                 "dslotine": "dslotine", "slotine_li_derivatives": "dslotine", "dcv": "dCv",
-                "coriolis_product_derivatives": "dCv", "dctqd": "dCTqd", "coriolis_transpose_derivatives": "dCTqd"}
+                "coriolis_product_derivatives": "dCv", "dctqd": "dCTqd", "coriolis_transpose_derivatives": "dCTqd",
+                "d2tau": "d2tau", "inverse_dynamics_second_derivatives": "d2tau"}
 # the engine functions each output compiles
 ENGINE_FUNCTIONS = {"C": "coriolis_matrix", "Gamma": "christoffel", "fd": "forward_dynamics", "slotine": "slotine_li",
                     "crba": "mass_matrix", "rnea": "inverse_dynamics", "gravity": "gravity_vector",
                     "dtau": "inverse_dynamics_derivatives", "dqdd": "forward_dynamics_derivatives",
                     "dg": "gravity_derivatives", "dslotine": "slotine_li_derivatives", "dCv": "coriolis_product_derivatives",
-                    "dCTqd": "coriolis_transpose_derivatives"}
+                    "dCTqd": "coriolis_transpose_derivatives", "d2tau": "inverse_dynamics_second_derivatives"}
 MAX_SWEEP = 200  # systems in one --dofs sweep
 
 
@@ -97,7 +98,8 @@ def _table2(conflict, budget, fmt, output, force):
               "against crba, rnea and computeGeneralizedGravity), dtau and dqdd (the inverse and forward dynamics' "
               "derivatives, against computeRNEADerivatives and computeABADerivatives), dg (∂g/∂q, against "
               "computeGeneralizedGravityDerivatives), and dslotine, dCv and dCTqd (the derivatives of the Slotine–Li "
-              "torque, of C v and of Cᵀq̇, which Pinocchio lacks: computeRNEADerivatives is their yardstick).")
+              "torque, of C v and of Cᵀq̇, which Pinocchio lacks: computeRNEADerivatives is their yardstick), and d2tau "
+              "(the inverse dynamics' second derivatives, which Pinocchio's Python API lacks).")
 @robot_options
 @click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds of about 0.1 s each; the median per call is reported (µs).")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
