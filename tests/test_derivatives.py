@@ -533,3 +533,22 @@ def test_second_derivatives_forms_guard_and_refusals():
     mixed = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True, base_velocity="mixed")
     with pytest.raises(StateError, match="base velocity 'body' only so far"):
         cc.inverse_dynamics_second_derivatives(mixed, *_state(mixed, 0))
+
+
+def test_the_coriolis_matrix_derivatives_are_its_slopes_and_guarded_as_gamma():
+    """∂C/∂q[i, j, k] = ∂C_ij/∂q_k against central differences of coriolis_matrix along
+    robot.integrate, on the floating humanoid and through mimic joints; batches; Γ's guard."""
+    for robot in (cc.load_robot(robot_path("humanoid.urdf"), floating_base=True),
+                  cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")):
+        q, v, _ = _state(robot, 1)
+        T = cc.coriolis_matrix_derivatives(robot, q, v)
+        for k in range(robot.nv):
+            e = np.zeros(robot.nv)
+            e[k] = 1e-6
+            slope = (cc.coriolis_matrix(robot, robot.integrate(q, e), v)[2]
+                     - cc.coriolis_matrix(robot, robot.integrate(q, -e), v)[2]) / 2e-6
+            assert np.abs(T[:, :, k] - slope).max() <= 1e-6 * max(1.0, np.abs(T).max()), k
+        assert np.array_equal(cc.coriolis_matrix_derivatives(robot, np.array([q, q]), np.array([v, v]))[1], T)
+    big = cc.load_robot("serial:330")
+    with pytest.raises(cc.SizeError, match="above the 256 MiB limit"):
+        cc.coriolis_matrix_derivatives(big, *_state(big, 0)[:2])

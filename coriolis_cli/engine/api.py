@@ -248,6 +248,28 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: 
     results are ``data.second_outputs``, allocated on the first such call. Batches: (K, ·) states."""
 
 
+def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel", force: bool = False):
+    """∂C/∂q, shape (nv, nv, nv) with ``[i, j, k] = ∂C_ij/∂q_k`` (q in the tangent space as in
+    inverse_dynamics_derivatives): column j of C is C(q, q̇) e_j, so ``[:, j, :]`` is
+    coriolis_product_derivatives' ∂(C e_j)/∂q, all nv of them in one batch, O(nv N d). (∂C/∂q̇ is
+    Γ: C is linear in q̇.) nv³ doubles: Γ's guard, above 256 MiB refused unless ``force=True``.
+    Batches: q, qd of shape (K, ·) give (K, nv, nv, nv)."""
+    n = robot.nv
+    if np.ndim(q) == 2:  # a batch: state by state
+        if np.ndim(qd) != 2 or len(q) != len(qd):
+            raise StateError("q and qd hold different numbers of states")
+        with_hint(check_gamma_bytes, n, len(q), force)
+        return np.stack([coriolis_matrix_derivatives(robot, x, y, factorization, force=True) for x, y in zip(q, qd)]) \
+            if len(q) else np.zeros((0, n, n, n))
+    with_hint(check_gamma_bytes, n, 1, force)
+    check_memory(gamma_bytes_for(n, 2), "∂C/∂q")
+    q, qd = checked(robot, q, ("qd", qd))
+    # [j] = ∂(C e_j)/∂q, (nv, nv), for the nv unit vectors at once
+    columns = coriolis_product_derivatives(robot, np.repeat(q[None], n, axis=0), np.repeat(qd[None], n, axis=0),
+                                           np.eye(n), factorization)[0]
+    return np.ascontiguousarray(columns.transpose(1, 0, 2))
+
+
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
 @algorithm(compiled.momentum, shape=lambda r: (2, r.nv), take=lambda out: out[0], batch=compiled.momentum_batch,
            batch_take=lambda out: out[:, 0].copy(), into="momentum_block", returns="p")
@@ -370,6 +392,7 @@ __all__ = [
     "christoffel_largest",
     "christoffel_slices",
     "coriolis_matrix",
+    "coriolis_matrix_derivatives",
     "coriolis_product_derivatives",
     "coriolis_transpose_derivatives",
     "coriolis_transpose_velocity",
