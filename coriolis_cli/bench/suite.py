@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .. import engine
+from ..engine.coordinates import derivatives_refusal
 from ..engine.compiled import kernel_loop
 from ..model.parameters import inertial_parameters
 from ..model.tree import RobotModel
@@ -153,18 +154,6 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
 DERIVATIVE_OUTPUTS = ("dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd", "d2tau")
 
 
-def _derivatives_refusal(robot) -> str | None:
-    """Why the derivative kernels do not take this robot (closed loops, non-linear maps), or None."""
-    from ..errors import StateError
-
-    zeros = np.zeros(robot.nv)
-    try:
-        engine.inverse_dynamics_derivatives(robot, robot.neutral_configuration(), zeros, zeros)
-    except StateError as e:
-        return str(e)
-    return None
-
-
 def _control_timings(robot, out, what, q, qd, data, repeat):
     """M, τ, g, forward dynamics and the Slotine–Li torque through the public API with data=."""
     rng = np.random.default_rng(1)
@@ -191,7 +180,7 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat, data=data), repeat),
             "theta=θ̂, as an adaptive controller calls it"))
     asked = [key for key in DERIVATIVE_OUTPUTS if key in what]
-    refusal = _derivatives_refusal(robot) if asked else None
+    refusal = derivatives_refusal(robot) if asked else None
     derivatives = refusal is None
     if not derivatives:
         import warnings
@@ -307,18 +296,18 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
         if "fd" in what:
             out.timings.append(Timing("fd", "pinocchio aba", 1e6 * median_call_time(
                 lambda: pin.aba(model, data, pq, pv, ptau), repeat), "articulated-body algorithm, O(n)"))
-        if "dg" in what and _derivatives_refusal(robot) is None:
+        if "dg" in what and derivatives_refusal(robot) is None:
             out.timings.append(Timing("dg", "pinocchio computeGeneralizedGravityDerivatives", 1e6 * median_call_time(
                 lambda: pin.computeGeneralizedGravityDerivatives(model, data, pq), repeat), "Carpentier & Mansard"))
         yardstick = [key for key in ("dslotine", "dCv", "dCTqd") if key in what]
-        if ("dtau" in what or yardstick) and _derivatives_refusal(robot) is None:
+        if ("dtau" in what or yardstick) and derivatives_refusal(robot) is None:
             rnea_derivatives = 1e6 * median_call_time(lambda: pin.computeRNEADerivatives(model, data, pq, pv, pa), repeat)
             if "dtau" in what:
                 out.timings.append(Timing("dtau", "pinocchio computeRNEADerivatives", rnea_derivatives, "Carpentier & Mansard"))
             for key in yardstick:  # Pinocchio has no such function: its nearest, for scale
                 out.timings.append(Timing(key, "pinocchio computeRNEADerivatives", rnea_derivatives,
                                           "no such function; ∂τ/∂q, ∂τ/∂q̇ for scale"))
-        if "dqdd" in what and _derivatives_refusal(robot) is None:
+        if "dqdd" in what and derivatives_refusal(robot) is None:
             out.timings.append(Timing("dqdd", "pinocchio computeABADerivatives", 1e6 * median_call_time(
                 lambda: pin.computeABADerivatives(model, data, pq, pv, ptau), repeat), "Carpentier & Mansard"))
         if "slotine" in what:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .. import engine
+from ..engine.coordinates import derivatives_refusal
 from ..errors import StateError
 from ..model import load_robot
 from ..model.parameters import inertial_parameters
@@ -164,7 +165,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
         except pinocchio_peer.PeerUnavailable as e:
             pin_why = str(e)
     armed = any(any(b.joint.armature) for b in tree.bodies)
-    derivatives_why = _derivatives_refusal(robot)  # None where the derivatives apply
+    derivatives_why = derivatives_refusal(robot)  # None where the derivatives apply
     derivatives = derivatives_why is None
     derivative_rng = np.random.default_rng(seed + 1)  # its own draws: the other checks' states stay as they were
     theta = inertial_parameters(tree)
@@ -275,16 +276,6 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
 
 
 DERIVATIVE_STEP = 1e-6  # of τ's central differences, in rad or m (and per second)
-
-
-def _derivatives_refusal(robot) -> str | None:
-    """Why the derivatives do not take this robot (closed loops, non-linear maps), or None."""
-    zeros = np.zeros(robot.nv)
-    try:
-        engine.inverse_dynamics_derivatives(robot, robot.neutral_configuration(), zeros, zeros)
-    except StateError as e:
-        return str(e)
-    return None
 
 
 FORWARD_STEPS = (1e-6, 1e-4)  # of q̈'s: round-off grows as cond(M)/h, truncation as h²

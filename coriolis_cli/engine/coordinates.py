@@ -118,10 +118,7 @@ def coriolis_matrix(robot, q, qd, factorization="christoffel", data=None):
     if Q.shape[0] != V.shape[0]:
         raise StateError(f"qd holds {V.shape[0]} states but q holds {Q.shape[0]}")
     if Q.shape[0] > 1 or np.ndim(q) == 2:
-        if data is not None:
-            raise StateError("q: data= takes one state at a time; call without data= for batches")
-        outs = [coriolis_matrix(robot, Q[s], V[s], factorization) for s in range(Q.shape[0])]
-        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(3))
+        return _state_by_state(coriolis_matrix, robot, (Q, V), (factorization,), data, 3, (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
     qbar, vbar = Q[0], V[0]
     qf, A, Adot = _full_state(robot, qbar, vbar)
@@ -372,6 +369,15 @@ def _constant_map(robot, qbar):
     return cmap.full_configuration(qbar), np.asarray(cmap.jacobian(qbar))
 
 
+def _state_by_state(function, robot, states, options, data, count, shape):
+    """A batch in other coordinates, state by state, its ``count`` outputs stacked as the tree's
+    functions give them."""
+    if data is not None:
+        raise StateError("q: data= takes one state at a time; call without data= for batches")
+    outs = [function(robot, *(x[s] for x in states), *options) for s in range(states[0].shape[0])]
+    return tuple(_stacked_outputs([o[i] for o in outs], shape) for i in range(count))
+
+
 def _derivatives_states(robot, q, qd, x, what):
     Q, (V, X) = _stacked(robot, q, ("qd", qd), (what, x))
     return Q, V, X, Q.shape[0] > 1 or np.ndim(q) == 2
@@ -383,10 +389,7 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data=None):
     robot.integrate(q̄, δ̄), the tree by A δ̄."""
     Q, V, X, batch = _derivatives_states(robot, q, qd, qdd, "qdd")
     if batch:
-        if data is not None:
-            raise StateError("q: data= takes one state at a time; call without data= for batches")
-        outs = [inverse_dynamics_derivatives(robot, Q[s], V[s], X[s], gravity) for s in range(Q.shape[0])]
-        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(3))
+        return _state_by_state(inverse_dynamics_derivatives, robot, (Q, V, X), (gravity,), data, 3, (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
     if _moving_base(robot):
         outs = _base_inverse_dynamics_derivatives(robot, Q[0], V[0], X[0], gravity, d)
@@ -440,10 +443,7 @@ def forward_dynamics_derivatives(robot, q, qd, tau, gravity=True, data=None):
     """∂q̄̈/∂x̄ = −M̄⁻¹ ∂τ̄/∂x̄ at q̄̈ = FD(q̄, q̄̇, τ̄), and M̄⁻¹ (a dense Cholesky: M̄ has no tree)."""
     Q, V, T, batch = _derivatives_states(robot, q, qd, tau, "tau")
     if batch:
-        if data is not None:
-            raise StateError("q: data= takes one state at a time; call without data= for batches")
-        outs = [forward_dynamics_derivatives(robot, Q[s], V[s], T[s], gravity) for s in range(Q.shape[0])]
-        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(3))
+        return _state_by_state(forward_dynamics_derivatives, robot, (Q, V, T), (gravity,), data, 3, (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
     if not _moving_base(robot):
         _constant_map(robot, Q[0])  # refused before any work
@@ -478,10 +478,7 @@ def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorizatio
     """Aᵀ X A of the tree's four (A constant: τ̄ = Aᵀ τ(q, A q̄̇, A q̄̇_r, A q̄̈_r))."""
     Q, (V, VR, AR) = _stacked(robot, q, ("qd", qd), ("qd_r", qd_r), ("qdd_r", qdd_r))
     if Q.shape[0] > 1 or np.ndim(q) == 2:
-        if data is not None:
-            raise StateError("q: data= takes one state at a time; call without data= for batches")
-        outs = [slotine_li_derivatives(robot, Q[s], V[s], VR[s], AR[s], gravity, factorization) for s in range(Q.shape[0])]
-        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(4))
+        return _state_by_state(slotine_li_derivatives, robot, (Q, V, VR, AR), (gravity, factorization), data, 4, (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
     if _moving_base(robot):
         outs = _base_slotine_li_derivatives(robot, Q[0], V[0], VR[0], AR[0], gravity, factorization, d,
@@ -497,10 +494,7 @@ def coriolis_product_derivatives(robot, q, qd, v, factorization="christoffel", d
     """Aᵀ X A of the tree's two (A constant: C̄ v̄ = Aᵀ C(q, A q̄̇) A v̄)."""
     Q, (V, W) = _stacked(robot, q, ("qd", qd), ("v", v))
     if Q.shape[0] > 1 or np.ndim(q) == 2:
-        if data is not None:
-            raise StateError("q: data= takes one state at a time; call without data= for batches")
-        outs = [coriolis_product_derivatives(robot, Q[s], V[s], W[s], factorization) for s in range(Q.shape[0])]
-        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(2))
+        return _state_by_state(coriolis_product_derivatives, robot, (Q, V, W), (factorization,), data, 2, (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
     if _moving_base(robot):  # C̄ v̄ = Aᵀ (C(q, A ν) A v̄ + M Ȧ(ν) v̄): Slotine–Li at q̄̈_r = 0 without gravity
         outs = _base_slotine_li_derivatives(robot, Q[0], V[0], W[0], np.zeros(robot.nv), False, factorization, d,
@@ -541,10 +535,7 @@ def coriolis_transpose_derivatives(robot, q, qd, data=None):
     """Aᵀ X A of the tree's two (A constant: C̄ᵀq̄̇ = Aᵀ Cᵀ(q, A q̄̇) A q̄̇)."""
     Q, (V,) = _stacked(robot, q, ("qd", qd))
     if Q.shape[0] > 1 or np.ndim(q) == 2:
-        if data is not None:
-            raise StateError("q: data= takes one state at a time; call without data= for batches")
-        outs = [coriolis_transpose_derivatives(robot, Q[s], V[s]) for s in range(Q.shape[0])]
-        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv, robot.nv)) for i in range(2))
+        return _state_by_state(coriolis_transpose_derivatives, robot, (Q, V), (), data, 2, (robot.nv, robot.nv))
     d, fresh = _data(robot, data)
     if _moving_base(robot):
         outs = _base_coriolis_transpose_derivatives(robot, Q[0], V[0], d)
@@ -636,11 +627,19 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force=F
                          hint="pass --base-velocity body")
     Q, V, X, batch = _derivatives_states(robot, q, qd, qdd, "qdd")
     if batch:
-        if data is not None:
-            raise StateError("q: data= takes one state at a time; call without data= for batches")
-        outs = [inverse_dynamics_second_derivatives(robot, Q[s], V[s], X[s], gravity, force) for s in range(Q.shape[0])]
-        return tuple(_stacked_outputs([o[i] for o in outs], (robot.nv,) * 3) for i in range(4))
+        return _state_by_state(inverse_dynamics_second_derivatives, robot, (Q, V, X), (gravity, force), data, 4, (robot.nv,) * 3)
     qf, A = _constant_map(robot, Q[0])
     full = api.inverse_dynamics_second_derivatives(robot.full, qf, A @ V[0], A @ X[0], gravity, force,
                                                    data=None if data is None else _data(robot, data)[0].full)
     return tuple(np.einsum("abc,ai,bj,ck->ijk", T, A, A, A, optimize=True) for T in full)
+
+
+def derivatives_refusal(robot) -> str | None:
+    """Why the derivatives do not take this robot (closed loops, non-linear mimic functions), or
+    None: what verify and bench ask before checking or timing them."""
+    zeros = np.zeros(robot.nv)
+    try:
+        api.inverse_dynamics_derivatives(robot, robot.neutral_configuration(), zeros, zeros)
+    except StateError as e:
+        return str(e)
+    return None

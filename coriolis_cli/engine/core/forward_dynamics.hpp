@@ -224,6 +224,15 @@ inline int64_t forward_dynamics_body(const Model& model, Data& data, const doubl
     return OK;
 }
 
+// H = M on the diagonal and along the λ-chains below it: all that ltdl_factor reads
+inline void copy_chains(const Model& model, const double* M, double* H) {
+    const int n = model.nv;
+    for (int j = 0; j < n; ++j) {
+        H[j * n + j] = M[j * n + j];
+        for (int i = model.col_previous(j); i >= 0; i = model.col_previous(i)) H[j * n + i] = M[j * n + i];
+    }
+}
+
 // H = Lᵀ D L in place for H whose only nonzeros off the diagonal lie on λ-chains: D on the
 // diagonal, L strictly below it (RBDA Table 6.3); M is H before factoring. OK, or SINGULAR + k for
 // the first (leafmost) DoF k whose pivot vanishes, before dividing by it.
@@ -268,10 +277,7 @@ inline int64_t forward_dynamics(const Model& model, Data& data, const double* q,
     composite_mass_matrix(model, data.S.data(), data.IC.data(), M);
     add_armature_mass(model, data.q.data(), M);
     double* H = data.H.data();
-    for (int j = 0; j < n; ++j) {
-        H[j * n + j] = M[j * n + j];
-        for (int i = model.col_previous(j); i >= 0; i = model.col_previous(i)) H[j * n + i] = M[j * n + i];
-    }
+    copy_chains(model, M, H);
     const int64_t singular = ltdl_factor(model, H, M);
     if (singular != OK) return singular;
     ltdl_solve(model, H, qdd);

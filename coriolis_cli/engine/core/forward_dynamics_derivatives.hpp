@@ -73,10 +73,7 @@ inline int64_t forward_dynamics_derivatives(const Model& model, Data& data, cons
     if (failed(again)) return again;
     // M (in Minv) factored as LᵀDL along the tree, into data.H
     double* H = data.H.data();
-    for (int j = 0; j < n; ++j) {
-        H[j * n + j] = Minv[j * n + j];
-        for (int i = model.col_previous(j); i >= 0; i = model.col_previous(i)) H[j * n + i] = Minv[j * n + i];
-    }
+    copy_chains(model, Minv, H);
     const int64_t singular = ltdl_factor(model, H, Minv);
     if (singular != OK) return singular;
     const int64_t nn = int64_t(n) * n;

@@ -33,16 +33,8 @@ inline int64_t gravity_derivatives(const Model& model, Data& data, const double*
         for (int d = c + 1; d < end; ++d) dg[d * n + c] = dot6(Fa + 6 * d, dA + 6 * c);
         for (int d = c; d < end; ++d) dg[c * n + d] = dot6(Sc, Fq + 6 * d);
         if (model.is_first_column(c)) {
-            double t[6];
-            for (int k = c; k < n && model.col_body(k) == b; ++k) {
-                crf_vec(S + 6 * k, f + 6 * b, t);
-                for (int r = 0; r < 6; ++r) Fq[6 * k + r] += t[r];
-            }
-            const int p = model.parent(b);
-            if (p >= 0) {
-                add_composite(data.IC.data() + 36 * p, I);
-                for (int r = 0; r < 6; ++r) f[6 * p + r] += f[6 * b + r];
-            }
+            transport_force(model, S, c, b, f, Fq);
+            if (model.parent(b) >= 0) add_composite(data.IC.data() + 36 * model.parent(b), I);
         }
     }
     return status;

@@ -43,6 +43,21 @@ inline int subtree_end_column(const Model& model, int b) {
     return after < model.N ? model.v_start(after) : model.nv;
 }
 
+// Once body b's columns (from its first, c) are done: the subtree moved by q_k carries its force f_b
+// with it, F^q_k += S_k ×* f_b, which the columns above the joint see but not the joint's own (S of
+// the joint moves with the child too); then b's force into its parent's. The composites of inertia
+// the callers add themselves.
+inline void transport_force(const Model& model, const double* S, int c, int b, double* f, double* Fq) {
+    double t[6];
+    for (int k = c; k < model.nv && model.col_body(k) == b; ++k) {
+        crf_vec(S + 6 * k, f + 6 * b, t);
+        for (int r = 0; r < 6; ++r) Fq[6 * k + r] += t[r];
+    }
+    const int p = model.parent(b);
+    if (p >= 0)
+        for (int r = 0; r < 6; ++r) f[6 * p + r] += f[6 * b + r];
+}
+
 inline int64_t rnea_derivatives(const Model& model, Data& data, const double* q, const double* qd, const double* qdd,
                                 const double* gravity, double* dtau_dq, double* dtau_dv, double* M) {
     const int64_t status = forward_pass(model, data, q, qd, qdd, qdd, 2);
@@ -116,19 +131,12 @@ inline int64_t rnea_derivatives(const Model& model, Data& data, const double* q,
         for (int d = c + 1; d < end; ++d)
             dtau_dv[d * n + c] = dot6(Fa + 6 * d, dAdv + 6 * c) + dot6(Y + 6 * d, Sc);
         for (int d = c; d < end; ++d) dtau_dv[c * n + d] = dot6(Sc, Fv + 6 * d);
-        // once the body's columns are done: the subtree moved by q_c carries its force with it
-        // (F^q_c += S_c ×* f), seen by the columns above the joint but not by the joint's own,
-        // since S_d moves with the child too; then the body's composites into its parent's
-        if (model.is_first_column(c)) {
-            for (int k = c; k < n && model.col_body(k) == b; ++k) {
-                crf_vec(S + 6 * k, f + 6 * b, t);
-                for (int r = 0; r < 6; ++r) Fq[6 * k + r] += t[r];
-            }
+        if (model.is_first_column(c)) {  // the body done: transport, and its composites into its parent's
+            transport_force(model, S, c, b, f, Fq);
             const int p = model.parent(b);
             if (p >= 0) {
                 add_composite(data.IC.data() + 36 * p, I);
                 add_composite(data.BC.data() + 36 * p, Id);
-                for (int r = 0; r < 6; ++r) f[6 * p + r] += f[6 * b + r];
             }
         }
     }

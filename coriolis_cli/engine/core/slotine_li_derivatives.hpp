@@ -124,16 +124,12 @@ inline int64_t slotine_li_derivatives(const Model& model, Data& data, const doub
             if (C) C[d * n + c] = dot6(Yvd, Sc) + dot6(Fad, Sdot + 6 * c);
         }
         if (model.is_first_column(c)) {  // transport, then the composites into the parent's
-            for (int k = c; k < n && model.col_body(k) == b; ++k) {
-                crf_vec(S + 6 * k, f + 6 * b, t);
-                for (int r = 0; r < 6; ++r) Fq[6 * k + r] += t[r];
-            }
+            transport_force(model, S, c, b, f, Fq);
             const int p = model.parent(b);
             if (p >= 0) {
                 add_composite(data.IC.data() + 36 * p, I);
                 add_composite(data.BC.data() + 36 * p, BV);
                 add_composite(data.BW.data() + 36 * p, BW);
-                for (int r = 0; r < 6; ++r) f[6 * p + r] += f[6 * b + r];
             }
         }
     }
