@@ -324,6 +324,8 @@ def test_the_coriolis_product_derivatives_are_those_of_c_times_v():
         assert np.abs(dv[:, k] - (Cv(q, qd + e) - Cv(q, qd - e)) / 2e-6).max() <= 1e-7
     sl = cc.slotine_li_derivatives(robot, q, qd, v, np.zeros(robot.nv), gravity=False)
     assert np.array_equal(sl[0], dq) and np.array_equal(sl[1], dv)
+    G = cc.christoffel(robot, q)  # C v = Σ_jk Γ_ijk v_j q̇_k: ∂(C v)/∂q̇_k = Σ_j Γ_ijk v_j
+    assert np.abs(dv - np.einsum("ijk,j->ik", G, v)).max() <= 1e-12 * max(1.0, np.abs(dv).max())
     data = robot.create_data()
     into = cc.coriolis_product_derivatives(robot, q, qd, v, data=data)
     assert into[0] is data.dCv_dq and np.array_equal(into[0], dq) and np.array_equal(into[1], dv)
@@ -549,6 +551,8 @@ def test_the_coriolis_matrix_derivatives_are_its_slopes_and_guarded_as_gamma():
                      - cc.coriolis_matrix(robot, robot.integrate(q, -e), v)[2]) / 2e-6
             assert np.abs(T[:, :, k] - slope).max() <= 1e-6 * max(1.0, np.abs(T).max()), k
         assert np.array_equal(cc.coriolis_matrix_derivatives(robot, np.array([q, q]), np.array([v, v]))[1], T)
+        data = robot.create_data()
+        assert cc.coriolis_matrix_derivatives(robot, q, v, data=data) is data.dC_dq and np.array_equal(data.dC_dq, T)
     big = cc.load_robot("serial:330")
     with pytest.raises(cc.SizeError, match="above the 256 MiB limit"):
         cc.coriolis_matrix_derivatives(big, *_state(big, 0)[:2])

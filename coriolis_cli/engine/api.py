@@ -248,13 +248,25 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: 
     results are ``data.second_outputs``, allocated on the first such call. Batches: (K, ·) states."""
 
 
-def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel", force: bool = False):
+def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel", force: bool = False,
+                                data: Data | None = None):
     """∂C/∂q, shape (nv, nv, nv) with ``[i, j, k] = ∂C_ij/∂q_k`` (q in the tangent space as in
     inverse_dynamics_derivatives): column j of C is C(q, q̇) e_j, so ``[:, j, :]`` is
     coriolis_product_derivatives' ∂(C e_j)/∂q, all nv of them in one batch, O(nv N d). (∂C/∂q̇ is
     Γ: C is linear in q̇.) nv³ doubles: Γ's guard, above 256 MiB refused unless ``force=True``.
-    Batches: q, qd of shape (K, ·) give (K, nv, nv, nv)."""
+    Batches: q, qd of shape (K, ·) give (K, nv, nv, nv). With ``data=`` (one state) the result is
+    ``data.dC_dq``, allocated on the first such call."""
     n = robot.nv
+    if data is not None:
+        if np.ndim(q) == 2:
+            raise StateError("q: data= takes one state at a time; call without data= for batches")
+        if getattr(data, "robot", None) is not robot:
+            raise StateError("data must come from this robot's create_data()")
+        result = coriolis_matrix_derivatives(robot, q, qd, factorization, force)
+        if data.dC_dq is None:
+            data.dC_dq = np.empty_like(result)
+        data.dC_dq[...] = result
+        return data.dC_dq
     if np.ndim(q) == 2:  # a batch: state by state
         if np.ndim(qd) != 2 or len(q) != len(qd):
             raise StateError("q and qd hold different numbers of states")

@@ -114,7 +114,8 @@ class Data:
         self.tau, self.g, self.qdd = _read_only(self.tau_out), _read_only(self.g_out), _read_only(self.qdd_out)
         self.p, self.CTqd = _read_only(self.p_out), _read_only(self.ct_out)
         self.Gamma = None  # allocated on first use: nv³ doubles
-        self.second_out, self.second_outputs = None, None  # the second-order derivatives: 4 nv³, on first use
+        self.second_out, self.second_outputs = None, None
+        self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use  # the second-order derivatives: 4 nv³, on first use
         self.gamma_out = None  # the core's writable Γ
         self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
         self.derivatives_block = np.zeros((3, nv, nv))  # ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ = M

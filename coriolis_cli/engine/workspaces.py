@@ -36,6 +36,7 @@ class ReducedData:
         self.dCv_dq, self.dCv_dv = np.zeros((n, n)), np.zeros((n, n))
         self.dg_dq, self.dCTqd_dq, self.dCTqd_dv = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
         self.Gamma = None
+        self.dC_dq = None  # ∂C/∂q: nv³, on first use
         self._tmp = np.zeros((robot.full.nv, n))
         self._sq = np.zeros((n, n))
         self.coriolis_outputs = (self.M, self.Mdot, self.C)
