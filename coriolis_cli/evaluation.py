@@ -19,9 +19,12 @@ from .errors import SizeError, StateError
 from .model.tree import RobotModel
 
 QUANTITIES = ("M", "Mdot", "C", "Gamma", "g", "tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq",
-              "dCTqd_dq", "dCTqd_dqd")
-USES_QDD = {"tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv"}  # the quantities taken at q̈
+              "dCTqd_dq", "dCTqd_dqd", "d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd", "dC_dq")
+USES_QDD = {"tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd",
+            "d2tau_dqdqdd"}  # the quantities taken at q̈
 DERIVATIVES = ("dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq", "dCTqd_dq", "dCTqd_dqd")  # [i, j] = ∂y_i/∂x_j
+# nv³ tensors beside Γ: the second derivatives of τ ([i, j, k] = ∂/∂x_j (∂τ_i/∂y_k)) and ∂C/∂q
+TENSORS = ("d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd", "dC_dq")
 # Above this condition number M is reported as nearly singular.
 COND_WARN = 1e10
 # Γ entries below this fraction of max |M| are round-off, not counted as nonzero in tables.
@@ -51,6 +54,7 @@ class Evaluation:
     quantities: list[str]
     values: dict[str, np.ndarray] = field(default_factory=dict)  # M, Mdot, C, Gamma (if held), g, tau
     gamma: GammaEntries | None = None
+    tensors: dict = field(default_factory=dict)  # name → (largest entries, nonzero count) of TENSORS
 
     def as_dict(self) -> dict:
         """The record the formats write: the state, then each quantity asked for."""
@@ -120,7 +124,28 @@ def evaluate(robot: RobotModel, q, qd, qdd, quantities, factorization: str = "ch
             result.values["tau"] = engine.inverse_dynamics(robot, q, qd, qdd)
             _require_finite("tau", result.values["tau"])
         _derivatives(robot, q, qd, qdd, quantities, result.values)
+        _tensors(robot, q, qd, qdd, quantities, result, top, allow_large)
     return result
+
+
+def _tensors(robot, q, qd, qdd, quantities, result, top, allow_large) -> None:
+    """The nv³ tensors asked for, held (Γ's guard: above it refused unless allow_large), and their
+    largest entries for tables."""
+    asked = [k for k in TENSORS if k in quantities]
+    if not asked:
+        return
+    values = {}
+    if set(asked) & set(TENSORS[:4]):
+        for name, T in zip(TENSORS[:4], engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd, force=allow_large)):
+            values[name] = T
+    if "dC_dq" in asked:
+        values["dC_dq"] = engine.coriolis_matrix_derivatives(robot, q, qd, result.factorization, force=allow_large)
+    tiny = GAMMA_ROUND_OFF * float(np.abs(engine.mass_matrix(robot, q)).max())
+    n = robot.nv
+    for name in asked:
+        _require_finite(name, values[name])
+        result.values[name] = values[name]
+        result.tensors[name] = engine.largest_entries(((k, values[name][:, :, k]) for k in range(n)), n, top, tiny)
 
 
 def _derivatives(robot, q, qd, qdd, quantities, values) -> None:

@@ -556,3 +556,23 @@ def test_the_coriolis_matrix_derivatives_are_its_slopes_and_guarded_as_gamma():
     big = cc.load_robot("serial:330")
     with pytest.raises(cc.SizeError, match="above the 256 MiB limit"):
         cc.coriolis_matrix_derivatives(big, *_state(big, 0)[:2])
+
+
+def test_compute_gives_the_tensors_as_it_gives_gamma(run_cli):
+    """--what d2tau_dq2,...,dC_dq: tables of the largest entries titled by quantity, JSON equal to
+    the library's at the state."""
+    import json
+
+    args = ("compute", "panda", "--random", "--seed", "1", "--qdd", "1,0,0,0,0,0,0", "--what",
+            "d2tau_dq2,d2tau_dqd2,d2tau_dqdqd,d2tau_dqdqdd,dC_dq")
+    r = run_cli(*args, "--top", "3")
+    assert r.code == 0, r
+    for title in ("∂²τ/∂q² (i, j, k)", "∂²τ/∂q̇² (i, j, k)", "∂²τ/∂q∂q̇ (i, j, k)", "∂²τ/∂q∂q̈ (i, j, k)", "∂C/∂q (i, j, k)"):
+        assert title in r.out, title
+    record = json.loads(run_cli(*args, "--format", "json").out)
+    robot = cc.load_robot("panda")
+    q, qd, qdd = (np.array(record[k]) for k in ("q", "qd", "qdd"))
+    second = cc.inverse_dynamics_second_derivatives(robot, q, qd, qdd)
+    for key, value in zip(("d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd"), second):
+        assert np.array_equal(np.array(record[key]), value), key
+    assert np.array_equal(np.array(record["dC_dq"]), cc.coriolis_matrix_derivatives(robot, q, qd))

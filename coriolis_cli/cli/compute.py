@@ -14,7 +14,15 @@ DERIVATIVE_TITLES = {"dtau_dq": "∂τ/∂q (inverse dynamics)", "dtau_dqd": "�
                      "Minv": "M⁻¹ = ∂q̈/∂τ", "dg_dq": "∂g/∂q", "dCTqd_dq": "∂(Cᵀq̇)/∂q", "dCTqd_dqd": "∂(Cᵀq̇)/∂q̇"}
 QUANTITY_NAMES = {"m": "M", "mdot": "Mdot", "c": "C", "gamma": "Gamma", "g": "g", "tau": "tau",
                   "dtau_dq": "dtau_dq", "dtau_dqd": "dtau_dqd", "dqdd_dq": "dqdd_dq", "dqdd_dqd": "dqdd_dqd",
-                  "minv": "Minv", "dg_dq": "dg_dq", "dctqd_dq": "dCTqd_dq", "dctqd_dqd": "dCTqd_dqd"}
+                  "minv": "Minv", "dg_dq": "dg_dq", "dctqd_dq": "dCTqd_dq", "dctqd_dqd": "dCTqd_dqd",
+                  "d2tau_dq2": "d2tau_dq2", "d2tau_dqd2": "d2tau_dqd2", "d2tau_dqdqd": "d2tau_dqdqd",
+                  "d2tau_dqdqdd": "d2tau_dqdqdd", "dc_dq": "dC_dq"}
+# the nv³ tensors as tables title them: (symbol, entry, caption)
+TENSOR_TITLES = {"d2tau_dq2": ("∂²τ/∂q²", "∂/∂q_j ∂τ_i/∂q_k", "q in the tangent space"),
+                 "d2tau_dqd2": ("∂²τ/∂q̇²", "∂²τ_i/∂q̇_j∂q̇_k", "= Γ_ijk + Γ_ikj"),
+                 "d2tau_dqdqd": ("∂²τ/∂q∂q̇", "∂/∂q_j ∂τ_i/∂q̇_k", "q in the tangent space"),
+                 "d2tau_dqdqdd": ("∂²τ/∂q∂q̈", "∂M_ik/∂q_j", "= Γ_ikj + Γ_kij"),
+                 "dC_dq": ("∂C/∂q", "∂C_ij/∂q_k", "∂C/∂q̇ is Γ")}
 
 
 def _state(model, q, qd, qdd, state, random, seed):
@@ -44,13 +52,17 @@ def _state(model, q, qd, qdd, state, random, seed):
 def _tables(result, model, drawn=None):
     from rich.console import Group
 
-    from ..report.tables import gamma_table, matrix_table, state_table, vector_table
+    from ..report.tables import gamma_table, matrix_table, state_table, tensor_table, vector_table
 
     titles = {"M": "M (mass matrix)", "Mdot": "Ṁ", "C": f"C ({result.factorization} factorization)",
               "g": "g (generalized gravity)", "tau": "τ (inverse dynamics)", **DERIVATIVE_TITLES}
     parts = [] if drawn is None else [state_table(drawn[0], drawn[1], drawn[2], model.config_names, model.dof_names)]
     for k in result.quantities:
-        if k == "Gamma":
+        if k in TENSOR_TITLES:
+            entries, nonzero = result.tensors[k]
+            title, value, caption = TENSOR_TITLES[k]
+            parts.append(tensor_table(title, value, entries, nonzero, model.dof_names, model.nv ** 3, caption))
+        elif k == "Gamma":
             g = result.gamma
             parts.append(gamma_table(g.entries, g.nonzero, model.dof_names, g.size))
         elif k in ("g", "tau"):
@@ -84,7 +96,8 @@ def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --random.")
 @click.option("--what", default=None, help="Comma list of M, Mdot, C, Gamma, g, tau, and the derivatives dtau_dq, "
               "dtau_dqd (of τ at --qdd), dqdd_dq, dqdd_dqd, Minv (of q̈ at the τ that gives --qdd), dg_dq, dCTqd_dq, "
-              "dCTqd_dqd ([i, j] = ∂y_i/∂x_j; q in the tangent space on free, spherical and planar joints) "
+              "dCTqd_dqd ([i, j] = ∂y_i/∂x_j; q in the tangent space on free, spherical and planar joints), the nv³ "
+              "tensors d2tau_dq2, d2tau_dqd2, d2tau_dqdqd, d2tau_dqdqdd and dC_dq (listed largest first, as Gamma) "
               "(default M,C); along a "
               "--recording: g, Cqd, CTqd, p, tau, energy (default g,Cqd,CTqd,p,energy).")
 @click.option("--recording", "recording", metavar="FILE", help="Compute along a recording (MCAP, ROS bag folder or .bag, "

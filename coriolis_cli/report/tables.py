@@ -321,14 +321,15 @@ def state_table(title: str, q: np.ndarray, qd: np.ndarray, config_names, dof_nam
 
 
 def gamma_table(entries, total: int, names, size: int) -> Table:
-    t = Table(
-        title=f"Γ (i, j, k): {total} nonzero of {size} entries, largest first",
-        title_justify="left",
-        caption="C[i, j] = Σ_k Γ[i, j, k] q̇_k",
-        caption_justify="left",
-    )
-    for col in ("i", "j", "k", "Γ_ijk"):
-        t.add_column(col, justify="right" if col == "Γ_ijk" else "left")
+    return tensor_table("Γ", "Γ_ijk", entries, total, names, size, "C[i, j] = Σ_k Γ[i, j, k] q̇_k")
+
+
+def tensor_table(title: str, value: str, entries, total: int, names, size: int, caption: str) -> Table:
+    """The largest entries (i, j, k, value) of an nv³ tensor, largest first."""
+    t = Table(title=f"{title} (i, j, k): {total} nonzero of {size} entries, largest first", title_justify="left",
+              caption=caption, caption_justify="left")
+    for col in ("i", "j", "k", value):
+        t.add_column(col, justify="right" if col == value else "left")
     for i, j, k, v in entries:
         t.add_row(str(names[i]), str(names[j]), str(names[k]), f"{v: .6g}")
     return fit_columns(t)
