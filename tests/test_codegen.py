@@ -267,9 +267,9 @@ def test_codegen_says_whether_the_code_or_the_engine_is_faster_for_large_functio
 
 @needs_cc
 def test_generated_derivatives_equal_the_engine_in_the_tangent_space(tmp_path, run_cli):
-    """--what dtau (or --derivatives): CasADi's Jacobians of the traced RNEA, ∂τ/∂q taken through
-    ∂(q ⊕ δ)/∂δ, equal the engine's inverse_dynamics_derivatives on a fixed chain, a floating
-    base, mimic joints and spherical, planar and non-root free joints."""
+    """--what dtau,dg,dslotine,dCv,dCTqd (or --derivatives): CasADi's Jacobians of the traced
+    reference, ∂/∂q taken through ∂(q ⊕ δ)/∂δ, equal the engine's derivatives on a fixed chain, a
+    floating base, mimic joints and spherical, planar and non-root free joints."""
     from coriolis_cli.checks.codegen import compare_generated
     from coriolis_cli.codegen import generate_code
 
@@ -279,10 +279,14 @@ def test_generated_derivatives_equal_the_engine_in_the_tangent_space(tmp_path, r
              ("gripper", cc.load_robot("gripper", mimic="enforce"))]
     cases += [(name, robot) for name, robot in robots(tmp_path) if name in ("sph.yaml+free", "mixed.urdf")]
     assert len(cases) == 5
+    everything = {"inverse_dynamics_derivatives", "gravity_derivatives", "slotine_li_derivatives",
+                  "coriolis_product_derivatives", "coriolis_transpose_derivatives"}
     for name, robot in cases:
-        generated = generate_code(robot, tmp_path / name.replace(".", "_").replace("+", "_"), prefix="robot", what="dtau")
+        what = "dtau,dg,dslotine,dCv,dCTqd" if name in ("quadruped", "sph.yaml+free") else "dtau"
+        generated = generate_code(robot, tmp_path / name.replace(".", "_").replace("+", "_"), prefix="robot", what=what)
         comparison = compare_generated(robot, generated, trials=3)
-        assert set(comparison.errors) == {"inverse_dynamics_derivatives"} and comparison.passed, (name, comparison)
+        expected = everything if what != "dtau" else {"inverse_dynamics_derivatives"}
+        assert set(comparison.errors) == expected and comparison.passed, (name, comparison)
     r = run_cli("codegen", "planar_2link", "-o", str(tmp_path / "flag"), "--what", "tau", "--derivatives")
     assert r.code == 0 and "planar_2link_inverse_dynamics_derivatives(const double *q" in (tmp_path / "flag" / "planar_2link.h").read_text()
 

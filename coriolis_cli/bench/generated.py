@@ -19,7 +19,10 @@ NS_PER_OPERATION_LARGE = 0.45  # past LARGE_OPERATIONS (TALOS's Γ, the slower o
 LARGE_OPERATIONS = 50_000
 SMALL_MICROSECONDS = 3.0
 ENGINE_FUNCTIONS = {"coriolis": "coriolis_matrix", "christoffel": "christoffel", "inverse_dynamics": "inverse_dynamics",
-                    "slotine_li": "slotine_li", "inverse_dynamics_derivatives": "inverse_dynamics_derivatives"}
+                    "slotine_li": "slotine_li", "inverse_dynamics_derivatives": "inverse_dynamics_derivatives",
+                    "gravity_derivatives": "gravity_derivatives", "slotine_li_derivatives": "slotine_li_derivatives",
+                    "coriolis_product_derivatives": "coriolis_product_derivatives",
+                    "coriolis_transpose_derivatives": "coriolis_transpose_derivatives"}
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,11 @@ def route_speeds(robot, operations: dict, budget: float = 0.3) -> list[RouteSpee
                 "christoffel": lambda: cc.christoffel(robot, q, data=data),
                 "inverse_dynamics": lambda: cc.inverse_dynamics(robot, q, qd, qdd, data=data),
                 "slotine_li": lambda: cc.slotine_li(robot, q, qd, qd, qdd, data=data),
-                "inverse_dynamics_derivatives": lambda: cc.inverse_dynamics_derivatives(robot, q, qd, qdd, data=data)}[name]
+                "inverse_dynamics_derivatives": lambda: cc.inverse_dynamics_derivatives(robot, q, qd, qdd, data=data),
+                "gravity_derivatives": lambda: cc.gravity_derivatives(robot, q, data=data),
+                "slotine_li_derivatives": lambda: cc.slotine_li_derivatives(robot, q, qd, qd, qdd, data=data),
+                "coriolis_product_derivatives": lambda: cc.coriolis_product_derivatives(robot, q, qd, qdd, data=data),
+                "coriolis_transpose_derivatives": lambda: cc.coriolis_transpose_derivatives(robot, q, qd, data=data)}[name]
         call()  # compiled or loaded from the cache here
         times, stop = [], time.perf_counter() + budget
         while time.perf_counter() < stop or len(times) < 5:

@@ -49,11 +49,17 @@ def compare_generated(robot, generated, trials: int = 10, seed: int = 0) -> Code
             if "inverse_dynamics" in errors:
                 errors["inverse_dynamics"] = max(errors["inverse_dynamics"], _relative(
                     compiled.inverse_dynamics(q, qd, qdd), engine.inverse_dynamics(robot, q, qd, qdd)))
-            if "inverse_dynamics_derivatives" in errors:
-                ours = compiled.inverse_dynamics_derivatives(q, qd, qdd)
-                theirs = engine.inverse_dynamics_derivatives(robot, q, qd, qdd)[:2]
-                errors["inverse_dynamics_derivatives"] = max(errors["inverse_dynamics_derivatives"],
-                                                             *(_relative(a, b) for a, b in zip(ours, theirs)))
+            derivatives = {  # name → (the engine's outputs, the velocities the C function takes)
+                "inverse_dynamics_derivatives": (lambda: engine.inverse_dynamics_derivatives(robot, q, qd, qdd)[:2], (qd, qdd)),
+                "gravity_derivatives": (lambda: (engine.gravity_derivatives(robot, q),), ()),
+                "slotine_li_derivatives": (lambda: engine.slotine_li_derivatives(robot, q, qd, qd_r, qdd), (qd, qd_r, qdd)),
+                "coriolis_product_derivatives": (lambda: engine.coriolis_product_derivatives(robot, q, qd, qd_r), (qd, qd_r)),
+                "coriolis_transpose_derivatives": (lambda: engine.coriolis_transpose_derivatives(robot, q, qd), (qd,)),
+            }
+            for name, (theirs, velocities) in derivatives.items():
+                if name in errors:
+                    ours = compiled.derivatives(name, q, *velocities)
+                    errors[name] = max(errors[name], *(_relative(a, b) for a, b in zip(ours, theirs())))
             if "slotine_li" in errors:
                 errors["slotine_li"] = max(errors["slotine_li"], _relative(
                     compiled.slotine_li(q, qd, qd_r, qdd), engine.slotine_li(robot, q, qd, qd_r, qdd)))

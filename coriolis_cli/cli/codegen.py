@@ -15,8 +15,11 @@ from .common import ExampleLast, cli, emit, err, load, robot_options, styled
 @click.option("--prefix", help="Name of the files and prefix of the functions (a C identifier; default: the robot's name).")
 @click.option("--what", default="M,Mdot,C,Gamma,tau,slotine", show_default=True,
               help="What to generate: M, Mdot, C (P_coriolis), Gamma (P_christoffel), tau (P_inverse_dynamics), "
-                   "slotine (P_slotine_li), dtau (P_inverse_dynamics_derivatives: ∂τ/∂q in the tangent space, ∂τ/∂q̇).")
-@click.option("--derivatives", is_flag=True, help="Also generate the inverse dynamics' derivatives (as --what ...,dtau).")
+                   "slotine (P_slotine_li), dtau, dg, dslotine, dCv, dCTqd (P_inverse_dynamics_derivatives, "
+                   "P_gravity_derivatives, P_slotine_li_derivatives, P_coriolis_product_derivatives, "
+                   "P_coriolis_transpose_derivatives).")
+@click.option("--derivatives", is_flag=True, help="Also generate the first derivatives: of τ, g, the Slotine–Li torque, "
+              "C v and Cᵀq̇ (as --what ...,dtau,dg,dslotine,dCv,dCTqd), q in the tangent space as the engine's.")
 @click.option("--check", is_flag=True, help="Compile the code with the system's C compiler (-O0: a quick build, the "
               "same numbers) and compare it with the engine at 10 random states.")
 @click.option("--force", is_flag=True, help="Replace existing P.h and P.c.")
@@ -31,8 +34,8 @@ def codegen(robot, floating_base, directory, prefix, what, derivatives, check, f
     from ..codegen.trace import casadi
     from ..report.tables import codegen_renderable
 
-    if derivatives and "dtau" not in [w.strip() for w in what.split(",")]:
-        what += ",dtau"
+    if derivatives:
+        what += "".join(f",{w}" for w in ("dtau", "dg", "dslotine", "dCv", "dCTqd") if w not in [x.strip() for x in what.split(",")])
     functions_for(what)  # a bad --what before anything is loaded or traced
     casadi()
     model = load(robot, floating_base)

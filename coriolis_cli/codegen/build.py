@@ -47,6 +47,10 @@ def _timing_source(prefix, functions) -> str:
         "inverse_dynamics": f"{prefix}_inverse_dynamics(in0, in1, in2, out0)",
         "slotine_li": f"{prefix}_slotine_li(in0, in1, in2, in3, out0)",
         "inverse_dynamics_derivatives": f"{prefix}_inverse_dynamics_derivatives(in0, in1, in2, out0, out1)",
+        "gravity_derivatives": f"{prefix}_gravity_derivatives(in0, out0)",
+        "slotine_li_derivatives": f"{prefix}_slotine_li_derivatives(in0, in1, in2, in3, out0, out1, out2, 0)",
+        "coriolis_product_derivatives": f"{prefix}_coriolis_product_derivatives(in0, in1, in2, out0, out1)",
+        "coriolis_transpose_derivatives": f"{prefix}_coriolis_transpose_derivatives(in0, in1, out0, out1)",
     }
     return "".join(TIMING_LOOP.format(prefix=prefix, name=name, call=calls[name]) for name in functions)
 
@@ -127,6 +131,13 @@ class CompiledCode:
         out = [np.zeros((n, n)) for _ in range(2)]
         self._call("inverse_dynamics_derivatives", [self._vector(q, self.nq, "q"), self._vector(qd, n, "qd"),
                                                     self._vector(qdd, n, "qdd")], out)
+        return tuple(out)
+
+    def derivatives(self, name, q, *velocities):
+        """The nv x nv outputs of one of the derivative functions (codegen.trace.DERIVATIVES)."""
+        n = self.nv
+        out = [np.zeros((n, n)) for _ in range(len(SIGNATURES[name][0].split(",")) - 1 - len(velocities))]
+        self._call(name, [self._vector(q, self.nq, "q")] + [self._vector(v, n, "velocity") for v in velocities], out)
         return tuple(out)
 
     def seconds_per_call(self, name, q, reps=10000):

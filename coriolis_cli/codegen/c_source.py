@@ -20,6 +20,17 @@ SIGNATURES = {
                          "tau = M qdd + C qd + g (RNEA), with the robot's gravity"),
     "slotine_li": ("const double *q, const double *qd, const double *qd_r, const double *qdd_r, double *tau",
                    "tau = M qdd_r + C(q, qd) qd_r + g (Slotine-Li, Wensing-Slotine Alg. 3)"),
+    "gravity_derivatives": ("const double *q, double *dg_dq",
+                            "dg/dq, nv x nv, [i*nv + j] = d g_i / d q_j, q in the tangent space as below"),
+    "slotine_li_derivatives": (
+        "const double *q, const double *qd, const double *qd_r, const double *qdd_r, double *dtau_dq, double *dtau_dqd, "
+        "double *dtau_dqd_r, double *dtau_dqdd_r",
+        "the Slotine-Li torque's derivatives in q, qd, qd_r (= C) and qdd_r (= M), each nv x nv, q in the tangent\n"
+        " * space as below"),
+    "coriolis_product_derivatives": ("const double *q, const double *qd, const double *v, double *dCv_dq, double *dCv_dqd",
+                                     "d(C(q, qd) v)/dq and /dqd for any v, each nv x nv, q in the tangent space as below"),
+    "coriolis_transpose_derivatives": ("const double *q, const double *qd, double *dCTqd_dq, double *dCTqd_dqd",
+                                       "d(C(q, qd)^T qd)/dq and /dqd, each nv x nv, q in the tangent space as below"),
     "inverse_dynamics_derivatives": (
         "const double *q, const double *qd, const double *qdd, double *dtau_dq, double *dtau_dqd",
         "dtau/dq and dtau/dqd of tau = M qdd + C qd + g, each nv x nv, [i*nv + j] = d tau_i / d x_j (dtau/dqdd\n"

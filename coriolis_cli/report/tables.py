@@ -364,7 +364,9 @@ def bundled_table(rec: list[dict]) -> Table:
 
 
 CODEGEN_OUTPUTS = {"coriolis": "M, Ṁ, C", "christoffel": "Γ", "inverse_dynamics": "τ (RNEA)",
-                   "slotine_li": "τ (Slotine–Li)", "inverse_dynamics_derivatives": "∂τ/∂q, ∂τ/∂q̇"}
+                   "slotine_li": "τ (Slotine–Li)", "inverse_dynamics_derivatives": "∂τ/∂q, ∂τ/∂q̇",
+                   "gravity_derivatives": "∂g/∂q", "slotine_li_derivatives": "∂τ_SL/∂q, ∂q̇, ∂q̇_r, ∂q̈_r",
+                   "coriolis_product_derivatives": "∂(C v)/∂q, ∂q̇", "coriolis_transpose_derivatives": "∂(Cᵀq̇)/∂q, ∂q̇"}
 
 
 def codegen_renderable(generated, comparison=None):
