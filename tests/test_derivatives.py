@@ -532,9 +532,25 @@ def test_second_derivatives_forms_guard_and_refusals():
     big = cc.load_robot("serial:330")
     with pytest.raises(cc.SizeError, match="second-order derivatives of this robot hold 4 nv³"):
         cc.inverse_dynamics_second_derivatives(big, *_state(big, 0))
-    mixed = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True, base_velocity="mixed")
-    with pytest.raises(StateError, match="base velocity 'body' only so far"):
-        cc.inverse_dynamics_second_derivatives(mixed, *_state(mixed, 0))
+
+
+@pytest.mark.parametrize("representation", ["mixed", "inertial"])
+def test_second_derivatives_go_through_the_chain_rule_of_base_velocities(representation):
+    """A = blockdiag(X(q), 1) and Ȧ with their first and second derivatives along the base: the
+    four tensors are the slopes of the first derivatives in those coordinates too."""
+    robot = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True, base_velocity=representation)
+    gravity = np.array([0.3, -1.0, -9.0])
+    q, v, a = _state(robot, 2)
+    qq, vv, qv, qa = cc.inverse_dynamics_second_derivatives(robot, q, v, a, gravity=gravity)
+    first = lambda q_, v_: cc.inverse_dynamics_derivatives(robot, q_, v_, a, gravity=gravity)  # noqa: E731
+    for k in range(robot.nv):
+        e = np.zeros(robot.nv)
+        e[k] = 1e-6
+        plus, minus, faster, slower = first(robot.integrate(q, e), v), first(robot.integrate(q, -e), v), \
+            first(q, v + e), first(q, v - e)
+        for ours, slope in ((qq, plus[0] - minus[0]), (qv, plus[1] - minus[1]), (qa, plus[2] - minus[2]),
+                            (vv, faster[1] - slower[1])):
+            assert np.abs(ours[:, k, :] - slope / 2e-6).max() <= 1e-6 * max(1.0, np.abs(ours).max()), k
 
 
 def test_the_coriolis_matrix_derivatives_are_its_slopes_and_guarded_as_gamma():

@@ -320,10 +320,7 @@ def _derivative_errors(robot, q, qd, qdd):
     qd_r = qd + 0.5 * qdd / 10.0  # a reference velocity off q̇
     sl_dq, sl_dv, _, _ = engine.slotine_li_derivatives(robot, q, qd, qd_r, qdd)
     ct_dq, ct_dv = engine.coriolis_transpose_derivatives(robot, q, qd)
-    try:  # the second order: of the first derivatives along q and q̇ (not yet for the mixed base velocities)
-        second = engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd, force=True)
-    except StateError:
-        second = None
+    second = engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd, force=True)  # of the first derivatives
     ref += [sl_dq.ravel(), sl_dv.ravel(), ct_dq.ravel(), ct_dv.ravel()]
     for k in range(n):
         e = np.zeros(n)
@@ -335,16 +332,14 @@ def _derivative_errors(robot, q, qd, qdd):
                                   - engine.coriolis_transpose_velocity(robot, minus, qd)) / (2 * h))
         err.append(ct_dv[:, k] - (engine.coriolis_transpose_velocity(robot, q, qd + e)
                                   - engine.coriolis_transpose_velocity(robot, q, qd - e)) / (2 * h))
-        if second is not None:
-            d2q, d2v, dqv, dqa = second
-            up = engine.inverse_dynamics_derivatives(robot, plus, qd, qdd)
-            down = engine.inverse_dynamics_derivatives(robot, minus, qd, qdd)
-            faster = engine.inverse_dynamics_derivatives(robot, q, qd + e, qdd)[1]
-            slower = engine.inverse_dynamics_derivatives(robot, q, qd - e, qdd)[1]
-            err += [(d2q[:, k, :] - (up[0] - down[0]) / (2 * h)).ravel(), (dqv[:, k, :] - (up[1] - down[1]) / (2 * h)).ravel(),
-                    (dqa[:, k, :] - (up[2] - down[2]) / (2 * h)).ravel(), (d2v[:, k, :] - (faster - slower) / (2 * h)).ravel()]
-    if second is not None:
-        ref += [x.ravel() for x in second]
+        d2q, d2v, dqv, dqa = second
+        up = engine.inverse_dynamics_derivatives(robot, plus, qd, qdd)
+        down = engine.inverse_dynamics_derivatives(robot, minus, qd, qdd)
+        faster = engine.inverse_dynamics_derivatives(robot, q, qd + e, qdd)[1]
+        slower = engine.inverse_dynamics_derivatives(robot, q, qd - e, qdd)[1]
+        err += [(d2q[:, k, :] - (up[0] - down[0]) / (2 * h)).ravel(), (dqv[:, k, :] - (up[1] - down[1]) / (2 * h)).ravel(),
+                (dqa[:, k, :] - (up[2] - down[2]) / (2 * h)).ravel(), (d2v[:, k, :] - (faster - slower) / (2 * h)).ravel()]
+    ref += [x.ravel() for x in second]
     return np.concatenate(err), np.concatenate(ref)
 
 

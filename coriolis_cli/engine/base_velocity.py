@@ -106,3 +106,36 @@ def map_derivatives(cmap, qbar, nu):
         dX[k] = _rate(cmap.representation, R, p, d)
         dXdot[k] = _second_rate(cmap.representation, R, p, w, d) + _rate(cmap.representation, R, p, dX[k] @ nu)
     return dX, dXdot
+
+
+def _third_rate(representation, R, p, w, d, e):
+    """d/dε of _second_rate(w, d) as the base moves along the body twist e (w and d fixed)."""
+    out = np.zeros((B, B))
+    Rt = R.T
+    out[0:3, 0:3] = out[3:6, 3:6] = -_hat(w[3:6]) @ _hat(d[3:6]) @ _hat(e[3:6]) @ Rt
+    if representation == "inertial":
+        dRtp = -_hat(e[3:6]) @ Rt @ _hat(p) + _hat(e[0:3]) @ Rt  # d(Rᵀ p̂) along e
+        out[0:3, 3:6] = (_hat(w[3:6]) @ (-_hat(d[3:6]) @ dRtp - _hat(d[0:3]) @ _hat(e[3:6]) @ Rt)
+                         - _hat(w[0:3]) @ _hat(d[3:6]) @ _hat(e[3:6]) @ Rt)
+    return out
+
+
+def map_second_derivatives(cmap, qbar, nu):
+    """(d²X, d²Ẋ), each (6, 6, 6, 6): [m2, m] the derivative along e_m2 of X's (and Ẋ's along ν)
+    derivative along e_m, for the second-order chain rule."""
+    R, p = _pose(cmap, qbar)
+    rep = cmap.representation
+    X = transform(cmap, qbar)[0]
+    w = X @ nu
+    eye = np.eye(B)
+    dX = np.array([_rate(rep, R, p, eye[m]) for m in range(B)])
+    d2X, d2Xdot = np.zeros((B, B, B, B)), np.zeros((B, B, B, B))
+    for m2 in range(B):
+        for m in range(B):
+            d2X[m2, m] = _second_rate(rep, R, p, eye[m], eye[m2])
+    for m2 in range(B):
+        for m in range(B):
+            # dẊ_m = S2(w, e_m) + R1(dX_m ν); along e_m2: S3 + S2(dX_m2 ν, e_m) + S2(dX_m ν, e_m2) + R1(d²X ν)
+            d2Xdot[m2, m] = (_third_rate(rep, R, p, w, eye[m], eye[m2]) + _second_rate(rep, R, p, dX[m2] @ nu, eye[m])
+                             + _second_rate(rep, R, p, dX[m] @ nu, eye[m2]) + _rate(rep, R, p, d2X[m2, m] @ nu))
+    return d2X, d2Xdot

@@ -621,17 +621,105 @@ def _base_coriolis_transpose_derivatives(robot, q, nu, d):
 @in_other_coordinates(api.inverse_dynamics_second_derivatives)
 def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force=False, data=None):
     """T̄_ijk = Σ A_αi A_βj A_γk T_αβγ of each of the tree's four (A constant: τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈))."""
-    if _moving_base(robot):
-        raise StateError(f"the second-order derivatives take the base velocity 'body' only so far, not "
-                         f"'{robot.map.representation}'; load the robot with base_velocity='body'",
-                         hint="pass --base-velocity body")
     Q, V, X, batch = _derivatives_states(robot, q, qd, qdd, "qdd")
     if batch:
         return _state_by_state(inverse_dynamics_second_derivatives, robot, (Q, V, X), (gravity, force), data, 4, (robot.nv,) * 3)
+    if _moving_base(robot):
+        return _base_second_derivatives(robot, Q[0], V[0], X[0], gravity, force)
     qf, A = _constant_map(robot, Q[0])
     full = api.inverse_dynamics_second_derivatives(robot.full, qf, A @ V[0], A @ X[0], gravity, force,
                                                    data=None if data is None else _data(robot, data)[0].full)
     return tuple(np.einsum("abc,ai,bj,ck->ijk", T, A, A, A, optimize=True) for T in full)
+
+
+def _base_second_derivatives(robot, q, nu, nudot, gravity, force):
+    """The second-order chain rule through A = blockdiag(X(q), 1) and Ȧ(q, ν) (mixed and inertial base
+    velocities), τ̄ = Aᵀ τ(q, A ν, A ν̇ + Ȧ(ν) ν), with the tree's first (τ_q, τ_v, M) and second
+    (T_qq, T_vv, T_qv, T_qa) derivatives at (q, v, a) and X's derivatives along the base (first and
+    second: base_velocity.map_derivatives, map_second_derivatives). D_m is the total derivative as
+    the tree moves along its tangent e_m (A moves only for the base's six); ∂/∂q̄_j = Σ_m A_mj D_m as
+    q̄ moves by robot.integrate. With W[:, k] = Ȧ(e_k) ν + Ȧ(ν) e_k (= ∂(Ȧ ν)/∂ν_k):
+
+        ∂²τ̄/∂ν_j∂ν_k = Aᵀ (T_vv[:, A e_j, A e_k] + M (Ȧ(e_k) e_j + Ȧ(e_j) e_k)),
+        D_m M̄ = ∂A_mᵀ M A + Aᵀ T_qa[:, m] A + Aᵀ M ∂A_m,
+        D_m (∂τ̄/∂ν) = ∂A_mᵀ (τ_v A + M W) + Aᵀ ((T_qv[:, m] + T_vv[:, ∂A_m ν]) A + τ_v ∂A_m + T_qa[:, m] W + M D_m W),
+        ∂τ̄/∂q̄ = P A with P[:, m] = D_m τ̄, so D_m' (P A) = (D_m' P) A + P ∂A_m'."""
+    cmap, n, b = robot.map, robot.nv, base_velocity.B
+    Xb, Xdot = base_velocity.transform(cmap, q, nu[:b])
+    A, Adot = np.eye(n), np.zeros((n, n))
+    A[:b, :b], Adot[:b, :b] = Xb, Xdot
+    v, a = A @ nu, A @ nudot + Adot @ nu
+    tau = api.inverse_dynamics(robot.full, q, v, a, gravity)
+    tq, tv, M = api.inverse_dynamics_derivatives(robot.full, q, v, a, gravity)
+    Tqq, Tvv, Tqv, Tqa = api.inverse_dynamics_second_derivatives(robot.full, q, v, a, gravity, force)
+    rates = base_velocity.rate_basis(cmap, q)  # Ȧ(e_k), k < 6
+    dX, dXdot = base_velocity.map_derivatives(cmap, q, nu[:b])  # along e_m: X, Ȧ(ν)
+    d2X, d2Xdot = base_velocity.map_second_derivatives(cmap, q, nu[:b])
+    dXdot_e = [base_velocity.map_derivatives(cmap, q, np.eye(b)[k])[1] for k in range(b)]  # [k][m]: D_m Ȧ(e_k)
+
+    def lift(block):
+        out = np.zeros((n, n))
+        out[:b, :b] = block
+        return out
+
+    def Adot_of(x):  # Ȧ(x) for any x (linear in x; only its base part matters)
+        return lift(np.tensordot(x[:b], rates, axes=(0, 0)))
+
+    dA = [lift(dX[m]) if m < b else None for m in range(n)]
+    dAdot = [lift(dXdot[m]) if m < b else None for m in range(n)]
+    W = np.stack([Adot_of(np.eye(n)[k]) @ nu + Adot[:, k] for k in range(n)], axis=1)
+    # ∂²τ̄/∂ν²
+    E = np.zeros((n, n, n))
+    for j in range(b):
+        for k in range(b):
+            E[:b, j, k] = rates[k][:, j] + rates[j][:, k]
+    vv = np.einsum("ai,ajk->ijk", A, np.einsum("abc,bj,ck->ajk", Tvv, A, A) + np.einsum("ab,bjk->ajk", M, E))
+    # the tree-direction derivatives, then · A on the direction index
+    G, H, Dp = np.zeros((n, n, n)), np.zeros((n, n, n)), np.zeros((n, n, n))  # [m] = D_m of M̄, ∂τ̄/∂ν, P
+    P = np.zeros((n, n))
+    for m in range(n):
+        col = tq[:, m].copy()
+        if m < b:
+            col += tv @ (dA[m] @ nu) + M @ (dA[m] @ nudot + dAdot[m] @ nu)
+        P[:, m] = A.T @ col + (dA[m].T @ tau if m < b else 0.0)
+    for m in range(n):
+        Tvv_m = np.zeros((n, n)) if m >= b else np.einsum("ibk,b->ik", Tvv, dA[m] @ nu)
+        G[m] = A.T @ Tqa[:, m, :] @ A
+        DW = np.zeros((n, n))
+        if m < b:
+            G[m] += dA[m].T @ M @ A + A.T @ M @ dA[m]
+            for k in range(n):
+                DW[:, k] = (lift(dXdot_e[k][m]) @ nu if k < b else 0.0) + dAdot[m][:, k]
+        H[m] = A.T @ ((Tqv[:, m, :] + Tvv_m) @ A + Tqa[:, m, :] @ W + M @ DW)
+        if m < b:
+            H[m] += dA[m].T @ (tv @ A + M @ W) + A.T @ tv @ dA[m]
+        # D_m of P[:, m2] for every m2
+        Dtau = tq[:, m] + (tv @ (dA[m] @ nu) + M @ (dA[m] @ nudot + dAdot[m] @ nu) if m < b else 0.0)
+        for m2 in range(n):
+            inner = Tqq[:, m, m2].copy()
+            if m < b:
+                moved_v, moved_a = dA[m] @ nu, dA[m] @ nudot + dAdot[m] @ nu
+                inner += Tqv[:, m2, :] @ moved_v + Tqa[:, m2, :] @ moved_a
+            if m2 < b:
+                inner += (Tqv[:, m, :] + Tvv_m) @ (dA[m2] @ nu) + Tqa[:, m, :] @ (dA[m2] @ nudot + dAdot[m2] @ nu)
+            if m < b and m2 < b:
+                inner += tv @ (lift(d2X[m, m2]) @ nu) + M @ (lift(d2X[m, m2]) @ nudot + lift(d2Xdot[m, m2]) @ nu)
+            col = A.T @ inner
+            if m2 < b:
+                col += dA[m2].T @ Dtau
+            if m < b:
+                own = tq[:, m2] + (tv @ (dA[m2] @ nu) + M @ (dA[m2] @ nudot + dAdot[m2] @ nu) if m2 < b else 0.0)
+                col += dA[m].T @ own
+                if m2 < b:
+                    col += lift(d2X[m, m2]).T @ tau
+            Dp[m][:, m2] = col
+    qq = np.zeros((n, n, n))
+    for m in range(n):
+        step = Dp[m] @ A + (P @ dA[m] if m < b else 0.0)
+        qq += np.einsum("j,ik->ijk", A[m], step)
+    qa = np.einsum("mj,mik->ijk", A, G)
+    qv = np.einsum("mj,mik->ijk", A, H)
+    return qq, vv, qv, qa
 
 
 def derivatives_refusal(robot) -> str | None:
