@@ -10,7 +10,17 @@ import coriolis_cli as cc
 
 from .conftest import ROOT, robot_path
 
-README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+def _pages() -> str:
+    """README and the documentation site's pages, as one text: the examples and the numbers they
+    state are the commands' own, wherever they are written (ARCHITECTURE.md's code illustrates the
+    code base; it is not an example to run)."""
+    paths = [os.path.join(ROOT, "README.md")]
+    for folder, _, files in sorted(os.walk(os.path.join(ROOT, "docs"))):
+        paths += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".md") and f != "ARCHITECTURE.md"]
+    return "\n\n".join(open(p, encoding="utf-8").read() for p in paths)
+
+
+README = _pages()
 
 
 def test_compute_example_matches_real_output(run_cli, monkeypatch):
