@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine
-from .engine.conventions import QUANTITIES
+from .engine.conventions import TRAJECTORY_QUANTITIES
 from .errors import StateError
 from .model.friction import friction_torque, has_friction
 
@@ -70,7 +70,7 @@ def table(robot, samples, what, friction: bool = True) -> np.ndarray:
         rows[:, _ROW["tau"] * n : (_ROW["tau"] + 1) * n] += tau_f
     parts = [samples.t[:, None]]
     for w in what:
-        parts.append(rows[:, QUANTITIES * n :] if w == "energy" else rows[:, _ROW[w] * n : (_ROW[w] + 1) * n])
+        parts.append(rows[:, TRAJECTORY_QUANTITIES * n :] if w == "energy" else rows[:, _ROW[w] * n : (_ROW[w] + 1) * n])
     return np.concatenate(parts, axis=1)
 
 

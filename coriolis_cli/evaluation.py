@@ -18,7 +18,7 @@ from . import engine
 from .errors import SizeError, StateError
 from .model.tree import RobotModel
 
-QUANTITIES = ("M", "Mdot", "C", "Gamma", "g", "tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq",
+COMPUTE_QUANTITIES = ("M", "Mdot", "C", "Gamma", "g", "tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq",
               "dCTqd_dq", "dCTqd_dqd", "d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd", "dC_dq")
 USES_QDD = {"tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd",
             "d2tau_dqdqdd"}  # the quantities taken at q̈
@@ -77,7 +77,7 @@ def _require_finite(name: str, value) -> None:
 
 def evaluate(robot: RobotModel, q, qd, qdd, quantities, factorization: str = "christoffel", top: int = 20,
              output_format: str = "table", allow_large: bool = False) -> Evaluation:
-    """Compute ``quantities`` (names from QUANTITIES) at (q, q̇, q̈) for ``output_format``."""
+    """Compute ``quantities`` (names from COMPUTE_QUANTITIES) at (q, q̇, q̈) for ``output_format``."""
     if top < 1:
         raise StateError("top must be at least 1")
     result = Evaluation(robot.name, robot.dof_names, q, qd, qdd, factorization, list(quantities))

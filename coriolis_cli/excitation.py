@@ -18,7 +18,7 @@ import numpy as np
 
 from . import engine
 from .errors import StateError
-from .identification import RANK_TOLERANCE, parameter_scales
+from .identification import RANK_TOLERANCE, regressor_scales
 from .model.parameters import inertial_parameters
 
 DEFAULT_VELOCITY = 2.0  # rad/s (m/s), where the file gives no velocity limit
@@ -103,7 +103,7 @@ def design(robot, period: float = 10.0, harmonics: int = 5, samples: int = 100, 
     grid = np.linspace(0.0, period, 100 * L, endpoint=False)
     t = np.linspace(0.0, period, samples, endpoint=False)
     theta0 = inertial_parameters(robot)
-    scale = parameter_scales(robot, theta0, 0)
+    scale = regressor_scales(robot, theta0, 0)
 
     def feasible(x):
         a, b = x[: n * L].reshape(n, L), x[n * L :].reshape(n, L)

@@ -15,7 +15,7 @@ first 5/λ seconds are left out, while they forget where they started.
 
 The normal equations WᵀW, Wᵀy are accumulated block by block, so memory does not grow with the
 recording. Only combinations of θ (the base parameters) are identifiable; their number is the
-rank of WᵀW with every column scaled by its parameter's size (``parameter_scales``), which also
+rank of WᵀW with every column scaled by its parameter's size (``regressor_scales``), which also
 gives the condition number. The fit keeps the prior (the file's parameters) in the directions the
 data do not reach through a regularizer: ``weight`` × mean(diag WᵀW) × ‖(x − x_prior)/scale‖².
 ``consistent`` solves the same least squares with every body's pseudo-inertia positive
@@ -42,7 +42,7 @@ DEFAULT_WEIGHT = 1e-6
 SETTLE = 5.0  # time constants of the filter left out at the start of a recording
 RANK_TOLERANCE = 1e-10  # eigenvalues of the scaled WᵀW below this × the largest: directions not reached
 BLOCK_VALUES = 1 << 21  # regressor entries per block (16 MB), whatever the robot
-QUANTITIES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")  # θ_i: what the dynamics are linear in
+PARAMETER_NAMES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")  # θ_i: what the dynamics are linear in
 
 
 def _tree(robot):
@@ -333,7 +333,7 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
         raise StateError(f"the normal equations hold {A.shape[0]} parameters; this robot and friction need {P}")
     if equations.rows == 0:
         raise StateError("no rows to fit: the recordings gave no samples with effort")
-    scale = parameter_scales(tree, theta0, nf)
+    scale = regressor_scales(tree, theta0, nf)
     As = A * np.outer(scale, scale)
     eig, vec = np.linalg.eigh(As)
     top = max(float(eig[-1]), 1e-300)
@@ -362,7 +362,7 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
                equations.rows, sigma2 * Hinv @ A @ Hinv, vec[:, ~reached], scale, np.diag(As) > RANK_TOLERANCE * top)
 
 
-def parameter_scales(tree, theta0, nf) -> np.ndarray:
+def regressor_scales(tree, theta0, nf) -> np.ndarray:
     """Each parameter's size: the body's mass, m·size, m·size² (size: 0.1 m at least, else its
     COM's distance), and 1 for friction (N·m·s, N·m)."""
     out = np.ones(len(theta0) + nf)
@@ -439,7 +439,7 @@ def _consistent(tree, H, g, nf, signed) -> np.ndarray:
 @dataclass
 class BodyReport:
     name: str
-    prior: np.ndarray  # θ_i (QUANTITIES: m, m·c, I about the body frame's origin)
+    prior: np.ndarray  # θ_i (PARAMETER_NAMES: m, m·c, I about the body frame's origin)
     identified: np.ndarray
     std: np.ndarray  # NaN: not identifiable alone (the data fix only combinations with others)
     moves: bool  # whether any of its parameters moves the recorded efforts
@@ -468,8 +468,8 @@ def friction_reports(fit: Fit) -> list[tuple[str, str, float, float]]:
 
 
 def unidentifiable(robot, fit: Fit) -> dict[str, tuple[str, ...]]:
-    """Per body, the QUANTITIES the data do not fix (every one: the body moves no recorded effort)."""
-    return {r.name: tuple(q for q, s in zip(QUANTITIES, r.std) if np.isnan(s)) for r in body_reports(robot, fit)
+    """Per body, the PARAMETER_NAMES the data do not fix (every one: the body moves no recorded effort)."""
+    return {r.name: tuple(q for q, s in zip(PARAMETER_NAMES, r.std) if np.isnan(s)) for r in body_reports(robot, fit)
             if np.isnan(r.std).any()}
 
 

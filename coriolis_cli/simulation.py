@@ -285,7 +285,7 @@ def _quaternion(axis, angle) -> np.ndarray:
 
 
 # ---- the adaptation gain ------------------------------------------------------------------------
-def parameter_scales(theta: np.ndarray) -> np.ndarray:
+def log_det_scales(theta: np.ndarray) -> np.ndarray:
     """σ (10 per body): the size each parameter of a body can have, from the body's own mass m and
     rotational inertia J about its frame's origin: m for the mass, √(m tr J / 2) for the first
     moments, tr J / 2 for the inertias. A physically consistent body has |θ_k| ≤ σ_k."""
@@ -319,7 +319,7 @@ def adaptation_gains(robot, states, masses, theta: np.ndarray, kappa: float) -> 
 
     Units and sizes differ by orders of magnitude between parameters (kg, kg m, kg m²) and between
     bodies (a 1e-3 kg finger beside a 10 kg torso), so one scalar gain cannot suit them all. Γ₀ is
-    diag(σ²) (σ from :func:`parameter_scales`: the inverse of the log-det Bregman divergence's
+    diag(σ²) (σ from :func:`log_det_scales`: the inverse of the log-det Bregman divergence's
     Hessian at the true parameters, Lee, Wensing & Park 2018, in diagonal form), divided per body by
     the share that body has in the linearized loop's adaptation modes, then as a whole so that the
     fastest of them is ADAPTATION_SPEED · κ. The loop's adaptation modes solve μ² + κμ + ω² = 0 with
@@ -328,7 +328,7 @@ def adaptation_gains(robot, states, masses, theta: np.ndarray, kappa: float) -> 
     """
     from . import engine
 
-    sigma2 = parameter_scales(theta) ** 2
+    sigma2 = log_det_scales(theta) ** 2
     n_bodies = sigma2.size // N_PARAMETERS
     whitened = []
     for (q, qd, qd_r, qdd_r), M in zip(states, masses):

@@ -29,7 +29,7 @@ from .calls import (
     singular_mass_matrix,
     with_hint,
 )
-from .conventions import FACTORIZATIONS, QUANTITIES, MomentumRegressors
+from .conventions import FACTORIZATIONS, TRAJECTORY_QUANTITIES, MomentumRegressors
 from .data import (
     GAMMA_MAX_BYTES,
     Data,
@@ -335,7 +335,7 @@ def _potential_offset(robot, out, states, arguments):
     return out
 
 
-@algorithm(shape=lambda r: (QUANTITIES * r.nv + 2,), batch=compiled.trajectory_batch, prepare=_trajectory_states,
+@algorithm(shape=lambda r: (TRAJECTORY_QUANTITIES * r.nv + 2,), batch=compiled.trajectory_batch, prepare=_trajectory_states,
            finish=_potential_offset)
 def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
     """Along K samples (Q: (K, nq), QD, QDD: (K, nv)), one array (K, 5 nv + 2) whose columns are

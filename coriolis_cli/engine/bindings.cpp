@@ -744,7 +744,7 @@ NB_MODULE(compiled, m) {
         "trajectory_batch",
         [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDD, bool use_qdd, nb::handle gravity,
            nb::handle out, nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq, width = QUANTITIES * n + 2;
+            const int n = w.model.nv, nq = w.model.nq, width = TRAJECTORY_QUANTITIES * n + 2;
             const npy_intp K = states_in(Q, nq);
             const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
                          *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");

@@ -29,7 +29,7 @@ PIVOT_SHARE = 1e-12
 
 # Columns of a trajectory row: g, C q̇, Cᵀq̇, p, τ (each nv), then T and V (computation frame).
 G_COL, CQD_COL, CTQD_COL, P_COL, TAU_COL = 0, 1, 2, 3, 4
-QUANTITIES = 5
+TRAJECTORY_QUANTITIES = 5
 
 
 class MomentumRegressors(NamedTuple):

@@ -24,7 +24,7 @@ from ..errors import StateError
 from . import api, base_velocity, calls
 from .algorithms import in_other_coordinates
 from .data import Data
-from .conventions import QUANTITIES, MomentumRegressors
+from .conventions import TRAJECTORY_QUANTITIES, MomentumRegressors
 from .workspaces import ReducedData, shared_data
 
 
@@ -276,13 +276,13 @@ def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
     use_qdd = QDD is not None
     QDD = _stacked(robot, Q, ("qdd", QDD))[1][0] if use_qdd else np.zeros_like(V)
     n, nf = robot.nv, robot.full.nv
-    out = np.empty((Q.shape[0], QUANTITIES * n + 2))
+    out = np.empty((Q.shape[0], TRAJECTORY_QUANTITIES * n + 2))
     for s in range(Q.shape[0]):
         qf, A, Adot = _full_state(robot, Q[s], V[s])
         v = A @ V[s]
         rate = np.zeros(nf) if Adot is None else Adot @ V[s]
         row = api.trajectory_dynamics(robot.full, qf, v, A @ QDD[s] + rate, gravity)[0]
-        full = row[: QUANTITIES * nf].reshape(QUANTITIES, nf)
+        full = row[: TRAJECTORY_QUANTITIES * nf].reshape(TRAJECTORY_QUANTITIES, nf)
         p = full[3]
         Mrate = api.inverse_dynamics(robot.full, qf, np.zeros(nf), rate, gravity=False) if Adot is not None else 0.0
         out[s, 0:n] = A.T @ full[0]

@@ -25,7 +25,7 @@ from ..errors import RecordingError
 EXTRA = "pip install 'coriolis-cli[recordings]'"
 JOINT_STATE = "sensor_msgs/msg/JointState"
 ODOMETRY = "nav_msgs/msg/Odometry"
-QUANTITIES = ("position", "velocity", "effort")
+SIGNALS = ("position", "velocity", "effort")
 TIME_COLUMNS = ("__time", "time", "t", "timestamp", "stamp", "time_s", "time_ms", "time_us", "time_ns", "stamp_ns",
                 "timestamp_ns", "header.stamp_ns")
 SECONDS_PER = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}  # Arrow's time units, and column names' suffixes
@@ -235,7 +235,7 @@ def _table_blocks(path, kind, topic, base_topic, rows):
             joints = tuple(dict.fromkeys(j for quantity, j in layout.columns if quantity == "position"))
         t = _seconds(batch, layout.time, path)
         values = {}
-        for quantity in QUANTITIES:
+        for quantity in SIGNALS:
             present = [(k, layout.columns[(quantity, j)]) for k, j in enumerate(joints) if (quantity, j) in layout.columns]
             if not present:
                 continue
@@ -520,7 +520,7 @@ class _Builder:
         if count == 0:
             return None
         k, m = count, len(self.names)
-        values = {q: np.full((k, m), np.nan) for q in QUANTITIES}
+        values = {q: np.full((k, m), np.nan) for q in SIGNALS}
         seen = set()
         for s, (cols, pos, vel, eff) in enumerate(self.samples[:count]):
             for quantity, data in (("position", pos), ("velocity", vel), ("effort", eff)):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..identification import QUANTITIES
+from ..identification import PARAMETER_NAMES
 
 _UNITS = {"m": "kg", "mcx": "kg·m", "mcy": "kg·m", "mcz": "kg·m"}
 
@@ -31,13 +31,13 @@ def identification_table(summary: dict, fit, bodies, friction_rows, validation):
                   f"condition number {fit.condition:.3g} (columns scaled by each parameter's size); "
                   f"residual RMS {fit.residual_rms:.3g}. Per body: m, the first moment m·c and the inertia about "
                   "the body frame's origin, in that frame; n.i.: not identifiable alone")]
-    missing = [(b.name, [q for q, s in zip(QUANTITIES, b.std) if not math.isfinite(s)], b.moves) for b in bodies]
+    missing = [(b.name, [q for q, s in zip(PARAMETER_NAMES, b.std) if not math.isfinite(s)], b.moves) for b in bodies]
     missing = [m for m in missing if m[1]]
     if missing:
         lines = ["not identifiable from these recordings (the prior is kept where the data say nothing):"]
         for name, quantities, moves in missing:
             what = ("moves no recorded effort" if not moves
-                    else "each parameter only in combinations" if len(quantities) == len(QUANTITIES)
+                    else "each parameter only in combinations" if len(quantities) == len(PARAMETER_NAMES)
                     else ", ".join(quantities) + " (only in combinations)")
             lines.append(f"  {name}: {what}")
         parts.append(Text("\n".join(lines)))
@@ -47,7 +47,7 @@ def identification_table(summary: dict, fit, bodies, friction_rows, validation):
         table = Table(title=b.name, title_justify="left")
         for col, justify in (("", "left"), ("prior", "right"), ("identified", "right"), ("std", "right")):
             table.add_column(col, justify=justify)
-        for q, p, x, s in zip(QUANTITIES, b.prior, b.identified, b.std):
+        for q, p, x, s in zip(PARAMETER_NAMES, b.prior, b.identified, b.std):
             table.add_row(f"{q} ({_UNITS.get(q, 'kg·m²')})", _number(p), _number(x), _std(s))
         parts.append(table)
     if friction_rows:
@@ -75,10 +75,10 @@ def identification_json(summary: dict, fit, bodies, friction_rows, validation) -
 
     return {**summary, "base_parameters": fit.base_parameters, "parameters": len(fit.scales),
             "condition_number": fit.condition, "residual_rms": fit.residual_rms,
-            "bodies": [{"name": b.name, "moves_recorded_effort": b.moves, "quantities": list(QUANTITIES),
+            "bodies": [{"name": b.name, "moves_recorded_effort": b.moves, "quantities": list(PARAMETER_NAMES),
                         "prior": clean(b.prior), "identified": clean(b.identified), "std": clean(b.std)}
                        for b in bodies],
-            "not_identifiable": {b.name: [q for q, s in zip(QUANTITIES, b.std) if not math.isfinite(s)]
+            "not_identifiable": {b.name: [q for q, s in zip(PARAMETER_NAMES, b.std) if not math.isfinite(s)]
                                  for b in bodies if not np.isfinite(b.std).all()},
             "friction": [{"dof": n, "kind": k, "identified": float(x), "std": clean([s])[0]}
                          for n, k, x, s in friction_rows],

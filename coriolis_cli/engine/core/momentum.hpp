@@ -21,7 +21,7 @@
 namespace coriolis {
 
 // columns of a trajectory row: g, C q̇, Cᵀq̇, p, τ (each nv), then T and V
-enum TrajectoryColumn : int { G_COL = 0, CQD_COL = 1, CTQD_COL = 2, P_COL = 3, TAU_COL = 4, QUANTITIES = 5 };
+enum TrajectoryColumn : int { G_COL = 0, CQD_COL = 1, CTQD_COL = 2, P_COL = 3, TAU_COL = 4, TRAJECTORY_QUANTITIES = 5 };
 
 // p = M q̇ into p and Cᵀq̇ into ct; returns a status code
 inline int64_t momentum(const Model& model, Data& data, const double* q, const double* qd, double* p, double* ct) {
@@ -36,7 +36,7 @@ inline int64_t momentum(const Model& model, Data& data, const double* q, const d
     return status;
 }
 
-// one sample of a trajectory into row (QUANTITIES nv + 2): g, C q̇, Cᵀq̇, p, τ (NaN without q̈),
+// one sample of a trajectory into row (TRAJECTORY_QUANTITIES nv + 2): g, C q̇, Cᵀq̇, p, τ (NaN without q̈),
 // T and the potential energy in the computation frame. Returns a status code.
 inline int64_t trajectory(const Model& model, Data& data, const double* q, const double* qd, const double* qdd,
                           bool use_qdd, const double* gravity, double* row) {
@@ -84,8 +84,8 @@ inline int64_t trajectory(const Model& model, Data& data, const double* q, const
         else
             row[TAU_COL * n + j] = std::numeric_limits<double>::quiet_NaN();
     }
-    row[QUANTITIES * n] = kinetic;
-    row[QUANTITIES * n + 1] = a0[3] * mc0 + a0[4] * mc1 + a0[5] * mc2;
+    row[TRAJECTORY_QUANTITIES * n] = kinetic;
+    row[TRAJECTORY_QUANTITIES * n + 1] = a0[3] * mc0 + a0[4] * mc1 + a0[5] * mc2;
     return status;
 }
 
