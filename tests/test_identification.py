@@ -20,8 +20,7 @@ NOISE = 0.02  # N·m
 import mujoco  # noqa: E402
 from dataclasses import replace
 from coriolis_cli.model.loader import load_description
-from coriolis_cli.model.mjcf import compile_model, urdf_for_mujoco, MujocoPeer
-from coriolis_cli.model.description import Inertial
+from coriolis_cli.model.mjcf import MujocoPeer
 
 def true_panda():
     desc = load_description("panda")

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from .. import engine
 from ..engine.coordinates import derivatives_refusal
+from ..errors import InputError, Note
 from ..engine.compiled import kernel_loop
 from ..model.parameters import inertial_parameters
 from ..model.tree import RobotModel
@@ -183,10 +185,6 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
     refusal = derivatives_refusal(robot) if asked else None
     derivatives = refusal is None
     if not derivatives:
-        import warnings
-
-        from ..errors import Note
-
         warnings.warn(Note(f"{robot.name}: {', '.join(asked)} not timed: {refusal}"), stacklevel=2)
     v_r = qd + 0.1 * qdd_r  # a reference velocity near q̇, as a tracking controller's
     if "dg" in what and derivatives:
@@ -201,18 +199,12 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
             lambda: engine.coriolis_product_derivatives(robot, q, qd, v_r, data=data), repeat),
             "v = q̇_r, create_data() reused"))
     if "d2tau" in what and derivatives:
-        from ..errors import InputError
-
         try:
             engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data)  # allocates its tensors
             out.timings.append(Timing("d2tau", OURS_DATA, 1e6 * median_call_time(
                 lambda: engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data), repeat),
                 "four nv³ tensors, create_data() reused"))
         except InputError as e:  # too large for the memory guard, or coordinates it does not take
-            import warnings
-
-            from ..errors import Note
-
             warnings.warn(Note(f"{robot.name}: d2tau not timed: {e}"), stacklevel=2)
     if "dCTqd" in what and derivatives:
         out.timings.append(Timing("dCTqd", OURS_DATA, 1e6 * median_call_time(
@@ -296,18 +288,19 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
         if "fd" in what:
             out.timings.append(Timing("fd", "pinocchio aba", 1e6 * median_call_time(
                 lambda: pin.aba(model, data, pq, pv, ptau), repeat), "articulated-body algorithm, O(n)"))
-        if "dg" in what and derivatives_refusal(robot) is None:
+        derivatives = not any(key in what for key in DERIVATIVE_OUTPUTS) or derivatives_refusal(robot) is None
+        if "dg" in what and derivatives:
             out.timings.append(Timing("dg", "pinocchio computeGeneralizedGravityDerivatives", 1e6 * median_call_time(
                 lambda: pin.computeGeneralizedGravityDerivatives(model, data, pq), repeat), "Carpentier & Mansard"))
         yardstick = [key for key in ("dslotine", "dCv", "dCTqd") if key in what]
-        if ("dtau" in what or yardstick) and derivatives_refusal(robot) is None:
+        if ("dtau" in what or yardstick) and derivatives:
             rnea_derivatives = 1e6 * median_call_time(lambda: pin.computeRNEADerivatives(model, data, pq, pv, pa), repeat)
             if "dtau" in what:
                 out.timings.append(Timing("dtau", "pinocchio computeRNEADerivatives", rnea_derivatives, "Carpentier & Mansard"))
             for key in yardstick:  # Pinocchio has no such function: its nearest, for scale
                 out.timings.append(Timing(key, "pinocchio computeRNEADerivatives", rnea_derivatives,
                                           "no such function; ∂τ/∂q, ∂τ/∂q̇ for scale"))
-        if "dqdd" in what and derivatives_refusal(robot) is None:
+        if "dqdd" in what and derivatives:
             out.timings.append(Timing("dqdd", "pinocchio computeABADerivatives", 1e6 * median_call_time(
                 lambda: pin.computeABADerivatives(model, data, pq, pv, ptau), repeat), "Carpentier & Mansard"))
         if "slotine" in what:

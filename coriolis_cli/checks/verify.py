@@ -17,7 +17,6 @@ import numpy as np
 
 from .. import engine
 from ..engine.coordinates import derivatives_refusal
-from ..errors import StateError
 from ..model import load_robot
 from ..model.parameters import inertial_parameters
 from ..model.bundled import BUNDLED_DIR  # installed with the package (robots/ in a checkout links here)

@@ -413,26 +413,17 @@ def _base_inverse_dynamics_derivatives(robot, q, nu, nudot, gravity, d):
 
     δ the tree's tangent (only the base's six move A), and ∂τ̄/∂q̄ = ∂τ̄/∂δ A as q̄ ⊕ δ̄ = q ⊕ A δ̄
     (ReducedRobot.integrate). X's derivatives: base_velocity.map_derivatives."""
-    cmap, n, b = robot.map, robot.nv, base_velocity.B
-    X, Xdot = base_velocity.transform(cmap, q, nu[:b])
-    A, Adot = np.eye(n), np.zeros((n, n))
-    A[:b, :b], Adot[:b, :b] = X, Xdot
+    b = base_velocity.B
+    A, Adot, rates, dX, dXdot = _base_maps(robot, q, nu)
     v, a = A @ nu, A @ nudot + Adot @ nu
     dq, dv, M = api.inverse_dynamics_derivatives(robot.full, q, v, a, gravity, data=d.full)
     tau = api.inverse_dynamics(robot.full, q, v, a, gravity)
-    rates = base_velocity.rate_basis(cmap, q)  # Ẋ(e_j), j < 6
-    E = np.zeros((n, n))
-    for j in range(b):
-        E[:b, j] = rates[j] @ nu[:b] + Xdot[:, j]
     d.dtau_da[...] = A.T @ M @ A
     _symmetrize(d.dtau_da, d._sq)
-    d.dtau_dv[...] = A.T @ (dv @ A + M @ E)
-    dX, dXdot = base_velocity.map_derivatives(cmap, q, nu[:b])
+    d.dtau_dv[...] = A.T @ (dv @ A + M @ (_rates_applied(rates, nu) + Adot))
     T = A.T @ dq
     for k in range(b):
-        dA_nu, dA_nudot, dAdot_nu = (np.zeros(n) for _ in range(3))
-        dA_nu[:b], dA_nudot[:b], dAdot_nu[:b] = dX[k] @ nu[:b], dX[k] @ nudot[:b], dXdot[k] @ nu[:b]
-        T[:, k] += A.T @ (dv @ dA_nu + M @ (dA_nudot + dAdot_nu))
+        T[:, k] += A.T @ (dv @ _lifted(dX[k], nu) + M @ (_lifted(dX[k], nudot) + _lifted(dXdot[k], nu)))
         T[:b, k] += dX[k].T @ tau[:b]
     np.matmul(T, A, out=d.dtau_dq)
     return d.dtau_dq, d.dtau_dv, d.dtau_da
@@ -510,17 +501,13 @@ def gravity_derivatives(robot, q, gravity=True, data=None):
     """Aᵀ ∂g/∂q A (A constant: ḡ = Aᵀ g(q))."""
     Q = _one(robot, q, robot.nq, "q", robot.config_names)
     if Q.shape[0] > 1 or np.ndim(q) == 2:
-        if data is not None:
-            raise StateError("q: data= takes one state at a time; call without data= for batches")
-        return _stacked_outputs([gravity_derivatives(robot, Q[s], gravity) for s in range(Q.shape[0])], (robot.nv, robot.nv))
+        return _state_by_state(gravity_derivatives, robot, (Q,), (gravity,), data, 1, (robot.nv, robot.nv))[0]
     d, fresh = _data(robot, data)
     if _moving_base(robot):  # ḡ = Aᵀ g(q): ∂ḡ/∂δ_k = ∂Aᵀ/∂δ_k g + Aᵀ ∂g/∂q e_k, then · A
-        n, b = robot.nv, base_velocity.B
-        A = np.eye(n)
-        A[:b, :b] = base_velocity.transform(robot.map, Q[0])[0]
+        b = base_velocity.B
+        A, _, _, dX, _ = _base_maps(robot, Q[0], np.zeros(robot.nv))
         T = A.T @ api.gravity_derivatives(robot.full, Q[0], gravity, data=d.full)
         g = api.gravity_vector(robot.full, Q[0], gravity)
-        dX = base_velocity.map_derivatives(robot.map, Q[0], np.zeros(b))[0]
         for k in range(b):
             T[:b, k] += dX[k].T @ g[:b]
         np.matmul(T, A, out=d.dg_dq)
@@ -555,6 +542,22 @@ def _base_maps(robot, q, nu):
     return A, Adot, base_velocity.rate_basis(cmap, q), dX, dXdot
 
 
+def _rates_applied(rates, x):
+    """The matrix whose column j is Ȧ(e_j) x (zero past the base's six): ∂(Ȧ(ν) x)/∂ν."""
+    n, b = len(x), base_velocity.B
+    out = np.zeros((n, n))
+    for j in range(b):
+        out[:b, j] = rates[j] @ x[:b]
+    return out
+
+
+def _block(block, n):
+    """blockdiag(block, 0), n x n, for a 6 x 6 block."""
+    out = np.zeros((n, n))
+    out[:base_velocity.B, :base_velocity.B] = block
+    return out
+
+
 def _lifted(block, x):
     """blockdiag(block, 0) @ x for a 6 x 6 block."""
     out = np.zeros(len(x))
@@ -574,11 +577,8 @@ def _base_slotine_li_derivatives(robot, q, nu, nu_r, nudot_r, gravity, factoriza
     v, v_r, a_r = A @ nu, A @ nu_r, A @ nudot_r + Adot @ nu_r
     dq, dv, C, M = api.slotine_li_derivatives(robot.full, q, v, v_r, a_r, gravity, factorization, data=d.full)
     tau = api.slotine_li(robot.full, q, v, v_r, a_r, gravity=gravity, factorization=factorization)
-    R = np.zeros((n, n))
-    for j in range(b):
-        R[:b, j] = rates[j] @ nu_r[:b]
     outs = [np.zeros((n, n)) if name is None else getattr(d, name) for name in names]
-    outs[1][...] = A.T @ (dv @ A + M @ R)
+    outs[1][...] = A.T @ (dv @ A + M @ _rates_applied(rates, nu_r))
     outs[2][...] = A.T @ (C @ A + M @ Adot)
     outs[3][...] = A.T @ M @ A
     _symmetrize(outs[3], d._sq)
@@ -645,43 +645,31 @@ def _base_second_derivatives(robot, q, nu, nudot, gravity, force):
         D_m (∂τ̄/∂ν) = ∂A_mᵀ (τ_v A + M W) + Aᵀ ((T_qv[:, m] + T_vv[:, ∂A_m ν]) A + τ_v ∂A_m + T_qa[:, m] W + M D_m W),
         ∂τ̄/∂q̄ = P A with P[:, m] = D_m τ̄, so D_m' (P A) = (D_m' P) A + P ∂A_m'."""
     cmap, n, b = robot.map, robot.nv, base_velocity.B
-    Xb, Xdot = base_velocity.transform(cmap, q, nu[:b])
-    A, Adot = np.eye(n), np.zeros((n, n))
-    A[:b, :b], Adot[:b, :b] = Xb, Xdot
+    A, Adot, rates, dX, dXdot = _base_maps(robot, q, nu)  # dX, dẊ along e_m: X's, Ȧ(ν)'s
     v, a = A @ nu, A @ nudot + Adot @ nu
     tau = api.inverse_dynamics(robot.full, q, v, a, gravity)
     tq, tv, M = api.inverse_dynamics_derivatives(robot.full, q, v, a, gravity)
     Tqq, Tvv, Tqv, Tqa = api.inverse_dynamics_second_derivatives(robot.full, q, v, a, gravity, force)
-    rates = base_velocity.rate_basis(cmap, q)  # Ȧ(e_k), k < 6
-    dX, dXdot = base_velocity.map_derivatives(cmap, q, nu[:b])  # along e_m: X, Ȧ(ν)
     d2X, d2Xdot = base_velocity.map_second_derivatives(cmap, q, nu[:b])
     dXdot_e = [base_velocity.map_derivatives(cmap, q, np.eye(b)[k])[1] for k in range(b)]  # [k][m]: D_m Ȧ(e_k)
-
-    def lift(block):
-        out = np.zeros((n, n))
-        out[:b, :b] = block
-        return out
-
-    def Adot_of(x):  # Ȧ(x) for any x (linear in x; only its base part matters)
-        return lift(np.tensordot(x[:b], rates, axes=(0, 0)))
-
-    dA = [lift(dX[m]) if m < b else None for m in range(n)]
-    dAdot = [lift(dXdot[m]) if m < b else None for m in range(n)]
-    W = np.stack([Adot_of(np.eye(n)[k]) @ nu + Adot[:, k] for k in range(n)], axis=1)
+    dA = [_block(dX[m], n) if m < b else None for m in range(n)]
+    dAdot = [_block(dXdot[m], n) if m < b else None for m in range(n)]
+    W = _rates_applied(rates, nu) + Adot
     # ∂²τ̄/∂ν²
     E = np.zeros((n, n, n))
     for j in range(b):
         for k in range(b):
             E[:b, j, k] = rates[k][:, j] + rates[j][:, k]
     vv = np.einsum("ai,ajk->ijk", A, np.einsum("abc,bj,ck->ajk", Tvv, A, A) + np.einsum("ab,bjk->ajk", M, E))
+    # D_m τ of the tree along the map, column m, and P = ∂τ̄/∂δ
+    Dtau = tq.copy()
+    for m in range(b):
+        Dtau[:, m] += tv @ (dA[m] @ nu) + M @ (dA[m] @ nudot + dAdot[m] @ nu)
+    P = A.T @ Dtau
+    for m in range(b):
+        P[:, m] += dA[m].T @ tau
     # the tree-direction derivatives, then · A on the direction index
     G, H, Dp = np.zeros((n, n, n)), np.zeros((n, n, n)), np.zeros((n, n, n))  # [m] = D_m of M̄, ∂τ̄/∂ν, P
-    P = np.zeros((n, n))
-    for m in range(n):
-        col = tq[:, m].copy()
-        if m < b:
-            col += tv @ (dA[m] @ nu) + M @ (dA[m] @ nudot + dAdot[m] @ nu)
-        P[:, m] = A.T @ col + (dA[m].T @ tau if m < b else 0.0)
     for m in range(n):
         Tvv_m = np.zeros((n, n)) if m >= b else np.einsum("ibk,b->ik", Tvv, dA[m] @ nu)
         G[m] = A.T @ Tqa[:, m, :] @ A
@@ -689,12 +677,11 @@ def _base_second_derivatives(robot, q, nu, nudot, gravity, force):
         if m < b:
             G[m] += dA[m].T @ M @ A + A.T @ M @ dA[m]
             for k in range(n):
-                DW[:, k] = (lift(dXdot_e[k][m]) @ nu if k < b else 0.0) + dAdot[m][:, k]
+                DW[:, k] = (_lifted(dXdot_e[k][m], nu) if k < b else 0.0) + dAdot[m][:, k]
         H[m] = A.T @ ((Tqv[:, m, :] + Tvv_m) @ A + Tqa[:, m, :] @ W + M @ DW)
         if m < b:
             H[m] += dA[m].T @ (tv @ A + M @ W) + A.T @ tv @ dA[m]
         # D_m of P[:, m2] for every m2
-        Dtau = tq[:, m] + (tv @ (dA[m] @ nu) + M @ (dA[m] @ nudot + dAdot[m] @ nu) if m < b else 0.0)
         for m2 in range(n):
             inner = Tqq[:, m, m2].copy()
             if m < b:
@@ -703,15 +690,14 @@ def _base_second_derivatives(robot, q, nu, nudot, gravity, force):
             if m2 < b:
                 inner += (Tqv[:, m, :] + Tvv_m) @ (dA[m2] @ nu) + Tqa[:, m, :] @ (dA[m2] @ nudot + dAdot[m2] @ nu)
             if m < b and m2 < b:
-                inner += tv @ (lift(d2X[m, m2]) @ nu) + M @ (lift(d2X[m, m2]) @ nudot + lift(d2Xdot[m, m2]) @ nu)
+                inner += tv @ _lifted(d2X[m, m2], nu) + M @ (_lifted(d2X[m, m2], nudot) + _lifted(d2Xdot[m, m2], nu))
             col = A.T @ inner
             if m2 < b:
-                col += dA[m2].T @ Dtau
+                col += dA[m2].T @ Dtau[:, m]
             if m < b:
-                own = tq[:, m2] + (tv @ (dA[m2] @ nu) + M @ (dA[m2] @ nudot + dAdot[m2] @ nu) if m2 < b else 0.0)
-                col += dA[m].T @ own
+                col += dA[m].T @ Dtau[:, m2]
                 if m2 < b:
-                    col += lift(d2X[m, m2]).T @ tau
+                    col[:b] += d2X[m, m2].T @ tau[:b]
             Dp[m][:, m2] = col
     qq = np.zeros((n, n, n))
     for m in range(n):

@@ -14,7 +14,7 @@ from ..errors import ModelError, ModelWarning
 from .description import RobotDescription, description_from_dict, description_to_dict
 from .limits import read_bounded
 from .topologies import TOPOLOGIES, generate, is_spec, parse_spec
-from .tree import RobotModel, build_model
+from .tree import build_model
 from .urdf import parse_urdf
 from .yaml_format import parse_yaml
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from .description import STANDARD_GRAVITY, Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
+from .description import Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
 from .geometry import matrix_to_rpy, quat_to_matrix, rotation_tuple
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3  # mjtJoint

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelWarning, RecordingError, Note
-from .sources import BASE_FIELDS, Block
+from .sources import Block
 
 DEFAULT_WINDOW = 0.1  # s: the cubic's −3 dB near 10 Hz, whatever the sample rate
 POLYORDER = 3
