@@ -90,7 +90,7 @@ def test_values_out_of_range_are_refused_before_any_work(recording, tmp_path, ru
 
 
 def test_a_link_loop_under_a_recursive_pattern_gives_each_recording_once(recording, tmp_path):
-    from coriolis_cli.distributed import expand_inputs
+    from coriolis_cli.along.distributed import expand_inputs
 
     (tmp_path / "a" / "b").mkdir(parents=True)
     shutil.copy(recording, tmp_path / "a" / "b" / "r.parquet")

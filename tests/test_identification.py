@@ -109,7 +109,7 @@ def recordings(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def fits(recordings):
-    from coriolis_cli import identification as ID
+    from coriolis_cli.estimation import identification as ID
 
     prior, truth, paths = recordings
     out = {}
@@ -121,7 +121,7 @@ def fits(recordings):
 
 @pytest.mark.parametrize("form", ["torque", "momentum", "energy"])
 def test_fits_explain_validation_torques_and_recover_what_is_identifiable(recordings, fits, form):
-    from coriolis_cli import identification as ID
+    from coriolis_cli.estimation import identification as ID
     from coriolis_cli.model.parameters import inertial_parameters
 
     prior, truth, paths = recordings
@@ -145,7 +145,7 @@ def test_fits_explain_validation_torques_and_recover_what_is_identifiable(record
 
 
 def test_unidentifiable_parameters_are_named_not_invented(recordings, fits):
-    from coriolis_cli import identification as ID
+    from coriolis_cli.estimation import identification as ID
 
     prior, truth, paths = recordings
     fit = fits["torque"]["ols"]
@@ -161,7 +161,7 @@ def test_unidentifiable_parameters_are_named_not_invented(recordings, fits):
 def test_torque_and_momentum_forms_agree_within_the_noise(recordings, fits):
     """The two fits predict the same torques on the validation run to within the noise, and
     their identifiable combinations agree to within a few standard deviations."""
-    from coriolis_cli import identification as ID
+    from coriolis_cli.estimation import identification as ID
 
     prior, truth, paths = recordings
     a, b = fits["torque"]["ols"], fits["momentum"]["ols"]
@@ -169,7 +169,7 @@ def test_torque_and_momentum_forms_agree_within_the_noise(recordings, fits):
     gap = np.sqrt(np.mean((v.predicted["torque"] - v.predicted["momentum"]) ** 2, axis=0))
     assert np.all(gap <= NOISE), gap
 def test_pseudo_inertia_tells_consistent_parameters():
-    from coriolis_cli.identification import physically_consistent
+    from coriolis_cli.estimation.identification import physically_consistent
     from coriolis_cli.model.parameters import inertial_parameters
 
     theta = inertial_parameters(cc.load_robot("panda"))
@@ -198,7 +198,7 @@ def test_identify_command_writes_a_robot_that_verifies_and_reports_json(recordin
     assert plot.stat().st_size > 10_000
     assert run_cli("verify", out).code == 0
     # the written robot predicts the validation torques as the fit did
-    from coriolis_cli import identification as ID
+    from coriolis_cli.estimation import identification as ID
     from coriolis_cli.model.parameters import inertial_parameters
 
     written = cc.load_robot(str(out))
@@ -227,7 +227,7 @@ def test_friction_is_identified_with_the_inertias(tmp_path):
     recovers both per joint with the inertias, in the torque and the momentum form; it explains
     the torques as well as the true parameters do (sign(q̇) differs from the run's smooth dry
     friction only where q̇ crosses zero); fits with less friction cannot."""
-    from coriolis_cli import identification as ID
+    from coriolis_cli.estimation import identification as ID
     from coriolis_cli.model.parameters import inertial_parameters
     from coriolis_cli.model.tree import build_model
 
@@ -261,7 +261,7 @@ def test_identified_friction_travels_through_the_robot_file_to_observe_compute_a
     the friction itself (up to 1.6 N·m), which the thresholds must then clear, so a push of that
     size would pass unseen."""
     from coriolis_cli.model.friction import STATIC_SPEED
-    from coriolis_cli.observers import observe
+    from coriolis_cli.estimation.observers import observe
 
     prior = cc.load_robot("panda")
     damping, dry = np.array([0.5, 0.5, 0.4, 0.4, 0.2, 0.2, 0.1]), np.array([1.0, 1.0, 0.8, 0.8, 0.4, 0.4, 0.2])
@@ -424,7 +424,7 @@ def test_excite_designs_a_trajectory_within_the_limits_that_lowers_the_condition
 def test_armature_is_known_not_fitted(tmp_path):
     """Joints with rotor inertia (MuJoCo's armature, in the prior and the true robot alike): the
     torque and momentum forms take it as known, and the fits still explain the torques."""
-    from coriolis_cli import identification as ID
+    from coriolis_cli.estimation import identification as ID
     from coriolis_cli.model.parameters import inertial_parameters
     from coriolis_cli.model.tree import build_model
 

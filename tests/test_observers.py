@@ -68,7 +68,7 @@ def pushed_panda(tmp_path_factory):
 
 
 def test_the_momentum_residual_follows_the_external_torque(pushed_panda):
-    from coriolis_cli.observers import observe
+    from coriolis_cli.estimation.observers import observe
 
     robot, path, t, ext = pushed_panda
     K = 50.0
@@ -118,7 +118,7 @@ def test_observe_command_table_json_plot_and_residual_file(pushed_panda, run_cli
 
 
 def test_the_observer_step_allocates_nothing():
-    from coriolis_cli.observers import MomentumObserver
+    from coriolis_cli.estimation.observers import MomentumObserver
 
     robot = cc.load_robot(robot_path("panda.urdf"))
     obs = MomentumObserver(robot, bandwidth=50.0)
@@ -165,7 +165,7 @@ def test_a_bandwidth_the_samples_cannot_follow_is_refused_not_given_nan_threshol
 
 
 def test_the_observers_step_refuses_a_short_or_non_finite_torque_and_step():
-    from coriolis_cli.observers import EnergyObserver, MomentumObserver
+    from coriolis_cli.estimation.observers import EnergyObserver, MomentumObserver
 
     robot = cc.load_robot("panda")
     q, qd = np.zeros(7), np.zeros(7)
@@ -223,7 +223,7 @@ def _misplaced(events, t0=0.0):
 def test_every_push_is_found_within_0_4_s_and_nothing_else_despite_static_friction(pushed_with_static_friction, run_cli):
     import warnings
 
-    from coriolis_cli.observers import observe
+    from coriolis_cli.estimation.observers import observe
 
     prior, robot, path, robot_file, _ = pushed_with_static_friction
     with warnings.catch_warnings():
@@ -242,7 +242,7 @@ def test_every_push_is_found_within_0_4_s_and_nothing_else_despite_static_fricti
 def test_a_brake_s_10_ms_torque_blip_is_not_a_collision(pushed_with_static_friction, tmp_path):
     import warnings
 
-    from coriolis_cli.observers import observe
+    from coriolis_cli.estimation.observers import observe
 
     from .test_identification import write
 
@@ -257,7 +257,7 @@ def test_a_brake_s_10_ms_torque_blip_is_not_a_collision(pushed_with_static_frict
         warnings.simplefilter("ignore")
         seen = observe(robot, path)
     assert not seen.events
-    from coriolis_cli.observers import _events
+    from coriolis_cli.estimation.observers import _events
 
     blips = _events(robot, seen.t, seen.r, seen.threshold, gap=0.25, shortest=0.0)  # without the 50 ms rule
     assert len(blips) == 1 and 1.0 <= blips[0].start <= 1.05 and blips[0].end - blips[0].start < 0.05

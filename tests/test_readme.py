@@ -131,7 +131,7 @@ def _number(pattern: str) -> float:
 
 @pytest.fixture(scope="module")
 def panda_runs():
-    from coriolis_cli.simulation import simulate
+    from coriolis_cli.control.simulation import simulate
 
     panda = cc.load_robot(robot_path("panda.urdf"))
     return {k: simulate(panda, *k) for k in (("slotine-li", "christoffel"), ("passivity", "christoffel"),

@@ -9,7 +9,7 @@ import pytest
 
 import coriolis_cli as cc
 from coriolis_cli.errors import StateError
-from coriolis_cli.simulation import simulate
+from coriolis_cli.control.simulation import simulate
 
 from .conftest import assert_one_line_error, robot_path, stderr_lines
 
@@ -190,7 +190,7 @@ def test_spherical_planar_and_free_joints_track_on_their_manifold(tmp_path):
 def test_the_reference_terms_are_exact_derivatives_on_so3(tmp_path):
     """q̈_r = d/dt q̇_r along the motion (what makes V̇ = −sᵀK_D s): central differences of q̇_r
     along a trajectory q(t) = q₀ ⊕ t ν agree with q̈_r computed at q̇ = ν."""
-    from coriolis_cli.simulation import Reference
+    from coriolis_cli.control.simulation import Reference
 
     from .test_real_robots import SLED, SPHERICAL_YAML
 

@@ -31,7 +31,7 @@ def excite(robot, output, period, harmonics, rate, max_acceleration, seconds, se
     """
     import numpy as np
 
-    from ..excitation import DEFAULT_VELOCITY, design
+    from ..estimation.excitation import DEFAULT_VELOCITY, design
     from ..report.streams import TableWriter, table_format
 
     table_format(output)

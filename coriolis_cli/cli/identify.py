@@ -49,7 +49,7 @@ def identify(robot, recordings, floating_base, output, form, method, friction, f
 
     Example: coriolis identify panda run1.mcap run2.mcap --validate run3.mcap -o panda_identified.urdf
     """
-    from .. import identification as ID
+    from ..estimation import identification as ID
     from ..model.loader import URDF_EXT, YAML_EXT
     from ..model.parameters import inertial_parameters, with_inertial_parameters
     from ..report.output import figure_format

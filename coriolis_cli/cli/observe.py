@@ -44,8 +44,8 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
 
     Example: coriolis observe panda run.mcap --plot residual.png
     """
-    from ..observers import observe as run
-    from ..observers import require_observable
+    from ..estimation.observers import observe as run
+    from ..estimation.observers import require_observable
     from ..report.output import figure_format
     from ..report.streams import table_format
 

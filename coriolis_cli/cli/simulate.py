@@ -60,7 +60,7 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     from ..report.formats import to_json
     from ..report.output import figure_format
     from ..report.simulation import simulation_plot, simulation_table
-    from ..simulation import check_step, simulate as run, simulation_steps
+    from ..control.simulation import check_step, simulate as run, simulation_steps
 
     fmt = resolve_format(fmt, output)
     if fmt not in ("table", "json", "npz"):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..identification import PARAMETER_NAMES
+from ..estimation.identification import PARAMETER_NAMES
 
 _UNITS = {"m": "kg", "mcx": "kg·m", "mcy": "kg·m", "mcz": "kg·m"}
 

@@ -1,4 +1,4 @@
-// The collision observers' recursions over a recording (observers.py holds their meaning). The
+// The collision observers' recursions over a recording (estimation/observers.py holds their meaning). The
 // applied torque of sample k acts over [t_k, t_k+1] (a controller's command, held), so with
 // dt_k = t_k − t_{k−1} and u = τ + Cᵀq̇ − g:
 //

@@ -11,7 +11,7 @@ import logging
 import os
 import time
 
-from .errors import OutputError, RecordingError
+from ..errors import OutputError, RecordingError
 
 RECORDING_EXT = (".mcap", ".bag", ".csv", ".parquet", ".pq", ".npz")
 
@@ -111,8 +111,8 @@ def compute_part(robot, path: str, target: str, what, options: dict) -> tuple[in
     as a single run."""
     import warnings
 
-    from .along import along, columns
-    from .report.streams import TableWriter
+    from .dynamics import along, columns
+    from ..report.streams import TableWriter
 
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")

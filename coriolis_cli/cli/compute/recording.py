@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 
-from ..errors import StateError
-from .common import err, load, progress, say_note, strict, styled
+from ...errors import StateError
+from ..common import err, load, progress, say_note, strict, styled
 
 
 def run_recording(robot, floating_base, recording, what, topic, base_topic, window, workers, scheduler, fmt, output, force,
                   friction=True):
-    from ..along import DEFAULT_WHAT, columns, parse_what
-    from ..report.streams import TableWriter, table_format
+    from ...along import DEFAULT_WHAT, columns, parse_what
+    from ...report.streams import TableWriter, table_format
 
     if not output:
         raise StateError("--recording writes a table: give -o FILE (.parquet, .csv, .npz or .mcap; a folder for many "
@@ -20,28 +20,28 @@ def run_recording(robot, floating_base, recording, what, topic, base_topic, wind
     if fmt not in (None, "csv", "npz"):
         raise StateError("--format along a recording follows -o's extension (.parquet, .csv, .npz, .mcap)")
     quantities = parse_what(what) if what else DEFAULT_WHAT
-    from ..distributed import expand_inputs
+    from ...along.distributed import expand_inputs
 
     inputs = expand_inputs(recording)
-    from ..report.output import check_not_an_input
+    from ...report.output import check_not_an_input
 
     check_not_an_input((output,), (robot, recording, *inputs))
     model = load(robot, floating_base)
     options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), friction=friction)
-    from ..model.friction import friction_note, has_friction
+    from ...model.friction import friction_note, has_friction
 
     if friction and "tau" in quantities and has_friction(model):
         say_note(friction_note(model, "τ includes"))
     if len(inputs) > 1 or workers is not None or scheduler is not None:
-        from ..distributed import run_many
+        from ...along.distributed import run_many
 
         parts = run_many(model, inputs, output, quantities, options, workers=workers, scheduler=scheduler, force=force)
         err.print(styled(("wrote", "green"), f" {output}: {len(parts)} part{'s' if len(parts) > 1 else ''}, "
                          f"{sum(n for _, n in parts):,} samples"), soft_wrap=True)
         return
     table_format(output)
-    from ..along import along
-    from ..recordings.sources import estimated_samples
+    from ...along import along
+    from ...recordings.sources import estimated_samples
 
     total = estimated_samples(inputs[0], topic)
     bar, task = progress(total, f"{os.path.basename(inputs[0])}", remaining=True)

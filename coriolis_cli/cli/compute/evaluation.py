@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import engine
-from .errors import SizeError, StateError
-from .model.tree import RobotModel
+from ... import engine
+from ...errors import SizeError, StateError
+from ...model.tree import RobotModel
 
 COMPUTE_QUANTITIES = ("M", "Mdot", "C", "Gamma", "g", "tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq",
               "dCTqd_dq", "dCTqd_dqd", "d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd", "dC_dq")

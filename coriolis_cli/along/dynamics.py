@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import engine
-from .engine.conventions import TRAJECTORY_QUANTITIES
-from .errors import StateError
-from .model.friction import friction_torque, has_friction
+from .. import engine
+from ..engine.conventions import TRAJECTORY_QUANTITIES
+from ..errors import StateError
+from ..model.friction import friction_torque, has_friction
 
 WHAT = ("g", "Cqd", "CTqd", "p", "tau", "energy")
 DEFAULT_WHAT = ("g", "Cqd", "CTqd", "p", "energy")
@@ -77,7 +77,7 @@ def table(robot, samples, what, friction: bool = True) -> np.ndarray:
 def along(robot, path, what=DEFAULT_WHAT, friction: bool = True, **options):
     """The table of ``what`` along the recording ``path``, chunk by chunk (recordings.stream_recording's
     options: topic, base_topic, strict, window, rows); ``friction``: τ includes the joints' friction."""
-    from .recordings import stream_recording
+    from ..recordings import stream_recording
 
     for samples in stream_recording(path, robot, accelerations="tau" in what, **options):
         yield table(robot, samples, what, friction)

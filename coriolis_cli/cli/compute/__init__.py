@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 import numpy as np
 
-from ..errors import StateError
-from .common import FORMATS, check_outputs, cli, emit, load, parse_list, resolve_format, robot_argument, robot_options
+from ...errors import StateError
+from ..common import FORMATS, check_outputs, cli, emit, load, parse_list, resolve_format, robot_argument, robot_options
 
 # the derivatives as tables title them ([i, j] = ∂y_i/∂x_j)
 DERIVATIVE_TITLES = {"dtau_dq": "∂τ/∂q (inverse dynamics)", "dtau_dqd": "∂τ/∂q̇ (inverse dynamics)",
@@ -26,7 +26,7 @@ TENSOR_TITLES = {"d2tau_dq2": ("∂²τ/∂q²", "∂/∂q_j ∂τ_i/∂q_k", "q
 
 
 def _state(model, q, qd, qdd, state, random, seed):
-    from ..model.state import parse_vector, random_state, read_state_file
+    from ...model.state import parse_vector, random_state, read_state_file
 
     given = sum(x is not None and x is not False for x in (q, state, random or None))
     if given > 1:
@@ -52,7 +52,7 @@ def _state(model, q, qd, qdd, state, random, seed):
 def _tables(result, model, drawn=None):
     from rich.console import Group
 
-    from ..report.tables import gamma_table, matrix_table, state_table, tensor_table, vector_table
+    from ...report.tables import gamma_table, matrix_table, state_table, tensor_table, vector_table
 
     titles = {"M": "M (mass matrix)", "Mdot": "Ṁ", "C": f"C ({result.factorization} factorization)",
               "g": "g (generalized gravity)", "tau": "τ (inverse dynamics)", **DERIVATIVE_TITLES}
@@ -76,8 +76,8 @@ MAX_PLOTTED_GAMMA = 100  # nv above which the Γ pattern is left out of --plot (
 
 
 def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
-    from .. import engine
-    from ..report.plots import structure_plot
+    from ... import engine
+    from ...report.plots import structure_plot
 
     M, Mdot, C = engine.coriolis_matrix(model, q, qd, factorization=factorization)
     Gamma = engine.christoffel(model, q) if model.nv <= MAX_PLOTTED_GAMMA else None
@@ -139,9 +139,9 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recordi
     if workers is not None or scheduler is not None or topic is not None or base_topic is not None:
         raise StateError("--topic, --base-topic, --workers and --scheduler go with --recording")
     what = what or "M,C"
-    from ..evaluation import evaluate
-    from ..report.formats import compute_to_csv, to_json, to_npz
-    from ..report.output import figure_format
+    from .evaluation import evaluate
+    from ...report.formats import compute_to_csv, to_json, to_npz
+    from ...report.output import figure_format
 
     fmt = resolve_format(fmt, output)
     if fmt == "npz" and not output:

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import engine
-from .errors import RecordingError, StateError
-from .model.friction import STATIC_SPEED, friction_torque, has_friction
+from .. import engine
+from ..errors import RecordingError, StateError
+from ..model.friction import STATIC_SPEED, friction_torque, has_friction
 
 
 def _gains(robot, bandwidth) -> np.ndarray:
@@ -221,7 +221,7 @@ def _tree_coordinates(robot) -> None:
 def require_observable(robot, path, **options) -> None:
     """What observe would refuse (a robot in other coordinates, a recording without effort),
     the recording read no further than its first chunk: the CLI asks before the kernels compile."""
-    from .recordings import first_samples
+    from ..recordings import first_samples
 
     _tree_coordinates(robot)
     first = first_samples(path, robot, **options)
@@ -235,8 +235,8 @@ def observe(robot, path, bandwidth=50.0, threshold="auto", quiet=(None, None), f
     events: where some |r_j| exceeds its threshold θ_j(t) = b_j + TORQUE_SHARE |τ_j(t)|, b_j
     being ``threshold`` or MARGIN × the largest |r_j| of the quiet stretch (``quiet`` = (start,
     end) in seconds from the first sample; default the first second)."""
-    from .engine.compiled import OBSERVER_SCALARS as STATE_SCALARS, momentum_energy_recursion
-    from .recordings import stream_recording
+    from ..engine.compiled import OBSERVER_SCALARS as STATE_SCALARS, momentum_energy_recursion
+    from ..recordings import stream_recording
 
     tree = getattr(robot, "full", robot)
     _tree_coordinates(robot)

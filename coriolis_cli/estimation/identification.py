@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import engine
-from .engine.compiled import low_pass
-from .errors import StateError
-from .model.parameters import N_PARAMETERS, inertial_parameters, parameter_names
+from .. import engine
+from ..engine.compiled import low_pass
+from ..errors import StateError
+from ..model.parameters import N_PARAMETERS, inertial_parameters, parameter_names
 
 FORMS = ("torque", "momentum", "energy")
 METHODS = ("ols", "consistent")
@@ -483,7 +483,7 @@ TO_FIT, TO_VALIDATE = ", which identification needs", " to validate against"
 def require_effort(robot, fitted, validation=None, form: str = "torque", **options) -> None:
     """StateError for the first recording that has no effort, read no further than its first chunk
     (recordings.first_samples): the CLI asks before the kernels compile. ``options`` as accumulate's."""
-    from .recordings import first_samples
+    from ..recordings import first_samples
 
     for path, purpose in [(p, TO_FIT) for p in fitted] + ([(validation, TO_VALIDATE)] if validation else []):
         first = first_samples(path, _tree(robot), accelerations=form == "torque", **options)
@@ -500,7 +500,7 @@ def _within(samples, span):
         return samples
     if not keep.any():
         return None
-    from .recordings import Samples
+    from ..recordings import Samples
 
     return Samples(*(None if x is None else x[keep] for x in (samples.t, samples.q, samples.qd, samples.qdd,
                                                               samples.effort)))
@@ -512,7 +512,7 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
     """The normal equations of the recording ``path`` (recordings.stream_recording's options),
     added to ``equations`` (several recordings fit one robot; each starts its filters afresh).
     ``span`` = (start, end) in the recording's stamps: only the samples in [start, end)."""
-    from .recordings import stream_recording
+    from ..recordings import stream_recording
 
     rows = Rows(robot, form, friction, cutoff, effort)
     equations = equations or NormalEquations.empty(rows.width)
@@ -559,8 +559,8 @@ def validate(robot, path, models: dict, friction: str = "none", keep: int = 4000
     """τ predicted by each of ``models`` (name → (θ, friction coefficients)) against the recorded
     τ of ``path`` (q̈ differentiated as recordings do; a held τ as Rows takes it); DoF without
     effort are NaN. ``span`` = (start, end): only the samples stamped in [start, end)."""
-    from .model.parameters import with_inertial_parameters
-    from .recordings import stream_recording
+    from ..model.parameters import with_inertial_parameters
+    from ..recordings import stream_recording
 
     tree = _tree(robot)
     check_effort(effort)

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import engine
-from .errors import StateError
+from .. import engine
+from ..errors import StateError
 from .identification import RANK_TOLERANCE, regressor_scales
-from .model.parameters import inertial_parameters
+from ..model.parameters import inertial_parameters
 
 DEFAULT_VELOCITY = 2.0  # rad/s (m/s), where the file gives no velocity limit
 MARGIN = 0.05  # of each joint's range, kept free at both ends

@@ -48,11 +48,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import SingularMassMatrixError, StateError
-from .model import joints as joint_types
-from .model.friction import STATIC_SPEED, has_friction
-from .model.geometry import axis_angle, quat_to_matrix
-from .model.parameters import N_PARAMETERS, inertial_parameters
+from ..errors import SingularMassMatrixError, StateError
+from ..model import joints as joint_types
+from ..model.friction import STATIC_SPEED, has_friction
+from ..model.geometry import axis_angle, quat_to_matrix
+from ..model.parameters import N_PARAMETERS, inertial_parameters
 
 CONTROLLERS = ("slotine-li", "passivity", "computed-torque")
 FACTORIZATIONS = ("christoffel", "featherstone", "nonadmissible")
@@ -326,7 +326,7 @@ def adaptation_gains(robot, states, masses, theta: np.ndarray, kappa: float) -> 
     ω² the eigenvalues of M⁻¹ Y Γ Yᵀ, taken on ``states`` (:func:`sample_states`) whose M are
     ``masses`` (:func:`check_invertible`'s).
     """
-    from . import engine
+    from .. import engine
 
     sigma2 = log_det_scales(theta) ** 2
     n_bodies = sigma2.size // N_PARAMETERS
@@ -347,7 +347,7 @@ def check_invertible(robot, q) -> np.ndarray:
     """M(q), or SingularMassMatrixError naming the joint to lock when M is singular or so nearly
     singular (smallest eigenvalue of the unit-diagonal M below NEAR_SINGULAR) that a run would
     see accelerations without bound: the leafmost joint of the null motion."""
-    from . import engine
+    from .. import engine
 
     M = engine.mass_matrix(robot, q)
     d = np.sqrt(np.maximum(np.diag(M), 0.0))
@@ -437,7 +437,7 @@ class _ImplicitFriction:
         return 0.5 * (x - u) @ M @ (x - u) + h * np.sum(0.5 * self.b * y * y + self.c * STATIC_SPEED * log_cosh)
 
     def __call__(self, q, u, h):
-        from . import engine
+        from .. import engine
 
         M = engine.mass_matrix(self.robot, q)
         A = np.asarray(self.robot.map.jacobian(q)) if self.reduced else np.eye(len(u))
@@ -466,7 +466,7 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     False. ``progress(k)`` is called with the
     number of steps done. M(q) singular at the start raises SingularMassMatrixError (lock the
     joints it names); a run that stops being finite returns with ``diverged_at`` set."""
-    from . import engine
+    from .. import engine
 
     if controller not in CONTROLLERS:
         raise StateError(f"controller must be one of {', '.join(CONTROLLERS)}, got '{controller}'")
