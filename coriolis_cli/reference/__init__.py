@@ -4,7 +4,8 @@ symbols alike (spatial_v2's style: one algorithm per module, the paper's listing
 They are not the engine: the compiled kernels (engine/) are what users call. This package earns
 its place twice: the tests hold the kernels against it, and ``coriolis codegen`` traces it with
 CasADi ``SX`` symbols to write C code (codegen/). Everything is in the computation frame (world
-axes; the base frame for a free root), angular-first, as ALGORITHMS.md fixes it.
+axes; the base frame for a free root), angular-first, as docs/algorithms.md
+(Spatial conventions) fixes it.
 """
 
 from .christoffel import christoffel

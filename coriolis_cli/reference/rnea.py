@@ -1,4 +1,5 @@
-"""Recursive Newton–Euler (Featherstone ch. 5) in the computation frame: τ = M q̈ + C q̇ + g."""
+"""Recursive Newton–Euler (Featherstone ch. 5) in the computation frame: τ = M q̈ + C q̇ + g
+(docs/algorithms.md, RNEA and the gravity vector)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Spatial algebra, angular first (ALGORITHMS.md, Conventions), on arrays of any element type:
-float64 for numbers, ``object`` holding CasADi SX scalars for tracing."""
+"""Spatial algebra, angular first (docs/algorithms.md, Spatial conventions), on arrays of any
+element type: float64 for numbers, ``object`` holding CasADi SX scalars for tracing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-// Algorithm 2 of Echeandia & Wensing: Christoffel symbols of the first kind in O(Nd²),
+// Algorithm 2 of Echeandia & Wensing: Christoffel symbols of the first kind in O(Nd²) (the
+// world-frame form of docs/algorithms.md, Algorithm 2; each "line N" below is a line of that listing),
 //
 //   Γ_ijk = ½ (∂M_ij/∂q_k + ∂M_ik/∂q_j − ∂M_jk/∂q_i),  so that C_ij = Σ_k Γ_ijk q̇_k.
 //
@@ -34,7 +35,7 @@ inline int64_t christoffel(const Model& model, Data& data, const double* q, doub
     if (failed(status)) return status;
     const double* S = data.S.data();
     double* IC = data.IC.data();
-    for (int i = N - 1; i >= 0; --i) {  // lines 1-3 and 22: IC_k = Σ_{l ⪰ k} I_l
+    for (int i = N - 1; i >= 0; --i) {  // Algorithm 2, lines 1-3 and 22: IC_k = Σ_{l ⪰ k} I_l
         const int p = model.parent(i);
         if (p >= 0) add_composite(IC + 36 * p, IC + 36 * i);
     }
@@ -92,6 +93,7 @@ inline int64_t christoffel(const Model& model, Data& data, const double* q, doub
         }
     }
     // generalized speeds of multi-DoF joints: Γ_abc = S_aᵀ B(S_b, IC) S_c for b, c in one joint
+    // (docs/algorithms.md, Algorithm 2, "Multi-DoF joints and generalized speeds")
     double Bb[36], U[6 * 6];  // U[c − c0] = B(S_b, IC) S_c
     for (int c0 = 0, c1 = 0; c0 < n; c0 = c1) {
         const int J = model.col_body(c0);

@@ -1,4 +1,5 @@
-// Algorithm 1 of Echeandia & Wensing: M, Ṁ and C in O(Nd), in the computation frame.
+// Algorithm 1 of Echeandia & Wensing: M, Ṁ and C in O(Nd), in the computation frame (the world-frame
+// form of docs/algorithms.md, Algorithm 1; each "line N" below is a line of that listing).
 //
 // Names follow the listing: F1, F2, F3, IC (composite inertia), BC (composite body-level
 // factorization). In this frame the composites are plain sums and the inner while-loop is dot
@@ -16,14 +17,14 @@ namespace coriolis {
 inline int64_t coriolis_matrix(const Model& model, Data& data, const double* q, const double* qd, int factorization,
                                double* M, double* Mdot, double* C) {
     const int N = model.N, n = model.nv;
-    // lines 1-7: forward sweep. v_i, Ṡ_i = v_i × S_i, IC_i = I_i, then BC_i = B(v_i, I_i)
+    // Algorithm 1, lines 1-7: forward sweep. v_i, Ṡ_i = v_i × S_i, IC_i = I_i, then BC_i = B(v_i, I_i)
     const int64_t status = forward_pass(model, data, q, qd, qd, qd, 1);
     if (failed(status)) return status;
     const double *S = data.S.data(), *Sd = data.Sdot.data();
     double *IC = data.IC.data(), *BC = data.BC.data();
     for (int i = 0; i < N; ++i) body_factorization(data.v.data() + 6 * i, IC + 36 * i, factorization, BC + 36 * i);
     double F1[6], F2[6], F3[6];
-    // lines 8-26: backward sweep
+    // Algorithm 1, lines 8-26: backward sweep
     for (int j = n - 1; j >= 0; --j) {
         const int b = model.col_body(j);
         const double *ICb = IC + 36 * b, *BCb = BC + 36 * b, *Sj = S + 6 * j, *Sdj = Sd + 6 * j;

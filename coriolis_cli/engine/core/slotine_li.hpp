@@ -1,5 +1,6 @@
-// The Slotine–Li recursion and its regressors (Wensing–Slotine App. B, Algs. 3 and 4) in the
-// computation frame (slotine_li_body.hpp holds the recursion in body coordinates):
+// The Slotine–Li recursion and its regressors (Wensing–Slotine App. B, Algs. 3 and 4; the listing
+// and its line numbers are in docs/algorithms.md, Slotine–Li) in the computation frame
+// (slotine_li_body.hpp holds the recursion in body coordinates):
 // τ = M(q) q̈_r + C(q, q̇) q̇_r + g(q) with the Christoffel-consistent C, never forming C:
 //
 //   v_i = v_p(i) + S_i q̇_i                      (Alg. 3, line 3: true velocities)
