@@ -6,7 +6,7 @@ so that loading a robot or running ``coriolis --help`` does not pay for it.
 
 from .errors import (CheckFailed, CoriolisError, InputError, ModelError, ModelWarning, OutputError, SingularMassMatrixError,
                      SizeError, SpecError, StateError)
-from .model import RobotModel, load_robot, services
+from .model import RobotModel, load_robot
 from .model.parameters import inertial_parameters, with_inertial_parameters
 
 __version__ = "0.1.0"
@@ -18,14 +18,10 @@ def _load_engine():
     return importlib.import_module(".engine", __name__)
 
 
-# robots ask the engine for workspaces and loop solves through model.services (model/ imports
-# nothing from engine/); the package is where the two meet
-services.load_engine = _load_engine
-
 _ENGINE = ("christoffel", "christoffel_largest", "coriolis_matrix", "gravity_vector", "inverse_dynamics", "mass_matrix",
            "Data", "QuaternionWarning", "adaptation_gradient", "forward_dynamics", "regressor", "slotine_li",
            "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors",
-           "get_num_threads", "set_num_threads")
+           "get_num_threads", "set_num_threads", "create_data", "integrate", "random_configuration")
 
 __all__ = [
     "CheckFailed", "CoriolisError", "Data", "InputError", "ModelError", "ModelWarning", "OutputError", "QuaternionWarning", "RobotModel",
@@ -33,7 +29,8 @@ __all__ = [
     "gravity_vector", "inverse_dynamics", "load_robot", "mass_matrix",
     "adaptation_gradient", "forward_dynamics", "inertial_parameters", "regressor", "slotine_li", "with_inertial_parameters",
     "generalized_momentum", "coriolis_transpose_velocity", "trajectory_dynamics", "momentum_regressors", "load_recording",
-    "stream_recording", "get_num_threads", "set_num_threads",
+    "stream_recording", "get_num_threads", "set_num_threads", "create_data", "integrate", "random_configuration",
+    "to_mujoco", "from_mujoco",
 ]
 
 
@@ -43,6 +40,10 @@ def __getattr__(name):
 
         module = importlib.import_module(".recordings", __name__)
         return module if name == "recordings" else getattr(module, name)
+    if name in ("to_mujoco", "from_mujoco"):  # MuJoCo's qpos and qvel (peers.mujoco_states)
+        import importlib
+
+        return getattr(importlib.import_module(".peers.mujoco_states", __name__), name)
     if name == "engine" or name in _ENGINE:
         engine = _load_engine()
         for attr in _ENGINE:  # later look-ups are plain module attributes

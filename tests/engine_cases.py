@@ -51,7 +51,7 @@ def states(robot, count: int, seed: int):
     """(q, q̇, q̈) triples: random within the limits, then with every quaternion scaled off unit norm."""
     rng = np.random.default_rng(seed)
     for k in range(count):
-        q = robot.random_configuration(rng)
+        q = cc.random_configuration(robot, rng)
         if k % 2:
             q = q * 1.5  # quaternions (and planar pairs) off unit norm: normalized with a warning
         yield q, rng.uniform(-3, 3, robot.nv), rng.uniform(-3, 3, robot.nv)
@@ -131,7 +131,7 @@ def coordinate_robots() -> list[tuple[str, object]]:
 def coordinate_outputs(robot, seed: int) -> dict:
     """The public functions' outputs on a robot in other coordinates at a random state."""
     rng = np.random.default_rng(seed)
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     qd, qd_r, qdd_r = (rng.uniform(-2, 2, robot.nv) for _ in range(3))
     M, Mdot, C = cc.coriolis_matrix(robot, q, qd)
     return {"q": q, "qd": qd, "M": M, "Mdot": Mdot, "C": C, "Gamma": cc.christoffel(robot, q),

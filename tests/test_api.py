@@ -20,14 +20,14 @@ PANDA = open(robot_path("panda.urdf")).read()
 
 def _state(robot, seed=0):
     rng = np.random.default_rng(seed)
-    return robot.random_configuration(rng), rng.uniform(-3, 3, robot.nv), rng.uniform(-3, 3, robot.nv)
+    return cc.random_configuration(robot, rng), rng.uniform(-3, 3, robot.nv), rng.uniform(-3, 3, robot.nv)
 
 
 # ---- Model/Data ------------------------------------------------------------------------------
 @pytest.mark.parametrize("path, fb", [("panda.urdf", False), ("humanoid.urdf", True)])
 def test_data_calls_return_the_workspace_arrays_and_match_fresh_calls(path, fb):
     robot = cc.load_robot(robot_path(path), floating_base=fb)
-    data = robot.create_data()
+    data = cc.create_data(robot)
     for seed in range(3):
         q, qd, qdd = _state(robot, seed)
         M, Mdot, C = cc.coriolis_matrix(robot, q, qd, data=data)
@@ -49,7 +49,7 @@ def test_data_calls_return_the_workspace_arrays_and_match_fresh_calls(path, fb):
 
 def test_workspace_outputs_are_read_only_so_structural_zeros_stay():
     robot = cc.load_robot("binary:7")
-    data = robot.create_data()
+    data = cc.create_data(robot)
     q, qd, _ = _state(robot)
     M, _, C = cc.coriolis_matrix(robot, q, qd, data=data)
     with pytest.raises(ValueError, match="read-only"):
@@ -61,7 +61,7 @@ def test_workspace_outputs_are_read_only_so_structural_zeros_stay():
 
 def test_data_path_allocates_no_arrays():
     robot = cc.load_robot(robot_path("humanoid.urdf"), floating_base=True)  # M alone is 5.4 kB
-    data = robot.create_data()
+    data = cc.create_data(robot)
     q, qd, qdd = _state(robot)
 
     def calls():
@@ -98,7 +98,7 @@ def test_calls_without_data_from_several_threads_get_their_own_results(path):
     thread now has its own; coriolis_matrix and christoffel share one, used only inside the kernel."""
     robot = cc.load_robot(robot_path(path))
     rng = np.random.default_rng(5)
-    states = [(robot.random_configuration(rng), rng.standard_normal(robot.nv)) for _ in range(2)]
+    states = [(cc.random_configuration(robot, rng), rng.standard_normal(robot.nv)) for _ in range(2)]
     calls = (lambda q, v: cc.mass_matrix(robot, q), lambda q, v: cc.inverse_dynamics(robot, q, v, v),
              lambda q, v: cc.gravity_vector(robot, q), lambda q, v: cc.forward_dynamics(robot, q, v, v),
              lambda q, v: cc.slotine_li(robot, q, v, v, v), lambda q, v: cc.coriolis_matrix(robot, q, v)[2],
@@ -135,7 +135,7 @@ def test_a_copied_workspace_is_independent_and_keeps_working(path, kw):
     import pickle
 
     robot = cc.load_robot(robot_path(path), **kw)
-    data = robot.create_data()
+    data = cc.create_data(robot)
     q, qd, _ = _state(robot)
     cc.coriolis_matrix(robot, q, qd)  # calls without data= give the robot workspaces of its own,
     cc.mass_matrix(robot, q)  # which neither pickle nor copy (a thread-local store) and are left out
@@ -147,7 +147,7 @@ def test_a_copied_workspace_is_independent_and_keeps_working(path, kw):
         own = other.robot
         assert own is robot or other is unpickled
         assert np.array_equal(other.M, M0) and np.array_equal(other.Gamma, G0)
-        q2 = own.random_configuration(np.random.default_rng(9))
+        q2 = cc.random_configuration(own, np.random.default_rng(9))
         M2 = cc.mass_matrix(own, q2, data=other)
         assert M2 is other.M and np.array_equal(M2, cc.mass_matrix(robot, q2))
         assert np.array_equal(data.M, M0)  # the original is untouched
@@ -159,7 +159,7 @@ def test_a_copied_workspace_is_independent_and_keeps_working(path, kw):
 
 def test_data_rejects_batches_and_other_robots():
     a, b = cc.load_robot("serial:3"), cc.load_robot("serial:3")
-    data = a.create_data()
+    data = cc.create_data(a)
     with pytest.raises(cc.StateError, match="created for robot"):
         cc.mass_matrix(b, np.zeros(3), data=data)
     with pytest.raises(cc.StateError, match="one state at a time"):
@@ -170,7 +170,7 @@ def test_data_rejects_batches_and_other_robots():
 
 def test_gamma_workspace_respects_the_memory_guard():
     robot = cc.load_robot("serial:400")
-    data = robot.create_data()
+    data = cc.create_data(robot)
     with pytest.raises(cc.SizeError, match="MiB"):
         cc.christoffel(robot, np.zeros(400), data=data)
     assert data.Gamma is None
@@ -186,7 +186,7 @@ def _error(fn):
 @pytest.mark.parametrize("use_data", [False, True])
 def test_fast_and_slow_paths_give_the_same_messages(use_data):
     robot = cc.load_robot("serial:3", floating_base=True)
-    data = robot.create_data() if use_data else None
+    data = cc.create_data(robot) if use_data else None
     q, qd, qdd = _state(robot)
     names = robot.config_names
     for k in (0, 4, 9):  # position, quaternion, joint angle
@@ -217,7 +217,7 @@ def test_fast_and_slow_paths_give_the_same_messages(use_data):
 @pytest.mark.parametrize("use_data", [False, True])
 def test_quaternions_are_normalized_in_the_kernel_with_the_same_warning(use_data):
     robot = cc.load_robot("binary:4", floating_base=True)
-    data = robot.create_data() if use_data else None
+    data = cc.create_data(robot) if use_data else None
     q, qd, _ = _state(robot)
     ref = [a.copy() for a in cc.coriolis_matrix(robot, q, qd)]
     scaled = q.copy()
@@ -233,7 +233,7 @@ def test_quaternions_are_normalized_in_the_kernel_with_the_same_warning(use_data
 def test_non_contiguous_and_other_dtypes_take_the_slow_path():
     robot = cc.load_robot(robot_path("panda.urdf"))
     q, qd, _ = _state(robot)
-    data = robot.create_data()
+    data = cc.create_data(robot)
     ref = [a.copy() for a in cc.coriolis_matrix(robot, q, qd, data=data)]
     wide = np.zeros((7, 2))
     wide[:, 0] = q
@@ -335,9 +335,9 @@ def test_a_first_call_with_strided_vectors_keeps_the_control_calls_bits():
 import numpy as np
 import coriolis_cli as cc
 robot = cc.load_robot('robots/panda.urdf')
-data = robot.create_data()
+data = cc.create_data(robot)
 rng = np.random.default_rng(0)
-q = robot.random_configuration(rng)
+q = cc.random_configuration(robot, rng)
 qd, tau = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
 strided = lambda x: np.repeat(x, 2)[::2]
 first = cc.forward_dynamics(robot, strided(q), strided(qd), strided(tau), data=data).copy()

@@ -77,7 +77,7 @@ def test_verify_cli_json_and_exit_zero(run_cli):
 def test_safeea_is_independent_and_agrees(rng):
     for spec in ("serial:12", robot_path("panda.urdf")):
         robot = cc.load_robot(spec)
-        q = robot.random_configuration(rng)
+        q = cc.random_configuration(robot, rng)
         G = cc.christoffel(robot, q)
         assert np.abs(G - christoffel_safeea(robot, q)).max() <= 1e-13 * np.abs(G).max()
     with pytest.raises(ValueError):

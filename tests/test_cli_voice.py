@@ -63,7 +63,7 @@ def test_random_state_is_shown_by_dof_name(run_cli):
     head = r.out.split("M (mass matrix)")[0]
     assert "random state (--seed 1)" in head and "joint1" in head and "joint2" in head and "q̇" in head
     import coriolis_cli as cc
-    from coriolis_cli.model.state import random_state
+    from coriolis_cli.cli.common import random_state
 
     q, qd = random_state(cc.load_robot(robot_path("planar_2link.urdf")), 1)
     for value in (*q, *qd):
@@ -111,7 +111,7 @@ def test_gamma_pattern_marks_exactly_the_triples_on_one_path():
     from coriolis_cli.report.plots import gamma_montage
 
     robot = cc.load_robot(robot_path("binary20.urdf"))
-    q = robot.random_configuration(1)
+    q = cc.random_configuration(robot, 1)
     G = cc.christoffel(robot, q)
     R = robot.dof_related
     pattern = gamma_montage(G, R, 1e-12 * np.abs(cc.mass_matrix(robot, q)).max())

@@ -39,7 +39,7 @@ def test_the_reference_algorithms_equal_the_engine(name, floating, rng):
     robot = cc.load_robot(name, floating_base=floating)
     tree = reference.Tree(robot)
     for _ in range(2):
-        q = robot.random_configuration(rng)
+        q = cc.random_configuration(robot, rng)
         qd, qd_r, qdd = (rng.uniform(-3, 3, robot.nv) for _ in range(3))
         for ours, engine in zip(reference.coriolis_matrix(tree, q, qd), cc.coriolis_matrix(robot, q, qd)):
             assert _relative(ours, engine) < 1e-13
@@ -52,7 +52,7 @@ def test_algorithm_2_equals_the_columns_of_algorithm_1(rng):
     """The reference's two routes to Γ: Algorithm 2 on 1-DoF joints, and Γ[:, :, k] = C(q, e_k)."""
     robot = cc.load_robot("binary20")
     tree = reference.Tree(robot)
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     G = reference.christoffel(tree, q)
     for k in range(robot.nv):
         e = np.zeros(robot.nv)
@@ -170,7 +170,7 @@ def test_both_symbolic_routes_of_table2_give_the_engine_s_gamma(route, rng):
     function, seconds = symbolic_gamma(robot, route)
     assert seconds > 0
     for _ in range(3):
-        q = robot.random_configuration(rng)
+        q = cc.random_configuration(robot, rng)
         G = np.array(function(q)).reshape((robot.nv,) * 3)
         assert _relative(G, cc.christoffel(robot, q)) < 1e-12
 
@@ -239,7 +239,7 @@ def test_split_functions_compute_every_number_the_whole_function_does(tmp_path, 
     assert len(symbols.stdout.splitlines()) == 4
     a, b = whole.compile("-O0"), split.compile("-O0")  # ISO C: the same bits at every level
     for _ in range(3):
-        q = robot.random_configuration(rng)
+        q = cc.random_configuration(robot, rng)
         qd, qd_r, qdd_r = (rng.normal(size=robot.nv) for _ in range(3))
         for x, y in zip(a.coriolis(q, qd), b.coriolis(q, qd)):
             assert np.array_equal(x, y)
@@ -301,7 +301,7 @@ def test_the_reference_torques_equal_the_engine_s_on_every_joint_type(tmp_path):
     for name, robot in robots(tmp_path):
         tree = reference.Tree(robot)
         rng = np.random.default_rng(0)
-        q = robot.random_configuration(rng)
+        q = cc.random_configuration(robot, rng)
         v, v_r, a = rng.standard_normal((3, robot.nv))
         tau = cc.inverse_dynamics(robot, q, v, a)
         assert np.abs(reference.inverse_dynamics(tree, q, v, a) - tau).max() <= 1e-12 * max(1.0, np.abs(tau).max()), name
@@ -324,7 +324,7 @@ def test_second_derivatives_equal_casadi_s_automatic_differentiation(name):
     F = ca.Function("F", [qs, vs, as_], [ca.jacobian(ca.vec(dq), qs), ca.jacobian(ca.vec(dv), vs),
                                         ca.jacobian(ca.vec(dv), qs), ca.jacobian(ca.vec(da), qs)])
     rng = np.random.default_rng(0)
-    q0 = robot.random_configuration(rng)
+    q0 = cc.random_configuration(robot, rng)
     v0, a0 = rng.standard_normal((2, n))
     theirs = [np.array(x).reshape(n, n, n, order="F").transpose(0, 2, 1) for x in F(q0, v0, a0)]  # [i, j, k]
     ours = cc.inverse_dynamics_second_derivatives(robot, q0, v0, a0)

@@ -35,7 +35,7 @@ def case(request):
     path, fb = request.param
     robot = cc.load_robot(robot_path(path), floating_base=fb)
     rng = np.random.default_rng(11)
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     v, vr, a, tau = (rng.standard_normal(robot.nv) for _ in range(4))
     return robot, PinocchioPeer(robot), q, v, vr, a, tau
 
@@ -95,7 +95,7 @@ def test_parameters_round_trip_and_refusals():
     robot = cc.load_robot(robot_path("panda.urdf"))
     theta = cc.inertial_parameters(robot)
     again = cc.with_inertial_parameters(robot, theta)
-    q = robot.random_configuration(3)
+    q = cc.random_configuration(robot, 3)
     assert np.abs(cc.mass_matrix(again, q) - cc.mass_matrix(robot, q)).max() < 1e-14
     assert np.array_equal(cc.inertial_parameters(again).round(12), theta.round(12))
     with pytest.raises(StateError, match="10 parameters per body, 70"):
@@ -115,9 +115,9 @@ def test_an_estimate_takes_the_fast_path_with_the_slow_paths_results_and_message
     """The adaptive controller's call, slotine_li(..., theta=θ̂, data=data), checks θ̂ inside the
     compiled code; a list, a strided array or another factorization take the full checks."""
     robot = cc.load_robot(robot_path(path))
-    data = robot.create_data()
+    data = cc.create_data(robot)
     rng = np.random.default_rng(11)
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     v, vr, a = (rng.standard_normal(robot.nv) for _ in range(3))
     theta = cc.inertial_parameters(robot) * rng.uniform(0.5, 1.5, 10 * robot.n_bodies)
     M, _, C = cc.coriolis_matrix(cc.with_inertial_parameters(robot, theta), q, v)
@@ -145,10 +145,10 @@ def test_an_estimate_takes_the_fast_path_with_the_slow_paths_results_and_message
 def test_forward_dynamics_batches_and_workspace():
     robot = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
     rng = np.random.default_rng(2)
-    Q = np.stack([robot.random_configuration(rng) for _ in range(5)])
+    Q = np.stack([cc.random_configuration(robot, rng) for _ in range(5)])
     V, T = rng.standard_normal((5, robot.nv)), rng.standard_normal((5, robot.nv))
     batch = cc.forward_dynamics(robot, Q, V, T)
-    data = robot.create_data()
+    data = cc.create_data(robot)
     for k in range(5):
         out = cc.forward_dynamics(robot, Q[k], V[k], T[k], data=data)
         assert out is data.qdd
@@ -163,7 +163,7 @@ def test_control_functions_in_other_coordinates(path, kw):
     """Reduced robots: τ̄ = M̄ q̄̈_r + C̄ q̄̇_r + ḡ, Ȳ θ = τ̄, Ȳᵀ s̄, and q̄̈ inverting τ̄."""
     robot = cc.load_robot(robot_path(path), **kw)
     rng = np.random.default_rng(4)
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     v, vr, a, tau = (rng.standard_normal(robot.nv) for _ in range(4))
     M, _, C = cc.coriolis_matrix(robot, q, v)
     g = cc.gravity_vector(robot, q)
@@ -175,7 +175,7 @@ def test_control_functions_in_other_coordinates(path, kw):
     assert _rel(cc.adaptation_gradient(robot, q, v, vr, a), Y.T @ (v - vr)) < 1e-12
     qdd = cc.forward_dynamics(robot, q, v, tau)
     assert _rel(M @ qdd + C @ v + g, tau) < 1e-10
-    data = robot.create_data()
+    data = cc.create_data(robot)
     out = cc.forward_dynamics(robot, q, v, tau, data=data)
     assert out is data.qdd and np.array_equal(out, qdd)  # the workspace's own array, as for every data= call
 
@@ -216,10 +216,10 @@ def test_body_frame_slotine_li_equals_the_world_frame_recursion(tmp_path, spec, 
 
     robot = _body_frame_robot(tmp_path, spec, floating)
     world_frame = _world_frame_workspace(robot)
-    data = robot.create_data()
+    data = cc.create_data(robot)
     assert data.body_frame_joints
     rng = np.random.default_rng(8)
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     v, vr, a = (rng.standard_normal(robot.nv) for _ in range(3))
     theta = cc.inertial_parameters(robot) * np.linspace(0.7, 1.3, 10 * robot.n_bodies)
     for th, kind in ((None, "christoffel"), (theta, "christoffel"), (theta, "featherstone")):
@@ -262,10 +262,10 @@ def test_articulated_body_forward_dynamics_equals_the_factored_mass_matrix(tmp_p
     from coriolis_cli.engine.conventions import STANDARD_GRAVITY
 
     for robot in _with_and_without_armature(_body_frame_robot(tmp_path, spec, floating), floating):
-        data = robot.create_data()
+        data = cc.create_data(robot)
         assert data.body_frame_joints
         rng = np.random.default_rng(9)
-        q = robot.random_configuration(rng)
+        q = cc.random_configuration(robot, rng)
         v, tau = (rng.standard_normal(robot.nv) for _ in range(2))
         qdd = cc.forward_dynamics(robot, q, v, tau, data=data).copy()
         factored = np.zeros(robot.nv)
@@ -300,12 +300,12 @@ def test_body_frame_mass_matrix_and_inverse_dynamics_equal_the_world_frame_ones(
     from coriolis_cli.engine import compiled
 
     for robot in _with_and_without_armature(_body_frame_robot(tmp_path, spec, floating), floating):
-        data = robot.create_data()
+        data = cc.create_data(robot)
         world = _world_frame_workspace(robot)
         Mw, tw, gw = np.zeros((robot.nv, robot.nv)), np.zeros(robot.nv), np.zeros(robot.nv)
         assert data.body_frame_joints
         rng = np.random.default_rng(10)
-        Q = np.stack([robot.random_configuration(rng) for _ in range(3)])
+        Q = np.stack([cc.random_configuration(robot, rng) for _ in range(3)])
         V, A = rng.standard_normal((3, robot.nv)), rng.standard_normal((3, robot.nv))
         q, v, a = Q[0], V[0], A[0]
         lifted = np.array([0.3, -1.2, -9.0])
@@ -343,9 +343,9 @@ def test_other_joints_take_the_world_frame_recursion(tmp_path):
     path = tmp_path / "ball.yaml"
     path.write_text(text)
     robot = cc.load_robot(str(path))
-    assert not robot.create_data().body_frame_joints
+    assert not cc.create_data(robot).body_frame_joints
     rng = np.random.default_rng(3)
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     v, vr, a = (rng.standard_normal(robot.nv) for _ in range(3))
     M, _, C = cc.coriolis_matrix(robot, q, v)
     assert _rel(cc.slotine_li(robot, q, v, vr, a), M @ a + C @ vr + cc.gravity_vector(robot, q)) < 1e-13

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import coriolis_cli as cc
+from coriolis_cli.engine.coordinates import evaluation
 from coriolis_cli.peers import pinocchio as pinocchio_peer
 
 from .conftest import assert_one_line_error, robot_path
@@ -58,12 +59,12 @@ def test_mimic_enforced_is_the_congruence_of_the_tree(gripper):
     assert (r.nq, r.nv) == (3, 3) and r.dof_names == ("shoulder", "wrist", "finger_l")
     assert r.coordinates == "mimic: enforce (2 mimic joints)"
     A = _a_matrix()
-    assert np.array_equal(r.map.jacobian(None), A)
+    assert np.array_equal(evaluation(r).jacobian(None), A)
     rng = np.random.default_rng(0)
     for _ in range(5):
         qb, vb, ab = rng.uniform(-1, 1, 3), rng.uniform(-3, 3, 3), rng.uniform(-3, 3, 3)
         q = np.array([qb[0], qb[1], qb[2], -qb[2] + 0.01, 0.5 * (-qb[2] + 0.01) + 0.2])
-        assert np.allclose(r.map.full_configuration(qb), q, atol=1e-15)
+        assert np.allclose(evaluation(r).full_configuration(qb), q, atol=1e-15)
         M, Mdot, C = cc.coriolis_matrix(full, q, A @ vb)
         Mb, Mdotb, Cb = cc.coriolis_matrix(r, qb, vb)
         for ours, ref in ((Mb, A.T @ M @ A), (Cb, A.T @ C @ A), (Mdotb, A.T @ Mdot @ A)):
@@ -80,7 +81,7 @@ def test_mimic_enforced_is_the_congruence_of_the_tree(gripper):
 def test_streamed_gamma_of_a_reduced_robot_is_its_gamma(gripper, run_cli, monkeypatch):
     """Γ listed slice by slice (the table above the memory guard) is Γ̄, not the tree's or nothing."""
     r = cc.load_robot(gripper, mimic="enforce")
-    q = r.random_configuration(2)
+    q = cc.random_configuration(r, 2)
     G = cc.christoffel(r, q)
     entries, nonzero = cc.christoffel_largest(r, q, 5)
     assert nonzero == np.count_nonzero(G) and len(entries) == 5
@@ -94,8 +95,8 @@ def test_streamed_gamma_of_a_reduced_robot_is_its_gamma(gripper, run_cli, monkey
 
 def test_reduced_robot_data_path_and_batches(gripper):
     r = cc.load_robot(gripper, mimic="enforce")
-    data = r.create_data()
-    Q = np.stack([r.random_configuration(k) for k in range(4)])
+    data = cc.create_data(r)
+    Q = np.stack([cc.random_configuration(r, k) for k in range(4)])
     V = np.ones((4, 3))
     Ms, _, Cs = cc.coriolis_matrix(r, Q, V)
     for k in range(4):
@@ -154,19 +155,19 @@ def test_base_velocity_representations_are_the_body_twist_mapped(representation)
     assert r.coordinates == f"base velocity: {representation}" and (r.nq, r.nv) == (body.nq, body.nv)
     rng = np.random.default_rng(1)
     for _ in range(4):
-        q, nu = r.random_configuration(rng), rng.uniform(-2, 2, r.nv)
+        q, nu = cc.random_configuration(r, rng), rng.uniform(-2, 2, r.nv)
         R, p = quat_to_matrix(q[3:7]), q[0:3]
         v, w = nu[0:3], nu[3:6]
         # the body twist of the same motion: ᴮω = Rᵀ ᴬω; ᴮv = Rᵀ ṗ with ṗ = v (mixed) or v + ω × p (inertial)
         pdot = v if representation == "mixed" else v + np.cross(w, p)
         nu_body = np.concatenate([R.T @ pdot, R.T @ w, nu[6:]])
-        A = r.map.jacobian(q)
+        A = evaluation(r).jacobian(q)
         assert np.allclose(A @ nu, nu_body, atol=1e-14)
         M, Mdot, C = cc.coriolis_matrix(r, q, nu)
         Mb, _, Cb = cc.coriolis_matrix(body, q, nu_body)
         scale = np.abs(M).max() * max(1.0, np.abs(nu).max())
         assert np.abs(M - A.T @ Mb @ A).max() <= 1e-13 * np.abs(M).max()
-        assert np.abs(C @ nu - A.T @ Cb @ nu_body - A.T @ Mb @ r.map.jacobian_rate(q, nu) @ nu).max() <= 1e-12 * scale
+        assert np.abs(C @ nu - A.T @ Cb @ nu_body - A.T @ Mb @ evaluation(r).jacobian_rate(q, nu) @ nu).max() <= 1e-12 * scale
         assert np.abs(Mdot - C - C.T).max() <= 1e-13 * scale
         # Ṁ is the true time derivative of M along the motion (integrated pose), not only C + Cᵀ
         assert np.abs(Mdot - fd.mdot_fd(r, cc.mass_matrix, q, nu)).max() <= 1e-8 * scale
@@ -174,7 +175,7 @@ def test_base_velocity_representations_are_the_body_twist_mapped(representation)
         assert np.abs(G - np.stack([cc.coriolis_matrix(r, q, e)[2] for e in np.eye(r.nv)], axis=2)).max() <= 1e-12 * np.abs(M).max()
         # the equations of motion do not depend on the representation: τ̄ = Aᵀ τ
         tau = cc.inverse_dynamics(r, q, nu, np.zeros(r.nv))
-        tau_b = cc.inverse_dynamics(body, q, nu_body, r.map.jacobian_rate(q, nu) @ nu)
+        tau_b = cc.inverse_dynamics(body, q, nu_body, evaluation(r).jacobian_rate(q, nu) @ nu)
         assert np.abs(tau - A.T @ tau_b).max() <= 1e-12 * scale * max(1.0, np.abs(nu).max())
 
 
@@ -185,8 +186,8 @@ def test_base_velocity_block_path_equals_the_dense_formulas(representation):
     body = cc.load_robot(robot_path("humanoid.urdf"), floating_base=True)
     r = cc.load_robot(robot_path("humanoid.urdf"), floating_base=True, base_velocity=representation)
     rng = np.random.default_rng(4)
-    q, nu = r.random_configuration(rng), rng.uniform(-2, 2, r.nv)
-    A, Adot, D = r.map.jacobian(q), r.map.jacobian_rate(q, nu), r.map.rate_basis(q)
+    q, nu = cc.random_configuration(r, rng), rng.uniform(-2, 2, r.nv)
+    A, Adot, D = evaluation(r).jacobian(q), evaluation(r).jacobian_rate(q, nu), evaluation(r).rate_basis(q)
     assert np.allclose(Adot, D @ nu, rtol=0, atol=1e-14)  # Ȧ is linear in ν
     M, Mdot, C = cc.coriolis_matrix(body, q, A @ nu)
     G = cc.christoffel(body, q)
@@ -196,7 +197,7 @@ def test_base_velocity_block_path_equals_the_dense_formulas(representation):
                       + np.einsum("ai,ab,bjk->ijk", A, M, D, optimize=True))}
     got = dict(zip(("M", "Mdot", "C"), cc.coriolis_matrix(r, q, nu)))
     got["Gamma"] = cc.christoffel(r, q)
-    data = r.create_data()
+    data = cc.create_data(r)
     assert np.array_equal(cc.christoffel(r, q, data=data), got["Gamma"])
     scale = np.abs(want["M"]).max() * max(1.0, np.abs(nu).max())
     for key in want:
@@ -255,7 +256,7 @@ def test_base_velocity_representations_match_idyntree(tmp_path, representation):
     joints = list(r.dof_names[6:])
     rng = np.random.default_rng(3)
     for _ in range(2):
-        q, nu = r.random_configuration(rng), rng.uniform(-1, 1, r.nv)
+        q, nu = cc.random_configuration(r, rng), rng.uniform(-1, 1, r.nv)
         H = np.eye(4)
         H[:3, :3], H[:3, 3] = quat_to_matrix(q[3:7]), q[:3]
         request = {"urdf": str(urdf), "base": r.base_link, "representation": representation, "H": H.tolist(),

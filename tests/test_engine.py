@@ -1,4 +1,4 @@
-"""Engine: identities 1-6 of ALGORITHMS.md, closed forms, batches, and Pinocchio as an oracle."""
+"""Engine: identities 1-6 of docs/algorithms.md, closed forms, batches, and Pinocchio as an oracle."""
 
 import os
 
@@ -18,7 +18,7 @@ IDS = [f"{os.path.basename(p)}{'-floating' if fb else ''}" for p, fb in ROBOTS]
 
 
 def state(robot, rng, vmax=10.0):
-    return robot.random_configuration(rng), rng.uniform(0.0, vmax, robot.nv)
+    return cc.random_configuration(robot, rng), rng.uniform(0.0, vmax, robot.nv)
 
 
 def scale(M, qd):
@@ -153,7 +153,7 @@ def test_gravity_of_a_pendulum():
 def test_batches_match_single_states(spec, fb, rng):
     robot = cc.load_robot(spec, floating_base=fb)
     K = 17
-    Q = np.stack([robot.random_configuration(rng) for _ in range(K)])
+    Q = np.stack([cc.random_configuration(robot, rng) for _ in range(K)])
     QD = rng.uniform(-10, 10, (K, robot.nv))
     M, Mdot, C = cc.coriolis_matrix(robot, Q, QD)
     G = cc.christoffel(robot, Q)
@@ -171,7 +171,7 @@ def test_batches_match_single_states(spec, fb, rng):
 
 def test_large_velocities_keep_identities_in_relative_terms(rng):
     robot = cc.load_robot("serial:20")
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     qd = rng.uniform(-1e3, 1e3, robot.nv)
     M, Mdot, C = cc.coriolis_matrix(robot, q, qd)
     tau = cc.inverse_dynamics(robot, q, qd, np.zeros(robot.nv), gravity=False)
@@ -181,10 +181,10 @@ def test_large_velocities_keep_identities_in_relative_terms(rng):
 
 def test_floating_base_pose_does_not_change_M_C_Gamma(rng):
     robot = cc.load_robot(robot_path("humanoid.urdf"), floating_base=True)
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     qd = rng.uniform(-5, 5, robot.nv)
     q2 = q.copy()
-    q2[:7] = robot.random_configuration(rng)[:7]
+    q2[:7] = cc.random_configuration(robot, rng)[:7]
     for a, b in zip(cc.coriolis_matrix(robot, q, qd), cc.coriolis_matrix(robot, q2, qd)):
         assert np.array_equal(a, b)
     # ... but gravity does depend on the base orientation
@@ -253,9 +253,9 @@ def test_reused_workspace_matches_fresh_results(spec, fb, rng):
     """The kernels write the same (structurally nonzero) entries for every state, so a reused
     workspace gives exactly the results of fresh zeroed outputs."""
     robot = cc.load_robot(spec, floating_base=fb)
-    data = robot.create_data()
+    data = cc.create_data(robot)
     for _ in range(4):
-        q, qd = robot.random_configuration(rng), rng.uniform(-10, 10, robot.nv)
+        q, qd = cc.random_configuration(robot, rng), rng.uniform(-10, 10, robot.nv)
         reused = cc.coriolis_matrix(robot, q, qd, data=data)
         fresh = cc.coriolis_matrix(robot, q, qd)
         for a, b in zip(reused, fresh):

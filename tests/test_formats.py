@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import coriolis_cli as cc
+from coriolis_cli.engine.coordinates import evaluation
 
 from .conftest import ROOT, assert_one_line_error
 
@@ -31,7 +32,7 @@ def _same_robot(a, b):
     assert a.dof_names == b.dof_names
     rng = np.random.default_rng(0)
     for _ in range(3):
-        q, qd = a.random_configuration(rng), rng.normal(size=a.nv)
+        q, qd = cc.random_configuration(a, rng), rng.normal(size=a.nv)
         for x, y in zip(cc.coriolis_matrix(a, q, qd), cc.coriolis_matrix(b, q, qd)):
             assert np.array_equal(x, y)
 
@@ -137,7 +138,7 @@ def _against_mujoco(robot, path, trials=3):
     peer = mjcf.MujocoPeer(robot)
     rng = np.random.default_rng(1)
     for _ in range(trials):
-        q, v = robot.random_configuration(rng), rng.normal(size=robot.nv)
+        q, v = cc.random_configuration(robot, rng), rng.normal(size=robot.nv)
         T, Mj, bias, rate = peer.mass_and_bias(q, v)
         M = cc.mass_matrix(robot, q)
         tau = cc.inverse_dynamics(robot, q, v, rate)
@@ -205,7 +206,7 @@ def test_armature_adds_to_the_diagonal_only(tmp_path):
 
     armed = build_model(replace(desc, joints=joints))
     rng = np.random.default_rng(2)
-    q, qd, qdd = base.random_configuration(rng), rng.normal(size=7), rng.normal(size=7)
+    q, qd, qdd = cc.random_configuration(base, rng), rng.normal(size=7), rng.normal(size=7)
     M0, Md0, C0 = cc.coriolis_matrix(base, q, qd)
     M1, Md1, C1 = cc.coriolis_matrix(armed, q, qd)
     assert np.allclose(M1 - M0, np.diag(a), rtol=0, atol=1e-15) and np.array_equal(C1, C0) and np.array_equal(Md1, Md0)
@@ -256,8 +257,8 @@ def test_a_polynomial_joint_coupling_is_a_curved_change_of_coordinates(tmp_path,
     assert r.dof_names == ("drive", "wrist")
     qbar, vbar = np.array([0.7, -0.4]), np.array([1.3, 0.5])
     x = 0.7
-    assert r.map.full_configuration(qbar)[1] == pytest.approx(0.1 + 0.5 * x + 0.8 * x**2 - 0.3 * x**3, abs=1e-15)
-    Adot = r.map.jacobian_rate(qbar, vbar)
+    assert evaluation(r).full_configuration(qbar)[1] == pytest.approx(0.1 + 0.5 * x + 0.8 * x**2 - 0.3 * x**3, abs=1e-15)
+    Adot = evaluation(r).jacobian_rate(qbar, vbar)
     assert Adot[1, 0] == pytest.approx((1.6 - 1.8 * x) * 1.3, abs=1e-14)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cc.ModelWarning)
@@ -294,7 +295,7 @@ def test_a_model_s_own_gravity_reaches_every_call(tmp_path):
                     .split("<equality>")[0] + "</mujoco>")
     r = cc.load_robot(str(path))
     assert r.gravity == (0.4, 0.0, -1.62)
-    data = r.create_data()
+    data = cc.create_data(r)
     q, qd, qdd = np.array([0.3, -0.2, 0.5]), np.array([0.7, -1.1, 0.4]), np.array([0.2, 0.1, -0.3])
     tau = cc.inverse_dynamics(r, q, qd, qdd)
     assert np.allclose(cc.slotine_li(r, q, qd, qd, qdd, data=data), tau, rtol=1e-12, atol=1e-12)

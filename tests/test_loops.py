@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import coriolis_cli as cc
+from coriolis_cli.engine.coordinates import evaluation
 from coriolis_cli.checks.verify import BUNDLED_DIR, verify_robot
 from coriolis_cli.errors import ModelError, StateError
 from .conftest import assert_one_line_error
@@ -74,7 +75,7 @@ def knee():
 
 @pytest.mark.parametrize("theta", [0.0, 0.4, 1.0, 2.5, np.pi, -2.0, 6.0, 12.0])
 def test_fourbar_solves_the_closed_form_branch(fourbar, theta):
-    q = fourbar.map.full_configuration(np.array([theta]))
+    q = evaluation(fourbar).full_configuration(np.array([theta]))
     cp, rk = fourbar_closed_form(theta)
     assert q[0] == theta
     assert abs(_wrap(q[1] - cp)) < 1e-12 and abs(_wrap(q[2] - rk)) < 1e-12
@@ -99,8 +100,8 @@ def test_fourbar_mass_matrix_gravity_and_coriolis_from_its_energy(fourbar, theta
 
 def test_fourbar_jacobian_and_its_rate_against_the_closed_form(fourbar):
     theta, h = 0.9, 1e-5
-    A = fourbar.map.jacobian(np.array([theta]))
-    Adot = fourbar.map.jacobian_rate(np.array([theta]), np.array([1.0]))
+    A = evaluation(fourbar).jacobian(np.array([theta]))
+    Adot = evaluation(fourbar).jacobian_rate(np.array([theta]), np.array([1.0]))
 
     def angles(t):
         return np.array([t, *fourbar_closed_form(t)])
@@ -113,7 +114,7 @@ def test_fourbar_jacobian_and_its_rate_against_the_closed_form(fourbar):
 
 @pytest.mark.parametrize("hip,crank", [(0.0, 0.0), (0.3, 1.0), (-1.0, 3.0), (0.8, -2.5)])
 def test_knee_linkage_against_its_closed_form(knee, hip, crank):
-    q = knee.map.full_configuration(np.array([hip, crank]))
+    q = evaluation(knee).full_configuration(np.array([hip, crank]))
     names = knee.full.config_names
     knee_angle, rod = q[names.index("knee_joint")], q[names.index("rod_joint")]
     # in the thigh's xz plane; a rotation φ about y takes x to (cos φ, -sin φ)
@@ -161,21 +162,45 @@ def test_a_spatial_loop(tmp_path, floating):
     path = tmp_path / "sph4r.yaml"
     path.write_text(SPHERICAL_4R % (", mass: 3.0, com: [0, 0, -0.1], inertia: [0.03, 0, 0, 0.03, 0, 0.04]" if floating else ""))
     robot = cc.load_robot(str(path), floating_base=floating)
-    q = robot.random_configuration(2)
+    q = cc.random_configuration(robot, 2)
     k = robot.config_names.index("j1")
     h = 1e-6
     up, down = q.copy(), q.copy()
     up[k] += h
     down[k] -= h
-    dq = _wrap(robot.map.full_configuration(up) - robot.map.full_configuration(down)) / (2 * h)
+    dq = _wrap(evaluation(robot).full_configuration(up) - evaluation(robot).full_configuration(down)) / (2 * h)
     v = robot.dof_names.index("j1")
-    A = robot.map.jacobian(q)
+    A = evaluation(robot).jacobian(q)
     joints = [robot.full.config_names.index(n) for n in ("j2", "j3")]
     dofs = [robot.full.dof_names.index(n) for n in ("j2", "j3")]
     assert np.allclose(A[dofs, v], dq[joints], rtol=0, atol=1e-8)
     rec = verify_robot(robot, trials=10, seed=1)
     assert not [c.key for c in rec.checks if c.passed is False]
     assert {"a", "b", "c", "d", "j"} <= {c.key for c in rec.checks if c.passed}
+
+
+MJCF_LOOPS = [os.path.join(os.path.dirname(__file__), "data", "mjcf", name) for name in ("fourbar_connect.xml", "weld_4r.xml")]
+
+
+@pytest.mark.parametrize("path", [FOURBAR, KNEE, "spatial", *MJCF_LOOPS])
+def test_the_jacobian_the_loader_chooses_coordinates_by_is_the_engines(tmp_path, path):
+    """Where a file lists no independent coordinates (MJCF), the loader chooses them from the
+    constraint Jacobian, which it takes from the linkage's geometry without the engine: it equals
+    the engine's K (engine/core/closure.hpp) on every loop joint, at closed configurations."""
+    from coriolis_cli.engine.coordinates import evaluation
+    from coriolis_cli.engine.loops import constraints
+
+    if path == "spatial":
+        path = tmp_path / "sph4r.yaml"
+        path.write_text(SPHERICAL_4R % "")
+    robot = cc.load_robot(str(path))
+    tree, loops = robot.full, robot.map
+    bodies = [i for i in range(tree.n_bodies) if tree.bodies[i].joint.nv == 1]
+    columns = [int(tree.v_start[i]) for i in bodies]
+    for seed in range(3):
+        q = evaluation(robot).full_configuration(cc.random_configuration(robot, seed))
+        K = constraints(tree, loops.packed, loops.n_rows, q)[1]
+        assert np.abs(loops.loop_jacobian(q, bodies) - K[:, columns]).max() <= 1e-14 * max(1.0, np.abs(K).max())
 
 
 def test_spherical_closure_of_a_planar_loop_gives_the_revolute_results(tmp_path, fourbar):
@@ -199,9 +224,9 @@ def test_results_depend_on_the_state_only(knee):
 
 
 def test_data_path_and_random_configurations(knee):
-    data = knee.create_data()
+    data = cc.create_data(knee)
     rng = np.random.default_rng(5)
-    q = knee.random_configuration(rng)
+    q = cc.random_configuration(knee, rng)
     qd = rng.standard_normal(knee.nv)
     M, Mdot, C = cc.coriolis_matrix(knee, q, qd, data=data)
     assert M is data.M and np.allclose(Mdot, C + C.T, rtol=0, atol=1e-14)
@@ -320,7 +345,7 @@ def test_random_states_of_a_long_closed_chain_are_found_near_its_assembly(tmp_pa
     robot = cc.load_robot(str(path))
     rng = np.random.default_rng(1)
     for _ in range(3):
-        qbar = robot.random_configuration(rng)
-        assert np.abs(robot.map.jacobian(qbar)).max() < np.inf
+        qbar = cc.random_configuration(robot, rng)
+        assert np.abs(evaluation(robot).jacobian(qbar)).max() < np.inf
     r = run_cli("compute", path, "--random", "--seed", "1", "--what", "g", "--format", "json")
     assert r.code == 0, r

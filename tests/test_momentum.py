@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import coriolis_cli as cc
+from coriolis_cli.engine.coordinates import evaluation
 from coriolis_cli.model.parameters import inertial_parameters, with_inertial_parameters
 
 ROBOTS = [("panda", False, {}), ("quadruped", True, {}), ("gripper", False, {"mimic": "enforce"}), ("fourbar", False, {})]
@@ -19,18 +20,18 @@ def test_momentum_and_ct_velocity_equal_pinocchio_in_every_call_form(name, float
 
     robot = cc.load_robot(name, floating_base=floating, **options)
     rng = np.random.default_rng(3)
-    Q = np.stack([robot.random_configuration(rng) for _ in range(4)])
+    Q = np.stack([cc.random_configuration(robot, rng) for _ in range(4)])
     V = rng.normal(size=(4, robot.nv)) * 2
     tree = getattr(robot, "full", robot)
     peer = PinocchioPeer(tree)
     P, CT = cc.generalized_momentum(robot, Q, V), cc.coriolis_transpose_velocity(robot, Q, V)
-    data = robot.create_data()
+    data = cc.create_data(robot)
     for s in range(4):
         if tree is robot:
             M, C = peer.mass_matrix(Q[s]), peer.coriolis_matrix(Q[s], V[s])
         else:  # in other coordinates: M̄ = AᵀMA, C̄ = AᵀCA + AᵀMȦ on Pinocchio's tree
-            qf, A = robot.map.full_configuration(Q[s]), robot.map.jacobian(Q[s])
-            Adot = robot.map.jacobian_rate(Q[s], V[s])
+            qf, A = evaluation(robot).full_configuration(Q[s]), evaluation(robot).jacobian(Q[s])
+            Adot = evaluation(robot).jacobian_rate(Q[s], V[s])
             Mf = peer.mass_matrix(qf)
             M, C = A.T @ Mf @ A, A.T @ peer.coriolis_matrix(qf, A @ V[s]) @ A + (0 if Adot is None else A.T @ Mf @ Adot)
         scale = 1.0 + np.abs(M @ V[s]).max() + np.abs(C.T @ V[s]).max()
@@ -46,7 +47,7 @@ def test_the_momentum_regressors_hold_for_every_theta(name, floating, options):
     robot = cc.load_robot(name, floating_base=floating, **options)
     tree = getattr(robot, "full", robot)
     rng = np.random.default_rng(4)
-    q, v = robot.random_configuration(rng), rng.normal(size=robot.nv)
+    q, v = cc.random_configuration(robot, rng), rng.normal(size=robot.nv)
     Y = cc.momentum_regressors(robot, q, v)
     theta = inertial_parameters(tree) * rng.uniform(0.5, 1.5, inertial_parameters(tree).shape)  # other masses, same robot
     other = with_inertial_parameters(robot, theta)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import coriolis_cli as cc
+from coriolis_cli.engine.coordinates import evaluation
 
 pytest.importorskip("mujoco", reason="mujoco is not installed (pip install 'coriolis-cli[mujoco]')")
 import mujoco  # noqa: E402
@@ -108,7 +109,7 @@ def test_unequal_armature_on_free_and_ball_joints_equals_mujoco(tmp_path):
     tree = Tree(robot)
     rng = np.random.default_rng(3)
     for _ in range(3):
-        q, v, a = robot.random_configuration(rng), 3 * rng.normal(size=robot.nv), rng.normal(size=robot.nv)
+        q, v, a = cc.random_configuration(robot, rng), 3 * rng.normal(size=robot.nv), rng.normal(size=robot.nv)
         T, Mj, bias, rate = peer.mass_and_bias(q, v)
         M, Mdot, C = cc.coriolis_matrix(robot, q, v)
         g = cc.gravity_vector(robot, q)
@@ -123,7 +124,7 @@ def test_unequal_armature_on_free_and_ball_joints_equals_mujoco(tmp_path):
         assert np.abs(Mr - M).max() <= 1e-14 and np.abs(Cr - C).max() <= 1e-13 and np.abs(Mdr - Mdot).max() <= 1e-13
         assert np.abs(ref_rnea.inverse_dynamics(tree, q, v, a) - tau).max() <= 1e-13 * np.abs(tau).max()
     # Ṁ is the derivative of M along the motion (the free joint's M_a = Rᵀ A R turns with it)
-    q, v = robot.random_configuration(rng), rng.normal(size=robot.nv)
+    q, v = cc.random_configuration(robot, rng), rng.normal(size=robot.nv)
     from coriolis_cli.peers import finite_differences as fd
 
     assert np.abs(fd.mdot_fd(robot, cc.mass_matrix, q, v) - cc.coriolis_matrix(robot, q, v)[1]).max() <= 1e-7
@@ -185,7 +186,7 @@ def test_frames_near_ninety_degrees_pitch_keep_every_digit(tmp_path):
     peer = mjcf.MujocoPeer(robot)
     rng = np.random.default_rng(4)
     for _ in range(3):
-        q, v = robot.random_configuration(rng), rng.normal(size=robot.nv)
+        q, v = cc.random_configuration(robot, rng), rng.normal(size=robot.nv)
         T, Mj, bias, rate = peer.mass_and_bias(q, v)
         assert np.abs(T.T @ cc.mass_matrix(robot, q) @ T - Mj).max() <= 1e-14 * np.abs(Mj).max()
         assert np.abs(T.T @ cc.inverse_dynamics(robot, q, v, rate) - bias).max() <= 1e-14 * np.abs(bias).max()
@@ -259,9 +260,9 @@ def _closed_in_mujoco(robot, path, trials=4):
     lay = mjcf.layout(robot.full, m)
     rng = np.random.default_rng(5)
     for _ in range(trials):
-        qbar = robot.random_configuration(rng)
-        q, A = robot.map.full_configuration(qbar), robot.map.jacobian(qbar)
-        qpos, _, T, _ = mjcf.to_mujoco(lay, q, np.zeros(robot.full.nv), m.nq, m.nv)
+        qbar = cc.random_configuration(robot, rng)
+        q, A = evaluation(robot).full_configuration(qbar), evaluation(robot).jacobian(qbar)
+        qpos, _, T, _ = mjcf.mujoco_state(lay, q, np.zeros(robot.full.nv), m.nq, m.nv)
         d.qpos[:] = qpos
         mujoco.mj_forward(m, d)
         rows = d.efc_type[: d.nefc] == int(mujoco.mjtConstraint.mjCNSTR_EQUALITY)
@@ -337,8 +338,8 @@ def test_converters_between_qpos_and_q_against_mujoco(tmp_path):
         for a in (3, 7 + 2):  # the free joint's and the ball's quaternions (after hip_roll, hip_yaw)
             qpos[a : a + 4] /= np.linalg.norm(qpos[a : a + 4])
         qvel = rng.normal(size=m.nv)
-        q, v = robot.from_mujoco(qpos, qvel)
-        back = robot.to_mujoco(q, v)
+        q, v = cc.from_mujoco(robot, qpos, qvel)
+        back = cc.to_mujoco(robot, q, v)
         assert np.abs(back[0] - qpos).max() <= 1e-15 and np.abs(back[1] - qvel).max() <= 1e-14
         d.qpos[:], d.qvel[:] = qpos, qvel
         mujoco.mj_forward(m, d)
@@ -354,11 +355,11 @@ def test_converters_on_a_closed_loop_and_on_a_urdf_robot():
 
     robot = _load(_data("fourbar_connect.xml"))
     qbar, vbar = np.array([0.8]), np.array([1.5])
-    qpos, qvel = robot.to_mujoco(qbar, vbar)
-    q, v = robot.from_mujoco(qpos, qvel)
+    qpos, qvel = cc.to_mujoco(robot, qbar, vbar)
+    q, v = cc.from_mujoco(robot, qpos, qvel)
     assert np.abs(q - qbar).max() <= 1e-15 and np.abs(v - vbar).max() <= 1e-13
     with pytest.raises(cc.ModelError, match="was not loaded from MJCF"):
-        cc.load_robot(robot_path("panda.urdf")).to_mujoco(np.zeros(7))
+        cc.to_mujoco(cc.load_robot(robot_path("panda.urdf")), np.zeros(7))
 
 
 def test_disabled_gravity_is_no_gravity(tmp_path, run_cli):

@@ -123,7 +123,7 @@ def test_the_observer_step_allocates_nothing():
     robot = cc.load_robot(robot_path("panda.urdf"))
     obs = MomentumObserver(robot, bandwidth=50.0)
     rng = np.random.default_rng(0)
-    q, qd, tau = robot.random_configuration(rng), rng.normal(size=7), rng.normal(size=7)
+    q, qd, tau = cc.random_configuration(robot, rng), rng.normal(size=7), rng.normal(size=7)
     obs.reset(q, qd)
     for _ in range(3):  # compiled and warm
         obs.step(q, qd, tau, 1e-3)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import coriolis_cli as cc
+from coriolis_cli.engine.coordinates import evaluation
 
 from .conftest import assert_one_line_error
 
@@ -396,10 +397,10 @@ def test_robots_in_other_coordinates_read_the_full_tree(tmp_path, name, options)
 
     robot = cc.load_robot(name, **options)
     rng = np.random.default_rng(0)
-    qbar = np.stack([robot.random_configuration(rng) for _ in range(12)])
+    qbar = np.stack([cc.random_configuration(robot, rng) for _ in range(12)])
     vbar = rng.normal(size=(12, robot.nv))
-    Q = np.stack([robot.map.full_configuration(q) for q in qbar])
-    V = np.stack([robot.map.jacobian(q) @ v for q, v in zip(qbar, vbar)])
+    Q = np.stack([evaluation(robot).full_configuration(q) for q in qbar])
+    V = np.stack([evaluation(robot).jacobian(q) @ v for q, v in zip(qbar, vbar)])
     path = str(tmp_path / "run.parquet")
     write_parquet(path, robot.full, 5.0 + np.arange(12) / 100.0, Q, V, np.zeros_like(V))
     table = np.concatenate(list(along(robot, path, ("g", "Cqd", "p"))))

@@ -78,7 +78,7 @@ def test_random_trees_satisfy_every_identity(case):
     desc, floating, seed = case
     robot = build_model(desc, floating_base=floating)
     rng = np.random.default_rng(seed)
-    q = robot.random_configuration(rng)
+    q = cc.random_configuration(robot, rng)
     qd = rng.uniform(-10, 10, robot.nv)
     M, Mdot, C = cc.coriolis_matrix(robot, q, qd)
     scale = np.abs(M).max() * max(1.0, np.abs(qd).max()) ** 2 * robot.nv
@@ -250,7 +250,7 @@ def test_gamma_table_streams_largest_entries_above_the_guard(run_cli, monkeypatc
     r = run_cli("compute", "serial:30", "--random", "--what", "Gamma", "--top", "3")
     assert r.code == 0, r
     robot = cc.load_robot("serial:30")
-    q = robot.random_configuration(np.random.default_rng(0))
+    q = cc.random_configuration(robot, np.random.default_rng(0))
     G = cc.christoffel(robot, q, force=True)
     assert f"{np.abs(G).max():.6g}" in r.out
 

@@ -101,7 +101,7 @@ def _pinocchio_order_matches(path: str, floating: bool, rng) -> None:
     assert [n for n in ours.joint_names if n != "base"] == names
     data = model.createData()
     for _ in range(2):
-        q = ours.random_configuration(rng)
+        q = cc.random_configuration(ours, rng)
         qd, qdd = rng.normal(size=ours.nv), rng.normal(size=ours.nv)
         M, _, C = cc.coriolis_matrix(ours, q, qd)
         Mp = pin.crba(model, data, q)

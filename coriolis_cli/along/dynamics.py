@@ -37,16 +37,16 @@ def columns(robot, what) -> list[str]:
 def _reduced_state(robot, samples):
     """q̄, q̄̇ (and q̄̈) of a robot in other coordinates from the tree's samples: q̄ read off q,
     q̄̇ solving A q̄̇ = q̇ (least squares), q̄̈ solving A q̄̈ = q̈ − Ȧ q̄̇."""
-    cmap = robot.map
+    cmap, ev = robot.map, engine.coordinates.evaluation(robot)
     K = len(samples.t)
     Q, V = np.empty((K, robot.nq)), np.empty((K, robot.nv))
     A_ = None if samples.qdd is None else np.empty((K, robot.nv))
     for s in range(K):
         Q[s] = cmap.reduce_configuration(samples.q[s])
-        A = cmap.jacobian(Q[s])
+        A = ev.jacobian(Q[s])
         V[s] = np.linalg.lstsq(A, samples.qd[s], rcond=None)[0]
         if A_ is not None:
-            rate = cmap.jacobian_rate(Q[s], V[s])
+            rate = ev.jacobian_rate(Q[s], V[s])
             rest = samples.qdd[s] - (0.0 if rate is None else rate @ V[s])
             A_[s] = np.linalg.lstsq(A, rest, rcond=None)[0]
     return Q, V, A_
@@ -66,7 +66,8 @@ def table(robot, samples, what, friction: bool = True) -> np.ndarray:
         # the tree's friction, carried to the robot's coordinates as its τ is (τ̄ = Aᵀ τ)
         tau_f = friction_torque(robot, samples.qd)
         if getattr(robot, "is_reduced", False):
-            tau_f = np.stack([robot.map.jacobian(Q[s]).T @ tau_f[s] for s in range(len(Q))])
+            A = engine.coordinates.evaluation(robot).jacobian
+            tau_f = np.stack([A(Q[s]).T @ tau_f[s] for s in range(len(Q))])
         rows[:, _ROW["tau"] * n : (_ROW["tau"] + 1) * n] += tau_f
     parts = [samples.t[:, None]]
     for w in what:

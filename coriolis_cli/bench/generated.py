@@ -54,8 +54,8 @@ def route_speeds(robot, operations: dict, budget: float = 0.3) -> list[RouteSpee
 
     out = []
     rng = np.random.default_rng(0)
-    data = robot.create_data()
-    q = robot.random_configuration(rng)
+    data = cc.create_data(robot)
+    q = cc.random_configuration(robot, rng)
     qd, qdd = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
     for name, count in operations.items():
         call = {"coriolis": lambda: cc.coriolis_matrix(robot, q, qd, data=data),

@@ -68,7 +68,7 @@ class SystemBench:
 
 def _states(robot: RobotModel, seed: int = 0):
     rng = np.random.default_rng(seed)
-    Q = np.stack([robot.random_configuration(rng) for _ in range(N_STATES)])
+    Q = np.stack([engine.random_configuration(robot, rng) for _ in range(N_STATES)])
     QD = rng.uniform(-10.0, 10.0, (N_STATES, robot.nv))
     return np.ascontiguousarray(Q), np.ascontiguousarray(QD)
 
@@ -112,14 +112,14 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     A robot in other coordinates has no compiled loop of its own; its peers run on the tree."""
     n = robot.nv
     Q, QD = _states(robot)
-    data = robot.create_data()
+    data = engine.create_data(robot)
     out = SystemBench(label, topology, n - (6 if robot.floating_base else 0), n, robot.n_bodies, robot.depth, robot.floating_base)
     q, qd = Q[0], QD[0]
     reduced = getattr(robot, "is_reduced", False)
     how = f"{robot.coordinates}, " if reduced else ""
     if "C" in what:
         out.timings.append(Timing("C", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.coriolis_matrix(robot, q, qd, data=data), repeat), how + "robot.create_data() reused"))
+            lambda: engine.coriolis_matrix(robot, q, qd, data=data), repeat), how + "create_data(robot) reused"))
         out.timings.append(Timing("C", OURS_PLAIN, 1e6 * median_call_time(
             lambda: engine.coriolis_matrix(robot, q, qd), repeat), how + "public API, fresh outputs"))
         if not reduced:
@@ -134,7 +134,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
             out.timings.append(Timing("C", f"coriolis_matrix, batch of {K}", 1e6 * t / K, "per state, parallel"))
     if "Gamma" in what and engine.gamma_bytes(robot.full if reduced else robot) <= engine.GAMMA_MAX_BYTES:
         out.timings.append(Timing("Gamma", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.christoffel(robot, q, data=data), repeat), how + "robot.create_data() reused"))
+            lambda: engine.christoffel(robot, q, data=data), repeat), how + "create_data(robot) reused"))
         if not reduced:
             out.timings.append(Timing("Gamma", OURS_LOOP, 1e6 * median_loop_time(
                 lambda R: kernel_loop(data.core, "Gamma", R, Q, QD, QD), repeat), "as C++ is timed"))
@@ -142,8 +142,9 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     if codegen:
         _generated_timings(robot, out, what, q, repeat)
     if peers and reduced:  # what Pinocchio offers: the tree, mimic joints as DoF of their own
-        Qf = np.stack([robot.map.full_configuration(x) for x in Q])
-        QDf = np.stack([robot.map.jacobian(x) @ v for x, v in zip(Q, QD)])
+        ev = engine.coordinates.evaluation(robot)
+        Qf = np.stack([ev.full_configuration(x) for x in Q])
+        QDf = np.stack([ev.jacobian(x) @ v for x, v in zip(Q, QD)])
         _peer_timings(robot.full, out, what, Qf, QDf, repeat, slow_baselines=False)
         for t in out.timings:
             if t.implementation.startswith("pinocchio"):
@@ -176,7 +177,7 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
             f"{'ABA in body coordinates' if frame == 'body coordinates' else 'CRBA + LᵀDL'}, create_data() reused"))
     if "slotine" in what:
         out.timings.append(Timing("slotine", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), repeat), "Alg. 3, robot.create_data() reused"))
+            lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), repeat), "Alg. 3, create_data(robot) reused"))
         theta_hat = 0.9 * inertial_parameters(robot.full if hasattr(robot, "full") else robot)
         out.timings.append(Timing("slotine", OURS_ESTIMATE, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat, data=data), repeat),

@@ -129,7 +129,7 @@ def run_table2(budget: float = DEFAULT_BUDGET, rows=TABLE2_ROWS, advance=None) -
         if advance is not None:
             advance(f"{topology}:{bodies}")
         robot = build_model(generate(topology, bodies))
-        data, q = robot.create_data(), robot.random_configuration(0)
+        data, q = engine.create_data(robot), engine.random_configuration(robot, 0)
         row = Table2Row(topology, bodies, 1e6 * median_call_time(lambda: engine.christoffel(robot, q, data=data), 7),
                         paper_s=PAPER_TABLE2.get((topology, bodies)))
         for route in ROUTES:

@@ -38,7 +38,7 @@ def compare_generated(robot, generated, trials: int = 10, seed: int = 0) -> Code
         rng = np.random.default_rng(seed)
         errors = {name: 0.0 for name in compiled.functions}
         for _ in range(trials):
-            q = robot.random_configuration(rng)
+            q = engine.random_configuration(robot, rng)
             qd, qd_r, qdd = (rng.uniform(-3, 3, robot.nv) for _ in range(3))
             if "coriolis" in errors:
                 ours = compiled.coriolis(q, qd)

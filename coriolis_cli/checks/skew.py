@@ -61,7 +61,7 @@ def skew_report(robot: RobotModel, trials: int = 20, seed: int = 0, etas: int = 
     stats = {k: np.zeros(4) for k in keys}
     zeros = np.zeros(n)
     for _ in range(trials):
-        q = robot.random_configuration(rng)
+        q = engine.random_configuration(robot, rng)
         qd = rng.uniform(-10.0, 10.0, n)
         tau = engine.inverse_dynamics(robot, q, qd, zeros, gravity=False)
         G = engine.christoffel(robot, q)

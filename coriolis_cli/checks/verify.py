@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .. import engine
-from ..engine.coordinates import derivatives_refusal
+from ..engine.coordinates import derivatives_refusal, evaluation
 from ..model import load_robot
 from ..model.parameters import inertial_parameters
 from ..model.bundled import BUNDLED_DIR  # installed with the package (robots/ in a checkout links here)
@@ -173,7 +173,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     definite = True
     zeros = np.zeros(n)
     for t in range(trials):
-        q = robot.random_configuration(rng)
+        q = engine.random_configuration(robot, rng)
         qd = rng.uniform(0.0, 10.0, n)
         M, Mdot, C = engine.coriolis_matrix(robot, q, qd)
         G = engine.christoffel(robot, q)
@@ -221,7 +221,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
                 err, ref = _derivative_errors(robot, q, qd, qdd)
                 acc["o"].add(err, ref, 1.0)
             if mj_peer is not None:
-                qt, vt = (robot.map.full_configuration(q), robot.map.jacobian(q) @ qd) if reduced else (q, qd)
+                qt, vt = (evaluation(robot).full_configuration(q), evaluation(robot).jacobian(q) @ qd) if reduced else (q, qd)
                 T, Mj, bias, rate = mj_peer.mass_and_bias(qt, vt)
                 Mt = engine.mass_matrix(tree, qt) if reduced else M
                 tb = engine.inverse_dynamics(tree, qt, vt, rate)  # τ(q, ν, Ṫ qvel): MuJoCo's bias before Tᵀ
@@ -297,13 +297,13 @@ def _derivative_errors(robot, q, qd, qdd):
     for k in range(n):
         e = np.zeros(n)
         e[k] = h
-        err.append(dtau_dq[:, k] - (engine.inverse_dynamics(robot, robot.integrate(q, e), qd, qdd)
-                                    - engine.inverse_dynamics(robot, robot.integrate(q, -e), qd, qdd)) / (2 * h))
+        err.append(dtau_dq[:, k] - (engine.inverse_dynamics(robot, engine.integrate(robot, q, e), qd, qdd)
+                                    - engine.inverse_dynamics(robot, engine.integrate(robot, q, -e), qd, qdd)) / (2 * h))
         err.append(dtau_dv[:, k] - (engine.inverse_dynamics(robot, q, qd + e, qdd)
                                     - engine.inverse_dynamics(robot, q, qd - e, qdd)) / (2 * h))
         if forward is not None:  # the closer of two steps: q̈ carries round-off ε cond(M) that τ does not
-            for analytic, slope in ((forward[0][:, k], lambda e: (engine.forward_dynamics(robot, robot.integrate(q, e), qd, tau)
-                                                                  - engine.forward_dynamics(robot, robot.integrate(q, -e), qd, tau))),
+            for analytic, slope in ((forward[0][:, k], lambda e: (engine.forward_dynamics(robot, engine.integrate(robot, q, e), qd, tau)
+                                                                  - engine.forward_dynamics(robot, engine.integrate(robot, q, -e), qd, tau))),
                                     (forward[1][:, k], lambda e: (engine.forward_dynamics(robot, q, qd + e, tau)
                                                                   - engine.forward_dynamics(robot, q, qd - e, tau)))):
                 errors = []
@@ -324,7 +324,7 @@ def _derivative_errors(robot, q, qd, qdd):
     for k in range(n):
         e = np.zeros(n)
         e[k] = h
-        plus, minus = robot.integrate(q, e), robot.integrate(q, -e)
+        plus, minus = engine.integrate(robot, q, e), engine.integrate(robot, q, -e)
         err.append(sl_dq[:, k] - (engine.slotine_li(robot, plus, qd, qd_r, qdd) - engine.slotine_li(robot, minus, qd, qd_r, qdd)) / (2 * h))
         err.append(sl_dv[:, k] - (engine.slotine_li(robot, q, qd + e, qd_r, qdd) - engine.slotine_li(robot, q, qd - e, qd_r, qdd)) / (2 * h))
         err.append(ct_dq[:, k] - (engine.coriolis_transpose_velocity(robot, plus, qd)
@@ -369,9 +369,9 @@ def _pinocchio_reference(robot, peer, q, qd, coordinates):
     if not getattr(robot, "is_reduced", False):
         dtau = peer.rnea_velocity_derivative(q, qd) if coordinates else None
         return peer.mass_matrix(q), peer.coriolis_matrix(q, qd), peer.rnea(q, qd, zeros), dtau
-    cmap = robot.map
-    qf, A = cmap.full_configuration(q), cmap.jacobian(q)
-    Adot = cmap.jacobian_rate(q, qd)
+    ev = evaluation(robot)
+    qf, A = ev.full_configuration(q), ev.jacobian(q)
+    Adot = ev.jacobian_rate(q, qd)
     vf = A @ qd
     Mf = peer.mass_matrix(qf)
     M, C = A.T @ Mf @ A, A.T @ peer.coriolis_matrix(qf, vf) @ A

@@ -10,6 +10,7 @@ import os
 import sys
 
 import click
+import numpy as np
 from rich.console import Console
 from rich.text import Text
 
@@ -325,3 +326,13 @@ def recording_options(f):
     f = effort_options(f)
     f = click.option("--base-topic", help="A floating base's Odometry topic.")(f)
     return click.option("--topic", help="The JointState topic (see compute --recording).")(f)
+
+
+def random_state(robot, seed: int | None, qd_range=(-10.0, 10.0)):
+    """compute --random's state: a configuration within the joint limits (where a robot's loops
+    close) and velocities uniform in ``qd_range``."""
+    from .. import engine
+
+    rng = np.random.default_rng(seed)
+    q = engine.random_configuration(robot, rng)
+    return q, rng.uniform(qd_range[0], qd_range[1], robot.nv)

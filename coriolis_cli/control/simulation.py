@@ -440,7 +440,7 @@ class _ImplicitFriction:
         from .. import engine
 
         M = engine.mass_matrix(self.robot, q)
-        A = np.asarray(self.robot.map.jacobian(q)) if self.reduced else np.eye(len(u))
+        A = np.asarray(engine.coordinates.evaluation(self.robot).jacobian(q)) if self.reduced else np.eye(len(u))
         x = u.copy()
         for _ in range(60):
             y = A @ x
@@ -486,7 +486,7 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     theta = inertial_parameters(getattr(robot, "full", robot))
     kind = "christoffel" if factorization == "nonadmissible" else factorization
     adapting = controller == "slotine-li"
-    workspace = robot.create_data()
+    workspace = engine.create_data(robot)
     plant_friction = friction and has_friction(robot)
     q0 = ref.integrate(ref.configuration(0.0), np.full(n, START_OFFSET))
     states = sample_states(robot, ref, q0)

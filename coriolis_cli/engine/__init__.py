@@ -5,19 +5,10 @@ robots in other coordinates. The CLI imports it lazily so that ``coriolis --help
 start without it.
 """
 
-from ..model import services
-from . import (
-                 api,
-                 base_velocity,
-                 coordinates,  # noqa: F401 (registers each function's form for robots in other coordinates)
-                 loops,
-)
+from . import coordinates  # noqa: F401 (registers each function's form for robots in other coordinates)
 from .api import *  # api.__all__: every public function, described there
 from .calls import get_num_threads, set_num_threads
 from .conventions import FACTORIZATIONS
+from .coordinates import integrate, random_configuration
 
-# what robots hand out but the engine computes (model.services)
-services.provide(create_data=api.create_data, loop_solver=loops.LoopSolver, loop_constraints=loops.constraints,
-                 base_transform=base_velocity.transform, base_rate_basis=base_velocity.rate_basis)
-
-__all__ = api.__all__ + ["FACTORIZATIONS", "get_num_threads", "set_num_threads"]
+__all__ = api.__all__ + ["FACTORIZATIONS", "get_num_threads", "set_num_threads", "integrate", "random_configuration"]

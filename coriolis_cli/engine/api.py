@@ -2,7 +2,7 @@
 
 Every function accepts one state (``q`` of shape (nq,)) or a batch (shape (K, nq)), in which case
 results gain a leading K axis and the K states are evaluated in parallel (Slotine–Li: one state).
-With ``data=`` (from ``robot.create_data()``, one state at a time) the results are written into
+With ``data=`` (from ``create_data(robot)``, one state at a time) the results are written into
 the workspace's own arrays and returned, allocating nothing.
 
 Each function is described here once: its signature and documentation, and under
@@ -78,7 +78,7 @@ def coriolis_matrix(robot, q, qd, factorization: str = "christoffel", data: Data
     """Algorithm 1: ``M, Mdot, C`` at (q, q̇). ``factorization`` selects the body-level B:
     ``christoffel`` (eq. 10, C = Σ_k Γ[:, :, k] q̇_k) or ``featherstone`` (eq. 9, admissible only).
 
-    With ``data=robot.create_data()`` the results are ``data.M, data.Mdot, data.C`` themselves,
+    With ``data=create_data(robot)`` the results are ``data.M, data.Mdot, data.C`` themselves,
     overwritten on every call."""
 
 
@@ -261,7 +261,7 @@ def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel"
         if np.ndim(q) == 2:
             raise StateError("q: data= takes one state at a time; call without data= for batches")
         if getattr(data, "robot", None) is not robot:
-            raise StateError("data must come from this robot's create_data()")
+            raise StateError("data must come from create_data(robot) of this robot")
         result = coriolis_matrix_derivatives(robot, q, qd, factorization, force)
         if data.dC_dq is None:
             data.dC_dq = np.empty_like(result)

@@ -37,6 +37,41 @@ def rate_basis(cmap, qbar):
     return np.stack([transform(cmap, qbar, e)[1] for e in np.eye(B)])
 
 
+class Evaluation:
+    """A BaseVelocityMap evaluated: q = q̄, A = blockdiag(X, 1), Ȧ = blockdiag(Ẋ, 0) as full
+    matrices (engine.coordinates takes the block path where it can and these where it cannot)."""
+
+    def __init__(self, cmap):
+        self.map = cmap
+
+    def full_configuration(self, qbar) -> np.ndarray:
+        return np.asarray(qbar, dtype=float)
+
+    def jacobian(self, qbar) -> np.ndarray:
+        A = np.eye(self.map.nv)
+        A[0:B, 0:B] = transform(self.map, qbar)[0]
+        return A
+
+    def jacobian_rate(self, qbar, vbar):
+        if self.map.representation == "body":
+            return None
+        Adot = np.zeros((self.map.nv, self.map.nv))
+        Adot[0:B, 0:B] = transform(self.map, qbar, np.asarray(vbar, dtype=float)[0:B])[1]
+        return Adot
+
+    def rate_basis(self, qbar):
+        """Ȧ(e_k) for every k (nv x nv x nv); only the base's six are nonzero."""
+        if self.map.representation == "body":
+            return None
+        n = self.map.nv
+        D = np.zeros((n, n, n))
+        D[0:B, 0:B, 0:B] = rate_basis(self.map, qbar).transpose(1, 2, 0)
+        return D
+
+    def random_configuration(self, rng) -> np.ndarray:
+        return self.map.robot.random_configuration(rng)
+
+
 def coriolis_kernel(X, Xdot, M, Mdot, C, Mbar, Mdotbar, Cbar):
     """Eqs. 24-25: M̄ = AᵀMA, C̄ = AᵀCA + AᵀMȦ, Ṁ̄ = AᵀṀA + AᵀMȦ + (AᵀMȦ)ᵀ, into Mbar, Mdotbar, Cbar."""
     compiled.base_coriolis(_c(X), _c(Xdot), _c(M), _c(Mdot), _c(C), Mbar, Mdotbar, Cbar)

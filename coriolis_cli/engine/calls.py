@@ -96,7 +96,7 @@ def factorization_code(name: str) -> int:
 
 def check_data(robot, data) -> None:
     if not isinstance(data, Data):
-        raise StateError("data must come from robot.create_data()")
+        raise StateError("data must come from create_data(robot)")
     if data.robot is not robot:
         raise StateError(f"data was created for robot '{data.robot.name}', not for this robot object ('{robot.name}')")
 

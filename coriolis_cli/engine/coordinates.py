@@ -10,8 +10,10 @@ For generalized speeds (Remark 5), Γ̄[:, :, k] = C̄(q, e_k); as Ȧ is linear 
 formula with Ȧ(e_k) in place of ∂²q/∂q̄_j∂q̄_k (the map's rate_basis serves both).
 
 Theorem 1: the Christoffel-consistent C of the tree maps to the Christoffel-consistent C̄, so the
-identities (Ṁ̄ = C̄ + C̄ᵀ, C̄ = Σ Γ̄ q̄̇) hold in the new coordinates. The map (model.coordinates)
-supplies φ, A, Ȧ and the second derivatives.
+identities (Ṁ̄ = C̄ + C̄ᵀ, C̄ = Σ Γ̄ q̄̇) hold in the new coordinates. The map (model.coordinates,
+model.loops) is the structure; its evaluation here (``evaluation``) gives φ, A, Ȧ and the second
+derivatives: MimicEvaluation for mimic joints, engine.loops.LoopSolver for closed loops and
+engine.base_velocity.Evaluation for a floating base's velocity.
 """
 
 from __future__ import annotations
@@ -21,11 +23,90 @@ import math
 import numpy as np
 
 from ..errors import StateError
-from . import api, base_velocity, calls
+from ..model.coordinates import BaseVelocityMap, MimicMap
+from ..model.loops import LoopMap
+from . import api, base_velocity, calls, loops
 from .algorithms import in_other_coordinates
 from .data import Data
 from .conventions import TRAJECTORY_QUANTITIES, MomentumRegressors
 from .workspaces import ReducedData, shared_data
+
+
+class MimicEvaluation:
+    """q = P(q̄) of a MimicMap: A q̄ + b, each curved mimic by its polynomial P_i, A_im = P_i'(q̄_m)
+    and, for curved ones, Ȧ_im = P_i''(q̄_m) q̄̇_m."""
+
+    def __init__(self, cmap: MimicMap):
+        self.map = cmap
+
+    def full_configuration(self, qbar) -> np.ndarray:
+        m = self.map
+        q = m.Aq @ np.asarray(qbar, dtype=float) + m.bq
+        for qs, _, rq, _, p, _, _ in m.curved:
+            q[qs] = p(qbar[rq])
+        return q
+
+    def jacobian(self, qbar) -> np.ndarray:
+        if not self.map.curved:
+            return self.map.A
+        A = self.map.A.copy()
+        for _, vs, rq, rv, _, dp, _ in self.map.curved:
+            A[vs, rv] = dp(qbar[rq])
+        return A
+
+    def jacobian_rate(self, qbar, vbar) -> np.ndarray | None:
+        """Ȧ = Σ_k ∂A/∂q̄_k q̄̇_k, or None when it is zero."""
+        if not self.map.curved:
+            return None
+        Adot = np.zeros_like(self.map.A)
+        for _, vs, rq, rv, _, _, ddp in self.map.curved:
+            Adot[vs, rv] = ddp(qbar[rq]) * vbar[rv]
+        return Adot
+
+    def rate_basis(self, qbar) -> np.ndarray | None:
+        """D (nv, n̄v, n̄v) with Ȧ = Σ_k D[:, :, k] q̄̇_k: in coordinates ∂²q/∂q̄_j∂q̄_k; None when zero."""
+        if not self.map.curved:
+            return None
+        D = np.zeros((self.map.A.shape[0], self.map.nv, self.map.nv))
+        for _, vs, rq, rv, _, _, ddp in self.map.curved:
+            D[vs, rv, rv] = ddp(qbar[rq])
+        return D
+
+    def random_configuration(self, rng) -> np.ndarray:
+        return self.map.reduce_configuration(self.map.robot.random_configuration(rng))
+
+
+_EVALUATIONS = {MimicMap: MimicEvaluation, LoopMap: loops.LoopSolver, BaseVelocityMap: base_velocity.Evaluation}
+EVALUATION = "engine: coordinates"
+
+
+def evaluation(robot):
+    """The evaluation of a robot's coordinates, made on first use and kept with it: q(q̄)
+    (``full_configuration``), A (``jacobian``), Ȧ (``jacobian_rate``), its basis
+    (``rate_basis``) and ``random_configuration``."""
+    try:
+        return robot.caches[EVALUATION]
+    except KeyError:
+        return robot.caches.setdefault(EVALUATION, _EVALUATIONS[type(robot.map)](robot.map))
+
+
+def random_configuration(robot, rng=None) -> np.ndarray:
+    """A random configuration of any robot within its joint limits (``rng``: a seed or a
+    numpy Generator): for a robot in other coordinates, one where its loops close."""
+    if not getattr(robot, "is_reduced", False):
+        return robot.random_configuration(rng)
+    return evaluation(robot).random_configuration(rng)
+
+
+def integrate(robot, q, v, t: float = 1.0) -> np.ndarray:
+    """q ⊕ v t on any robot: each joint by its own rule (model.joints.integrate); in other
+    coordinates the tree moves with the velocity A v, read back in them."""
+    if not getattr(robot, "is_reduced", False):
+        return robot.integrate(q, v, t)
+    ev = evaluation(robot)
+    qbar = np.asarray(q, dtype=float)
+    moved = robot.full.integrate(ev.full_configuration(qbar), ev.jacobian(qbar) @ np.asarray(v, dtype=float), t)
+    return robot.map.reduce_configuration(moved)
 
 
 def _stacked(robot, q, *velocities):
@@ -55,7 +136,7 @@ def _data(robot, data):
     if data is None:  # the robot's shared workspace; outputs are copied for the caller
         return shared_data(robot), True
     if not isinstance(data, ReducedData) or data.robot is not robot:
-        raise StateError("data must come from this robot's create_data()")
+        raise StateError("data must come from create_data(robot) of this robot")
     return data, False
 
 
@@ -89,12 +170,13 @@ class _BaseBlock:
 def _full_state(robot, qbar, vbar=None):
     """(q, A, Ȧ along q̄̇) of the tree; A and Ȧ support ``@`` and ``.T``."""
     cmap = robot.map
-    if getattr(cmap, "block_base", False):  # q = q̄; A = blockdiag(X, 1)
+    if isinstance(cmap, BaseVelocityMap):  # q = q̄; A = blockdiag(X, 1)
         X, Xdot = base_velocity.transform(cmap, qbar, None if vbar is None else vbar[0:6])
         return qbar, _BaseBlock(X), None if vbar is None else _BaseBlock(Xdot, 0.0)
-    q = cmap.full_configuration(qbar)
-    A = cmap.jacobian(qbar)
-    Adot = None if vbar is None else cmap.jacobian_rate(qbar, vbar)
+    ev = evaluation(robot)
+    q = ev.full_configuration(qbar)
+    A = ev.jacobian(qbar)
+    Adot = None if vbar is None else ev.jacobian_rate(qbar, vbar)
     return q, A, Adot
 
 
@@ -159,7 +241,7 @@ def christoffel(robot, q, force=False, data=None):
         return Gbar
     # Σ A_αi A_βj A_γk Γ_αβγ, one index at a time (a four-operand einsum costs 100 µs to plan)
     Gbar = np.tensordot(A, np.tensordot(np.tensordot(G, A, axes=(2, 0)), A, axes=(1, 0)), axes=(0, 0)).transpose(0, 2, 1)
-    D = robot.map.rate_basis(qbar)  # ∂²q/∂q̄_j∂q̄_k in coordinates; Ȧ(e_k) for generalized speeds
+    D = evaluation(robot).rate_basis(qbar)  # ∂²q/∂q̄_j∂q̄_k in coordinates; Ȧ(e_k) for generalized speeds
     if D is not None:
         Gbar += np.tensordot(A.T @ api.mass_matrix(robot.full, qf, data=d.full), D, axes=(1, 0))
     if fresh:
@@ -181,7 +263,7 @@ def christoffel_slices(robot, q):
     qbar = Q[0]
     qf, A, _ = _full_state(robot, qbar)
     A = A @ np.eye(robot.nv) if type(A) is _BaseBlock else np.asarray(A)
-    D = robot.map.rate_basis(qbar)
+    D = evaluation(robot).rate_basis(qbar)
     data = Data(robot.full)
     AtM = A.T @ api.mass_matrix(robot.full, qf) if D is not None else None
     for k in range(robot.nv):
@@ -301,7 +383,7 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data=None):
     if Q.shape[0] > 1 or np.ndim(q) == 2:
         return _stacked_outputs([forward_dynamics(robot, Q[s], V[s], T[s], gravity) for s in range(Q.shape[0])], (robot.nv,))
     d, fresh = _data(robot, data)
-    if getattr(robot.map, "block_base", False):
+    if isinstance(robot.map, BaseVelocityMap):
         # A square and invertible: the tree's forward dynamics at τ = A⁻ᵀ τ̄, then q̄̈ = A⁻¹ (q̈ − Ȧ q̄̇)
         _, A, Adot = _full_state(robot, Q[0], V[0])
         Ainv = A.inverse()
@@ -358,15 +440,15 @@ def _constant_map(robot, qbar):
     """(q, A) of a map with Ȧ = 0 (mimic joints with constant ratios, the body base velocity):
     there τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈) and the derivatives are congruences. Closed loops and curved
     mimic joints need ∂A/∂q̄, which their maps do not give yet: StateError."""
-    cmap = robot.map
+    cmap, ev = robot.map, evaluation(robot)
     # the body base velocity has Ȧ = 0 (the mixed and inertial ones take _moving_base's path)
-    if not getattr(cmap, "block_base", False) and cmap.rate_basis(qbar) is not None:
-        if hasattr(cmap, "solver"):
+    if not isinstance(cmap, BaseVelocityMap) and ev.rate_basis(qbar) is not None:
+        if isinstance(cmap, LoopMap):
             raise StateError("the derivatives do not take closed loops yet (their A depends on q̄); take them on the "
                              "spanning tree, robot.full", hint="pass --loops open for the spanning tree")
         raise StateError("the derivatives take mimic joints of constant ratio (q_j = a·q_m + b) only so far; "
                          "these have non-linear functions; take them on robot.full", hint="pass --mimic independent")
-    return cmap.full_configuration(qbar), np.asarray(cmap.jacobian(qbar))
+    return ev.full_configuration(qbar), np.asarray(ev.jacobian(qbar))
 
 
 def _state_by_state(function, robot, states, options, data, count, shape):
@@ -401,7 +483,7 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data=None):
 
 def _moving_base(robot) -> bool:
     """A floating base's velocity in the mixed or inertial representation: A = blockdiag(X(q), 1)."""
-    return getattr(robot.map, "block_base", False) and robot.map.representation != "body"
+    return isinstance(robot.map, BaseVelocityMap) and robot.map.representation != "body"
 
 
 def _base_inverse_dynamics_derivatives(robot, q, nu, nudot, gravity, d):

@@ -1,6 +1,6 @@
 """The per-caller workspace (Pinocchio's Data, RigidBodyDynamics.jl's state caches).
 
-``robot.create_data()`` returns a :class:`Data`: the compiled core's workspace (engine/core/data.hpp) and the output
+``create_data(robot)`` returns a :class:`Data`: the compiled core's workspace (engine/core/data.hpp) and the output
 arrays ``M``, ``Mdot``, ``C``, ``Gamma``, ``tau``, ``g``, ``qdd``, ``p``, ``CTqd``, ``dtau_dq``, ``dtau_dv``,
 ``dtau_da``, ``dqdd_dq``, ``dqdd_dv`` and ``Minv``. A function called with ``data=``
 writes into these arrays and returns them, the same objects on every call, allocating nothing.

@@ -1,6 +1,6 @@
 """Workspaces: made by the engine, kept with their robot.
 
-``create_data(robot)`` (also ``robot.create_data()``) is a caller's own workspace: a
+``create_data(robot)`` is a caller's own workspace: a
 :class:`~coriolis_cli.engine.data.Data` for a tree, a :class:`ReducedData` for a robot in other
 coordinates. Calls made without ``data=`` use the robot's own: ``kernel_scratch`` when the kernel
 writes into fresh arrays (the GIL is held while it runs, so one per robot serves every thread),
@@ -71,7 +71,7 @@ def _restored(robot, full, *contents):
 
 
 def create_data(robot):
-    """A new workspace for ``robot`` (Pinocchio's ``model.createData()``)."""
+    """A new workspace for ``robot`` (Pinocchio's ``pinocchio.Data(model)``)."""
     maker = _MAKERS.get(robot.__class__)
     if maker is None:
         raise TypeError(f"create_data takes a robot from coriolis_cli.load_robot, got {type(robot).__name__}")

@@ -79,7 +79,7 @@ class MomentumObserver:
             and has_friction(robot) else None
         self._f = np.zeros(n)
         self.tree = not getattr(robot, "is_reduced", False)
-        self.data = robot.create_data() if self.tree else None
+        self.data = engine.create_data(robot) if self.tree else None
         self.p0, self.integral, self.r, self._u = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
         self.started = False
 
@@ -135,7 +135,7 @@ class EnergyObserver:
         self.robot, self.gravity = robot, gravity
         self.friction = friction and has_friction(robot)
         self.k = float(_gains(robot, bandwidth)[0]) if robot.nv else float(bandwidth)
-        self.data = robot.create_data() if not getattr(robot, "is_reduced", False) else None
+        self.data = engine.create_data(robot) if not getattr(robot, "is_reduced", False) else None
         self.T0 = self.J = self.sigma = 0.0
         self.started = False
 

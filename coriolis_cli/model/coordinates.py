@@ -2,9 +2,11 @@
 
 A coordinate map says how the tree's coordinates follow from fewer ones; :class:`ReducedRobot`
 is a robot in those coordinates, which every command and API function takes like any robot (the
-engine transforms M, C, Γ, g and τ, see :mod:`coriolis_cli.engine.coordinates`). Here, the map
-for mimic joints: q_j = a·q_m + b for every ``<mimic joint="m" multiplier="a" offset="b"/>``,
-chains resolved, so A is constant and Ȧ = 0.
+engine transforms M, C, Γ, g and τ, see :mod:`coriolis_cli.engine.coordinates`). The maps here
+are the structure only, as the tree is: which coordinates are kept and how the others follow. The
+engine evaluates them (q(q̄), A(q̄), Ȧ: ``engine.coordinates.evaluation``). Here, the maps for mimic
+joints (q_j = a·q_m + b for every ``<mimic joint="m" multiplier="a" offset="b"/>``, chains
+resolved, so A is constant and Ȧ = 0; or MuJoCo's polynomials) and for a floating base's velocity.
 """
 
 from __future__ import annotations
@@ -14,9 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ModelError
-from . import services
-from .mjcf import MujocoStates
-from .tree import EngineCaches, RobotModel
+from .tree import Caches, RobotModel
 
 MIMIC_MODES = ("independent", "enforce")
 BASE_VELOCITIES = ("body", "mixed", "inertial")
@@ -94,40 +94,14 @@ class MimicMap:
             arr.setflags(write=False)
         self.A, self.Aq, self.bq, self.curved = A, Aq, bq, tuple(curved)
 
-    # the map's interface, as engine.coordinates reads it
     velocities_are_coordinates = True
 
-    def full_configuration(self, qbar: np.ndarray) -> np.ndarray:
-        q = self.Aq @ qbar + self.bq
-        for qs, _, rq, _, p, _, _ in self.curved:
-            q[qs] = p(qbar[rq])
-        return q
-
-    def jacobian(self, qbar) -> np.ndarray:
-        if not self.curved:
-            return self.A
-        A = self.A.copy()
-        for _, vs, rq, rv, _, dp, _ in self.curved:
-            A[vs, rv] = dp(qbar[rq])
-        return A
-
-    def jacobian_rate(self, qbar, vbar) -> np.ndarray | None:
-        """Ȧ = Σ_k ∂A/∂q̄_k q̄̇_k, or None when it is zero."""
-        if not self.curved:
-            return None
-        Adot = np.zeros_like(self.A)
-        for _, vs, rq, rv, _, _, ddp in self.curved:
-            Adot[vs, rv] = ddp(qbar[rq]) * vbar[rv]
-        return Adot
-
-    def rate_basis(self, qbar) -> np.ndarray | None:
-        """D (nv, n̄v, n̄v) with Ȧ = Σ_k D[:, :, k] q̄̇_k: in coordinates ∂²q/∂q̄_j∂q̄_k; None when zero."""
-        if not self.curved:
-            return None
-        D = np.zeros((self.A.shape[0], self.nv, self.nv))
-        for _, vs, rq, rv, _, _, ddp in self.curved:
-            D[vs, rv, rv] = ddp(qbar[rq])
-        return D
+    def jacobian_pattern(self) -> np.ndarray:
+        """Which full DoF each reduced one can move: A's nonzero entries, and each curved mimic's."""
+        P = self.A != 0
+        for _, vs, _, rv, _, _, _ in self.curved:
+            P[vs, rv] = True
+        return P
 
     def reduce_configuration(self, q: np.ndarray) -> np.ndarray:
         """The reduced coordinates of a full configuration (the independent joints' entries)."""
@@ -140,10 +114,12 @@ def _of_full(attribute: str) -> property:
     return property(lambda self: getattr(self.full, attribute), doc=f"The full model's {attribute}.")
 
 
-class ReducedRobot(EngineCaches, MujocoStates):
+class ReducedRobot(Caches):
     """A robot in other coordinates. Sizes, names and configurations are the reduced ones; the
     tree, its description and physical checks are the full model's. The full model's packed
-    arrays are not exposed: the engine must go through the change of coordinates."""
+    arrays are not exposed: the engine must go through the change of coordinates. Moving in these
+    coordinates (``coriolis_cli.integrate``, ``coriolis_cli.random_configuration``) evaluates the
+    map, which is the engine's work."""
 
     is_reduced = True
 
@@ -189,25 +165,11 @@ class ReducedRobot(EngineCaches, MujocoStates):
     @cached_property
     def dof_related(self) -> np.ndarray:
         """Reduced DoF i, j are related when full DoF they move are (else M̄_ij = C̄_ij = 0)."""
-        pattern = getattr(self.map, "jacobian_pattern", None)  # a map whose A has no fixed pattern says which
-        nz = (pattern() if pattern else np.abs(self.map.jacobian(self.neutral_configuration())) > 0).astype(int)
+        nz = self.map.jacobian_pattern().astype(int)
         return (nz.T @ self.full.dof_related.astype(int) @ nz) > 0
 
     def neutral_configuration(self) -> np.ndarray:
         return self.map.reduce_configuration(self.full.neutral_configuration())
-
-    def random_configuration(self, rng=None) -> np.ndarray:
-        if hasattr(self.map, "random_configuration"):  # e.g. closed loops: only where they close
-            return self.map.random_configuration(rng)
-        return self.map.reduce_configuration(self.full.random_configuration(rng))
-
-    def integrate(self, qbar, vbar, t: float = 1.0) -> np.ndarray:
-        """q̄ ⊕ q̄̇ t: the tree moves with the velocity A q̄̇ (each joint by its own rule, see
-        model.joints.integrate), read back in the reduced coordinates."""
-        q = self.map.full_configuration(np.asarray(qbar, dtype=float))
-        v = self.map.jacobian(qbar) @ np.asarray(vbar, dtype=float)
-        return self.map.reduce_configuration(self.full.integrate(q, v, t))
-
 
 class BaseVelocityMap:
     """The free root joint's velocity in another representation; q is unchanged.
@@ -233,43 +195,14 @@ class BaseVelocityMap:
         self.independent_bodies = tuple(range(robot.n_bodies))
         self.E, self.t = np.asarray(root.joint.rotation, float), np.asarray(root.joint.translation, float)
 
-    def full_configuration(self, qbar):
-        return np.asarray(qbar, dtype=float)
-
     def reduce_configuration(self, q):
         return np.asarray(q, dtype=float)
 
-    # the evaluation is compiled (engine.base_velocity, through model.services); this class holds the structure
-    block_base = True  # A = blockdiag(X, 1): engine.coordinates takes the block path
-
-    def base_transform(self, qbar, nu=None):
-        """X and, given the base's velocity ν (6) in this representation, Ẋ (else None): A is
-        blockdiag(X, 1) and Ȧ blockdiag(Ẋ, 0)."""
-        return services.engine("base_transform")(self, qbar, nu)
-
-    def base_rate_basis(self, qbar):
-        """Ẋ(e_k) for k < 6, shape (6, 6, 6)."""
-        return services.engine("base_rate_basis")(self, qbar)
-
-    def jacobian(self, qbar):
-        A = np.eye(self.nv)
-        A[0:6, 0:6] = self.base_transform(qbar)[0]
-        return A
-
-    def rate_basis(self, qbar):
-        """Ȧ(e_k) for every k (nv x nv x nv); only the base's six are nonzero."""
-        if self.representation == "body":
-            return None
-        D = np.zeros((self.nv, self.nv, self.nv))
-        D[0:6, 0:6, 0:6] = self.base_rate_basis(qbar).transpose(1, 2, 0)
-        return D
-
-    def jacobian_rate(self, qbar, vbar):
-        if self.representation == "body":
-            return None
-        Adot = np.zeros((self.nv, self.nv))
-        Adot[0:6, 0:6] = self.base_transform(qbar, np.asarray(vbar, dtype=float)[0:6])[1]
-        return Adot
+    def jacobian_pattern(self) -> np.ndarray:
+        """A = blockdiag(X, 1): the base's six coordinates move one another, every other DoF itself."""
+        P = np.eye(self.nv, dtype=bool)
+        P[0:6, 0:6] = True
+        return P
 
 
 def with_base_velocity(robot: RobotModel, representation: str) -> ReducedRobot:

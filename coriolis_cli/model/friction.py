@@ -28,15 +28,6 @@ def friction_torque(robot, qd) -> np.ndarray:
     return qd * F[:, 0] + np.tanh(qd / STATIC_SPEED) * F[:, 1]
 
 
-def generalized_friction(robot, q, qd) -> np.ndarray:
-    """τ_f in the robot's own coordinates at one state: for a robot in other coordinates (mimic
-    joints, closed loops), Aᵀ τ_f(A q̄̇) of its tree."""
-    if not getattr(robot, "is_reduced", False):
-        return friction_torque(robot, qd)
-    A = np.asarray(robot.map.jacobian(q))
-    return A.T @ friction_torque(robot.full, A @ qd)
-
-
 def friction_note(robot, what: str) -> str:
     """One line: which joints' friction ``what`` (the command's use of it) includes."""
     tree = getattr(robot, "full", robot)

@@ -3,8 +3,9 @@
 The ``joints:`` of a description span a tree; each ``loops:`` entry is a joint that closes a loop
 of it. Here the closures are resolved onto the tree's bodies, the loops' joints split into the
 independent coordinates q̄ and the solved ones q_d, and the closures packed for the engine, which
-solves the loops (engine.loops) on the first evaluation. Loading a robot with loops, or ``info``
-on it, does not need the engine.
+solves the loops (engine.loops) when they are evaluated. Loading a robot with loops, or ``info``
+on it, does not need the engine: where the description lists no independent coordinates (MJCF),
+they are chosen from the constraint Jacobian at the guess, taken here from the linkage's geometry.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ModelError
-from . import services
 from .coordinates import ReducedRobot
 from .description import ORIENTATION_ROWS
-from .geometry import frame_rotation
+from .geometry import axis_angle, frame_rotation
 from .tree import RobotModel
 
 _ONE_DOF = ("revolute", "continuous", "prismatic")
@@ -60,7 +60,7 @@ class LoopMap:
         by_name = {b.joint.name: i for i, b in enumerate(robot.bodies)}
         root = robot.bodies[0]
         offset = np.asarray(root.joint.translation, float) if root.parent < 0 and root.joint.type != "free" else np.zeros(3)
-        self.robot = robot
+        self.robot, self.world_offset = robot, offset
         self.closures = [_Closure(robot, c, offset) for c in desc.loops]
         anc = robot.body_ancestors
         in_loop = np.zeros(robot.n_bodies, dtype=bool)
@@ -127,8 +127,7 @@ class LoopMap:
         q = robot.neutral_configuration()
         for i in loop_bodies:
             q[robot.q_start[i]] = guess.get(robot.bodies[i].joint.name, 0.0)
-        _, K = services.engine("loop_constraints")(robot, self.packed, self.n_rows, q)
-        KL = K[:, [int(robot.v_start[i]) for i in loop_bodies]]
+        KL = self.loop_jacobian(q, loop_bodies)
         sigma = np.linalg.svd(KL, compute_uv=False)
         rank = int(np.sum(sigma > RANK_TOL * sigma[0])) if sigma.size and sigma[0] > 0 else 0
         preferred = [k for k, i in enumerate(loop_bodies) if robot.bodies[i].joint.name in actuated]
@@ -174,25 +173,55 @@ class LoopMap:
         return (f"closed loops: {n} closure{'s' if n != 1 else ''} (independent: {', '.join(loop_ind) or 'none'}{how}; "
                 f"solved: {', '.join(self.dependent_names)})")
 
-    # ---- evaluation: the engine's loop solve (engine.loops, through model.services), made on first use
-    @cached_property
-    def solver(self):
-        return services.engine("loop_solver")(self)
+    def loop_jacobian(self, q, bodies) -> np.ndarray:
+        """∂φ/∂q on the columns of ``bodies`` (1-DoF joints) at q, φ the closures' rows as the core
+        writes them (engine/core/closure.hpp): p_P − p_C, then u_P · w_C per orientation row. A joint
+        turning about ω through o moves a point p at ω × (p − o) and turns a direction d at ω × d,
+        so ∂(p_P − p_C)/∂q_j = s_Pj ṗ_P − s_Cj ṗ_C and ∂(u_P · w_C)/∂q_j = (s_Pj − s_Cj) ω_j · (u_P × w_C)."""
+        robot = self.robot
+        R, p = _placements(robot, q, self.world_offset)
+        anc = robot.body_ancestors
+        K = np.zeros((self.n_rows, len(bodies)))
+        row = 0
+        for c in self.closures:
+            frames = []
+            for b, Rc, oc in ((c.bP, c.RP, c.oP), (c.bC, c.RC, c.oC)):
+                frames.append((Rc, oc) if b < 0 else (R[b] @ Rc, R[b] @ oc + p[b]))
+            (RP, pP), (RC, pC) = frames
+            u = (RP @ c.normals[0], RP @ c.normals[1], RP @ c.normals[0])
+            w = (RC @ c.axis, RC @ c.axis, RC @ c.normals[1])
+            for col, j in enumerate(bodies):
+                joint = robot.bodies[j].joint
+                s_P = float(c.bP >= 0 and anc[j, c.bP])
+                s_C = float(c.bC >= 0 and anc[j, c.bC])
+                axis = R[j] @ np.asarray(joint.axis, float)
+                if joint.type == "prismatic":
+                    K[row : row + 3, col] = (s_P - s_C) * axis
+                    continue
+                K[row : row + 3, col] = s_P * np.cross(axis, pP - p[j]) - s_C * np.cross(axis, pC - p[j])
+                for k in range(c.orientation_rows):
+                    K[row + 3 + k, col] = (s_P - s_C) * axis @ np.cross(u[k], w[k])
+            row += c.rows
+        return K
 
-    def full_configuration(self, qbar) -> np.ndarray:
-        return self.solver.full_configuration(qbar)
 
-    def jacobian(self, qbar) -> np.ndarray:
-        return self.solver.jacobian(qbar)
-
-    def jacobian_rate(self, qbar, vbar) -> np.ndarray:
-        return self.solver.jacobian_rate(qbar, vbar)
-
-    def rate_basis(self, qbar) -> np.ndarray:
-        return self.solver.rate_basis(qbar)
-
-    def random_configuration(self, rng) -> np.ndarray:
-        return self.solver.random_configuration(rng)
+def _placements(robot: RobotModel, q, offset):
+    """Each body's rotation and origin in the computation frame (the world's, less ``offset``) at q,
+    for a q whose multi-DoF joints are at their neutral values (the loops' guess)."""
+    R, p = [], []
+    for i, b in enumerate(robot.bodies):
+        j = b.joint
+        Rp, pp = (np.eye(3), -offset) if b.parent < 0 else (R[b.parent], p[b.parent])
+        E = Rp @ np.asarray(j.rotation, float)
+        origin = pp + Rp @ np.asarray(j.translation, float)
+        x = float(q[robot.q_start[i]]) if j.nq == 1 else 0.0
+        if j.type == "prismatic":
+            R.append(E)
+            p.append(origin + E @ (np.asarray(j.axis, float) * x))
+        else:
+            R.append(E @ axis_angle(j.axis, x) if j.nq == 1 else E)
+            p.append(origin)
+    return R, p
 
 
 def _pack(robot: RobotModel, closures) -> tuple:

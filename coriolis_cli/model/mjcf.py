@@ -10,7 +10,7 @@ Reference", joint and ``mjModel``):
   qpos − qpos0 (``ref``), ball by the quaternion qpos (w, x, y, z). A body with several joints gets
   a massless link after each joint but the last, the joints' anchors as their origins.
 - here, q = qpos − qpos0 for hinge and slide joints, a ball joint's quaternion is (x, y, z, w)
-  (Pinocchio's order; :func:`to_mujoco` converts), and a free joint's velocity is [ᴮv; ᴮω] (body
+  (Pinocchio's order; :func:`mujoco_state` converts), and a free joint's velocity is [ᴮv; ᴮω] (body
   frame, Pinocchio's), where MuJoCo's qvel is [ᴬv; ᴮω] (world-frame linear velocity).
 - several bodies may hang from the world (free objects): the world is the fixed root link.
 
@@ -392,7 +392,7 @@ def layout(robot, m) -> MujocoLayout:
     return out
 
 
-def to_mujoco(lay: MujocoLayout, q, v, m_nq: int, m_nv: int):
+def mujoco_state(lay: MujocoLayout, q, v, m_nq: int, m_nv: int):
     """(qpos, qvel, T, a) for our (q, ν): MuJoCo's state, the map ν = T qvel, and Ṫ qvel (the
     free joints' −ω × ᴮv), so that MuJoCo's M is Tᵀ M T and its bias Tᵀ τ(q, ν, Ṫ qvel)."""
     qpos, qvel = np.zeros(m_nq), np.zeros(m_nv)
@@ -434,64 +434,9 @@ def compile_description(desc):
         return compile_model(desc.source or desc.name, urdf_for_mujoco(desc))
 
 
-class MujocoStates:
-    """``robot.to_mujoco(q, v)`` and ``robot.from_mujoco(qpos, qvel)`` for a robot loaded from
-    MJCF: MuJoCo's qpos (quaternions w first, hinge and slide from qpos0: ``ref`` offsets) and
-    qvel (a free joint's linear velocity in world axes), our q (quaternions x, y, z, w last, q =
-    qpos − qpos0) and ν (a free joint's [ᴮv; ᴮω]). A robot in other coordinates (closed loops,
-    mimic enforced) converts through its full tree: q̄ is read off q, ν̄ solves A ν̄ = ν."""
-
-    def _mujoco_model(self):
-        tree = getattr(self, "full", self)
-        cached = self.caches.get("mujoco_states")
-        if cached is None:
-            desc = tree.description
-            if desc.origin_format != "mjcf":
-                raise ModelError(f"robot '{tree.name}' was not loaded from MJCF: it has no MuJoCo qpos to convert",
-                                 hint="load the .xml model")
-            m = compile_description(desc)
-            cached = self.caches["mujoco_states"] = (m.nq, m.nv, layout(tree, m))
-        return cached
-
-    def to_mujoco(self, q, v=None):
-        """(qpos, qvel) of MuJoCo's model at our (q, ν) (ν default zero)."""
-        nq, nv, lay = self._mujoco_model()
-        q = np.asarray(q, dtype=float)
-        v = np.zeros(self.nv) if v is None else np.asarray(v, dtype=float)
-        if getattr(self, "is_reduced", False):
-            q, v = self.map.full_configuration(q), self.map.jacobian(q) @ v
-        qpos, qvel, _, _ = to_mujoco(lay, q, v, nq, nv)
-        return qpos, qvel
-
-    def from_mujoco(self, qpos, qvel=None):
-        """(q, ν) at MuJoCo's (qpos, qvel) (qvel default zero)."""
-        nq, nv, lay = self._mujoco_model()
-        qpos = np.asarray(qpos, dtype=float)
-        qvel = np.zeros(nv) if qvel is None else np.asarray(qvel, dtype=float)
-        if qpos.shape != (nq,) or qvel.shape != (nv,):
-            raise ModelError(f"MuJoCo's state of this model is qpos ({nq},) and qvel ({nv},), got {qpos.shape} and {qvel.shape}")
-        tree = getattr(self, "full", self)
-        q, v = np.zeros(tree.nq), np.zeros(tree.nv)
-        for kind, qs, vs, qa, da, q0 in lay.joints:
-            if kind in (HINGE, SLIDE):
-                q[qs], v[vs] = qpos[qa] - q0, qvel[da]
-            elif kind == BALL:
-                w, x, y, z = qpos[qa : qa + 4]
-                q[qs : qs + 4], v[vs : vs + 3] = (x, y, z, w), qvel[da : da + 3]
-            else:
-                w, x, y, z = qpos[qa + 3 : qa + 7]
-                R = quat_to_matrix(np.array([x, y, z, w]) / np.linalg.norm([x, y, z, w]))
-                q[qs : qs + 3], q[qs + 3 : qs + 7] = qpos[qa : qa + 3], (x, y, z, w)
-                v[vs : vs + 3], v[vs + 3 : vs + 6] = R.T @ qvel[da : da + 3], qvel[da + 3 : da + 6]
-        if getattr(self, "is_reduced", False):
-            qbar = self.map.reduce_configuration(q)
-            return qbar, np.linalg.lstsq(self.map.jacobian(qbar), v, rcond=None)[0]
-        return q, v
-
-
 class MujocoPeer:
     """MuJoCo as a reference: M (mj_fullM) and the bias C q̇ + g (qfrc_bias) of the model an MJCF
-    robot came from, in our coordinates (M = T⁻ᵀ M_mj T⁻¹ where ν = T qvel; see to_mujoco)."""
+    robot came from, in our coordinates (M = T⁻ᵀ M_mj T⁻¹ where ν = T qvel; see mujoco_state)."""
 
     def __init__(self, robot):
         mujoco = _mujoco()
@@ -503,7 +448,7 @@ class MujocoPeer:
     def mass_and_bias(self, q, v):
         """(T, M_mj, bias_mj, Ṫ qvel) at our (q, ν), on MuJoCo's DoF that are ours (a locked
         joint is held at its value and its rows left out)."""
-        qpos, qvel, T, acc = to_mujoco(self.layout, q, v, self.m.nq, self.m.nv)
+        qpos, qvel, T, acc = mujoco_state(self.layout, q, v, self.m.nq, self.m.nv)
         self.d.qpos[:], self.d.qvel[:] = qpos, qvel
         self.mujoco.mj_forward(self.m, self.d)
         M = np.zeros((self.m.nv, self.m.nv))

@@ -102,10 +102,3 @@ def read_state_file(path: str, robot: RobotModel) -> tuple[np.ndarray, np.ndarra
     _fill(q, data.get("q"), robot.config_names, "q", path)
     _fill(qd, data.get("qd"), robot.dof_names, "qd", path)
     return q, qd
-
-
-def random_state(robot: RobotModel, seed: int | None, qd_range=(-10.0, 10.0)) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    q = robot.random_configuration(rng)
-    qd = rng.uniform(qd_range[0], qd_range[1], robot.nv)
-    return q, qd

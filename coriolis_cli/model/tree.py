@@ -14,10 +14,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from . import joints, services
+from . import joints
 from .description import MASS_EPS, STANDARD_GRAVITY, InertiaIssue, Limits, Mimic, RobotDescription, inertia_issues, inertia_scale, validate
 from .joints import joint_type
-from .mjcf import MujocoStates
 
 # Column offsets of ModelArrays.geom: joint rotation E (9), joint translation 3, axis a (3), mass 1,
 # COM 3, inertia about the COM 9; then, so that a revolute joint's rotation in its parent frame is
@@ -90,15 +89,10 @@ class ModelArrays(NamedTuple):
     geom: np.ndarray
 
 
-class EngineCaches:
-    """What every robot (a tree, or a robot in other coordinates) hands out that the engine makes:
-    its workspaces, through model.services, and the store the engine keeps them in."""
-
-    def create_data(self):
-        """A workspace for this robot (Pinocchio's Data): pass it as ``data=`` to the engine's
-        functions to reuse its buffers and output arrays on every call. The engine makes it
-        (engine.workspaces.create_data)."""
-        return services.engine("create_data")(self)
+class Caches:
+    """The store every robot (a tree, or a robot in other coordinates) keeps for the layers above
+    it: what they derive from the robot once (the engine's workspaces, the evaluation of other
+    coordinates), so that the model itself stays plain data."""
 
     @cached_property
     def caches(self) -> dict:
@@ -113,7 +107,7 @@ class EngineCaches:
 
 
 @dataclass(frozen=True, eq=False)
-class RobotModel(EngineCaches, MujocoStates):
+class RobotModel(Caches):
     name: str
     bodies: tuple[Body, ...]
     floating_base: bool

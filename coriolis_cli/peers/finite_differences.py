@@ -15,8 +15,11 @@ DEFAULT_STEP = 1e-3
 
 
 def integrate(robot: RobotModel, q: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
-    """q ⊕ (v t), each joint moved by its own rule (see coriolis_cli.model.joints)."""
-    return robot.integrate(q, v, t)
+    """q ⊕ (v t), each joint moved by its own rule (see coriolis_cli.model.joints); a robot in other
+    coordinates moves its tree by A v (the engine evaluates A)."""
+    from .. import engine
+
+    return engine.integrate(robot, q, v, t)
 
 
 def _richardson(fun, h):

@@ -26,7 +26,8 @@ TENSOR_TITLES = {"d2tau_dq2": ("∂²τ/∂q²", "∂/∂q_j ∂τ_i/∂q_k", "q
 
 
 def _state(model, q, qd, qdd, state, random, seed):
-    from ...model.state import parse_vector, random_state, read_state_file
+    from ...model.state import parse_vector, read_state_file
+    from ..common import random_state
 
     given = sum(x is not None and x is not False for x in (q, state, random or None))
     if given > 1:
