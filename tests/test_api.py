@@ -414,3 +414,16 @@ def test_small_gamma_asks_the_system_nothing(monkeypatch):
     assert cc.christoffel(r, np.stack([q, q])).shape == (2, 7, 7, 7)
     with pytest.raises(AssertionError, match="hot path"):
         engine_data.check_memory(engine_data.MEMORY_CHECK_BYTES + 1, "a large Γ")
+
+
+def test_what_needs_the_engine_is_a_function_and_the_robot_says_which():
+    """The model is plain data: workspaces, moves in other coordinates and MuJoCo's states are
+    functions of the package, and a robot asked for one as a method names the function."""
+    gripper = cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")
+    with pytest.raises(AttributeError, match=r"coriolis_cli\.random_configuration\(robot, rng\)"):
+        gripper.random_configuration(0)
+    with pytest.raises(AttributeError, match=r"coriolis_cli\.create_data\(robot\)"):
+        cc.load_robot(robot_path("panda.urdf")).create_data()
+    q = cc.random_configuration(gripper, 0)
+    assert q.shape == (gripper.nq,) and np.array_equal(cc.integrate(gripper, q, np.zeros(gripper.nv)), q)
+    assert isinstance(cc.create_data(gripper), cc.engine.workspaces.ReducedData)

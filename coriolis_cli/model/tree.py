@@ -89,6 +89,11 @@ class ModelArrays(NamedTuple):
     geom: np.ndarray
 
 
+_FUNCTIONS = {"create_data": "create_data(robot)", "integrate": "integrate(robot, q, v)",
+              "random_configuration": "random_configuration(robot, rng)", "to_mujoco": "to_mujoco(robot, q, v)",
+              "from_mujoco": "from_mujoco(robot, qpos, qvel)"}
+
+
 class Caches:
     """The store every robot (a tree, or a robot in other coordinates) keeps for the layers above
     it: what they derive from the robot once (the engine's workspaces, the evaluation of other
@@ -99,6 +104,14 @@ class Caches:
         """What other layers derive from this robot and keep with it (the engine's workspaces
         for calls without ``data=``); not pickled, not copied."""
         return {}
+
+    def __getattr__(self, name):
+        """Only for what is not found: the workspaces and moves that are functions of the package
+        (they need the engine, which the model does not import) say so."""
+        if name in _FUNCTIONS:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}': call "
+                                 f"coriolis_cli.{_FUNCTIONS[name]}")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __getstate__(self):
         """The state for pickling and copying without ``caches`` (made again on first use): a
