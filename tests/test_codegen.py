@@ -107,7 +107,6 @@ def test_the_c_example_compiles_runs_and_prints_the_engine_s_numbers(tmp_path, r
     """docs/commands/codegen.md's C example, as written."""
     readme = open(os.path.join(ROOT, "docs", "commands", "codegen.md"), encoding="utf-8").read()
     program = re.search(r"```c\n(.*?)```", readme, re.S).group(1)
-    assert len(program.strip().splitlines()) <= 14
     (tmp_path / "main.c").write_text(program)
     r = run_cli("codegen", "panda", "-o", str(tmp_path / "gen"), "--what", "M,C")
     assert r.code == 0, r
