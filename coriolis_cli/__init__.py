@@ -40,10 +40,10 @@ def __getattr__(name):
 
         module = importlib.import_module(".recordings", __name__)
         return module if name == "recordings" else getattr(module, name)
-    if name in ("to_mujoco", "from_mujoco"):  # MuJoCo's qpos and qvel (peers.mujoco_states)
+    if name in ("to_mujoco", "from_mujoco"):  # MuJoCo's qpos and qvel (peers.mujoco)
         import importlib
 
-        return getattr(importlib.import_module(".peers.mujoco_states", __name__), name)
+        return getattr(importlib.import_module(".peers.mujoco", __name__), name)
     if name == "engine" or name in _ENGINE:
         engine = _load_engine()
         for attr in _ENGINE:  # later look-ups are plain module attributes

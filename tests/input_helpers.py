@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from coriolis_cli.model.mjcf import mujoco_available
+from coriolis_cli.peers.mujoco import mujoco_available
 
 from .conftest import robot_path
 

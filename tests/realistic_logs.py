@@ -46,7 +46,7 @@ def pushed_while_holding(pushes, seconds=12.0, seed=0, frictionloss=None, dampin
     import mujoco
 
     import coriolis_cli as cc
-    from coriolis_cli.model.mjcf import MujocoPeer
+    from coriolis_cli.peers.mujoco import MujocoPeer
 
     robot = cc.load_robot("panda")
     peer = MujocoPeer(robot)

@@ -12,6 +12,7 @@ import pytest
 
 import coriolis_cli as cc
 from coriolis_cli.engine.coordinates import evaluation
+from coriolis_cli.peers import mujoco as mujoco_peer
 
 from .conftest import ROOT, assert_one_line_error
 
@@ -135,7 +136,7 @@ def _against_mujoco(robot, path, trials=3):
 
     m = mjcf.compile_model(path)
     assert robot.nv == m.nv and robot.nq == m.nq
-    peer = mjcf.MujocoPeer(robot)
+    peer = mujoco_peer.MujocoPeer(robot)
     rng = np.random.default_rng(1)
     for _ in range(trials):
         q, v = cc.random_configuration(robot, rng), rng.normal(size=robot.nv)

@@ -20,7 +20,7 @@ NOISE = 0.02  # N·m
 import mujoco  # noqa: E402
 from dataclasses import replace
 from coriolis_cli.model.loader import load_description
-from coriolis_cli.model.mjcf import MujocoPeer
+from coriolis_cli.peers.mujoco import MujocoPeer
 
 def true_panda():
     desc = load_description("panda")

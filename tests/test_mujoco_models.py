@@ -18,6 +18,7 @@ pytest.importorskip("mujoco", reason="mujoco is not installed (pip install 'cori
 import mujoco  # noqa: E402
 
 from coriolis_cli.model import mjcf  # noqa: E402
+from coriolis_cli.peers import mujoco as mujoco_peer  # noqa: E402
 
 
 def _write(tmp_path, text, name="model.xml"):
@@ -72,7 +73,7 @@ def test_free_joint_armature_gives_mujocos_bias(tmp_path, run_cli):
     path = _write(tmp_path, STRIKER_LIKE)
     robot = _load(path)
     assert robot.bodies[0].joint.armature == (0.04,) * 6
-    peer = mjcf.MujocoPeer(robot)
+    peer = mujoco_peer.MujocoPeer(robot)
     q = np.array([0.3, -0.2, 1.1, 0.2, -0.4, 0.1, 0.87])
     q[3:] /= np.linalg.norm(q[3:])
     v = np.array([0.5, -1.0, 2.0, 3.0, -2.0, 1.5])
@@ -102,7 +103,7 @@ def test_unequal_armature_on_free_and_ball_joints_equals_mujoco(tmp_path):
         warnings.simplefilter("ignore", cc.ModelWarning)
         desc = load_description(path)
     robot = build_model(replace(desc, joints=tuple(replace(j, armature=armature.get(j.name, j.armature)) for j in desc.joints)))
-    peer = mjcf.MujocoPeer(robot)
+    peer = mujoco_peer.MujocoPeer(robot)
     for body in robot.bodies:
         j = mujoco.mj_name2id(peer.m, mujoco.mjtObj.mjOBJ_JOINT, body.joint.name)
         peer.m.dof_armature[peer.m.jnt_dofadr[j] : peer.m.jnt_dofadr[j] + len(body.joint.armature)] = body.joint.armature
@@ -160,7 +161,7 @@ def test_check_m_that_cannot_run_fails_with_its_reason(tmp_path, run_cli, monkey
 
     from coriolis_cli.checks import verify
 
-    monkeypatch.setattr(mjcf, "MujocoPeer", refuse)
+    monkeypatch.setattr(mujoco_peer, "MujocoPeer", refuse)
     result = verify.verify_robot(robot, trials=2, ref_trials=1)
     m = next(c for c in result.checks if c.key == "m")
     assert m.passed is False and "stand-in refusal" in m.note
@@ -183,7 +184,7 @@ def test_frames_near_ninety_degrees_pitch_keep_every_digit(tmp_path):
         for k, p in enumerate((math.pi / 2 - 1e-7, -math.pi / 2 + 3e-9, math.pi / 2, -math.pi / 2 - 2e-8)))
     path = _write(tmp_path, f'<mujoco model="pitch90"><worldbody>{bodies}{"</body>" * 4}</worldbody></mujoco>')
     robot = _load(path)
-    peer = mjcf.MujocoPeer(robot)
+    peer = mujoco_peer.MujocoPeer(robot)
     rng = np.random.default_rng(4)
     for _ in range(3):
         q, v = cc.random_configuration(robot, rng), rng.normal(size=robot.nv)

@@ -29,7 +29,7 @@ def pushed_panda(tmp_path_factory):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from coriolis_cli.model.mjcf import MujocoPeer
+    from coriolis_cli.peers.mujoco import MujocoPeer
 
     robot = cc.load_robot(robot_path("panda.urdf"))
     peer = MujocoPeer(robot)  # MuJoCo's own URDF compiler on our description (no geometry)

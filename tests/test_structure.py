@@ -89,6 +89,30 @@ def test_the_model_imports_nothing_from_the_engine():
     assert arrows == []
 
 
+# docs/ARCHITECTURE.md's layers, lowest first; recordings sit beside the model, and the package's
+# __init__ (which loads the engine lazily) and the bundled robots are outside the flow
+LAYERS = {"errors": 0, "model": 1, "recordings": 1, "reference": 2, "engine": 2, "peers": 3, "checks": 3, "bench": 3,
+          "estimation": 3, "control": 3, "along": 3, "codegen": 3, "report": 4, "cli": 5}
+# the imports against the flow, each with its reason
+AGAINST_THE_FLOW = {
+    ("coriolis_cli.recordings.align", "coriolis_cli.engine"),  # engine.compiled: the derivative fit's loop over rows
+    ("coriolis_cli.along.distributed", "coriolis_cli.report.streams"),  # each part written as compute writes one
+    ("coriolis_cli.codegen", "coriolis_cli.report.output"),  # the C files written atomically, as every output
+}
+
+
+def test_data_flows_one_way_through_the_layers():
+    graph = _import_graph()
+    layer = {m: m.split(".")[1] for m in graph if m.count(".") >= 1}
+    against = sorted((m, t) for m, targets in graph.items() for t in targets
+                     if layer.get(m) in LAYERS and layer.get(t) in LAYERS and LAYERS[layer[t]] > LAYERS[layer[m]])
+    assert set(against) == AGAINST_THE_FLOW, against
+    siblings = sorted((m, t) for m, targets in graph.items() for t in targets
+                      if {layer.get(m), layer.get(t)} == {"model", "recordings"} and layer.get(m) == "model")
+    assert siblings == []  # the model reads no recording
+    assert set(layer.values()) - {"robots"} <= set(LAYERS), set(layer.values()) - set(LAYERS)
+
+
 def test_the_imports_draw_no_cycle():
     """Packages importing their own modules (an ``__init__`` re-exporting them) are no cycle;
     any other loop, lazy or not, is."""

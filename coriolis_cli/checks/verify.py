@@ -346,7 +346,7 @@ def _mujoco_peer(robot, reduced: bool):
     """(MuJoCo's model of the robot, or None; why not): MJCF models as MuJoCo compiled them, URDF
     and YAML robots of 1-DoF joints through MuJoCo's URDF compiler."""
     from ..errors import ModelError
-    from ..model.mjcf import MujocoPeer, mujoco_available
+    from ..peers.mujoco import MujocoPeer, mujoco_available
 
     if not mujoco_available():
         return None, "mujoco is not installed (pip install mujoco)"

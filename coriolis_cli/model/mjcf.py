@@ -45,7 +45,7 @@ def is_mjcf(text: str) -> bool:
     return re.search(r"<mujoco[\s>/]", head) is not None and "<robot" not in head.split("<mujoco")[0]
 
 
-def _mujoco():
+def import_mujoco():
     try:
         import mujoco
     except ImportError:
@@ -105,7 +105,7 @@ def _replicated_bodies(path: str, text: str | None) -> int:
 
 def compile_model(path: str, text: str | None = None):
     """MuJoCo's compiled model of the file ``path`` (or of ``text``, named ``path``)."""
-    mujoco = _mujoco()
+    mujoco = import_mujoco()
     from .limits import max_bodies
 
     made = _replicated_bodies(path, text)
@@ -211,7 +211,7 @@ def _compile_without_missing_assets(mujoco, path: str, text: str | None):
 def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
     """The description of the MJCF file ``path`` (or ``text``) as MuJoCo compiles it (see the
     module's docstring)."""
-    mujoco = _mujoco()
+    mujoco = import_mujoco()
     m = compile_model(path, text)
 
     bodies, names = body_names(m), joint_names(m)
@@ -434,29 +434,6 @@ def compile_description(desc):
         return compile_model(desc.source or desc.name, urdf_for_mujoco(desc))
 
 
-class MujocoPeer:
-    """MuJoCo as a reference: M (mj_fullM) and the bias C q̇ + g (qfrc_bias) of the model an MJCF
-    robot came from, in our coordinates (M = T⁻ᵀ M_mj T⁻¹ where ν = T qvel; see mujoco_state)."""
-
-    def __init__(self, robot):
-        mujoco = _mujoco()
-        self.m = compile_description(robot.description)
-        self.mujoco = mujoco
-        self.d = mujoco.MjData(self.m)
-        self.layout = layout(robot, self.m)
-
-    def mass_and_bias(self, q, v):
-        """(T, M_mj, bias_mj, Ṫ qvel) at our (q, ν), on MuJoCo's DoF that are ours (a locked
-        joint is held at its value and its rows left out)."""
-        qpos, qvel, T, acc = mujoco_state(self.layout, q, v, self.m.nq, self.m.nv)
-        self.d.qpos[:], self.d.qvel[:] = qpos, qvel
-        self.mujoco.mj_forward(self.m, self.d)
-        M = np.zeros((self.m.nv, self.m.nv))
-        self.mujoco.mj_fullM(self.m, self.d, M)
-        k = self.layout.dofs
-        return T[:, k], M[np.ix_(k, k)], self.d.qfrc_bias[k].copy(), acc
-
-
 def urdf_for_mujoco(desc) -> str:
     """URDF text of ``desc`` for MuJoCo's URDF compiler: no geometry, no mimic, fixed links fused."""
     import re
@@ -468,11 +445,3 @@ def urdf_for_mujoco(desc) -> str:
                    joints=tuple(replace(j, extra=(), mimic=None) for j in desc.joints))
     return re.sub(r"(<robot[^>]*>)", r'\1<mujoco><compiler discardvisual="true" fusestatic="true"/></mujoco>',
                   to_urdf(bare), count=1)
-
-
-def mujoco_available() -> bool:
-    try:
-        import mujoco  # noqa: F401
-    except Exception:  # noqa: BLE001 - any import failure means the peer is absent
-        return False
-    return True

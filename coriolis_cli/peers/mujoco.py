@@ -1,5 +1,6 @@
-"""MuJoCo's state of a robot loaded from MJCF, and back: ``to_mujoco(robot, q, v)`` and
-``from_mujoco(robot, qpos, qvel)``.
+"""MuJoCo as a peer: its M and bias forces in our coordinates (``MujocoPeer``, an oracle for
+``verify`` and the tests), and its state of a robot loaded from MJCF, and back:
+``to_mujoco(robot, q, v)`` and ``from_mujoco(robot, qpos, qvel)``.
 
 MuJoCo's qpos holds quaternions w first and hinge and slide joints from qpos0 (``ref`` offsets);
 its qvel holds a free joint's linear velocity in world axes. Ours: q with quaternions x, y, z, w
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..model.geometry import quat_to_matrix
-from ..model.mjcf import BALL, HINGE, SLIDE, compile_description, layout, mujoco_state
+from ..model.mjcf import BALL, HINGE, SLIDE, compile_description, import_mujoco, layout, mujoco_state
 
 STATES = "mujoco: states"
 
@@ -75,3 +76,34 @@ def from_mujoco(robot, qpos, qvel=None) -> tuple[np.ndarray, np.ndarray]:
         qbar = robot.map.reduce_configuration(q)
         return qbar, np.linalg.lstsq(_coordinates(robot).jacobian(qbar), v, rcond=None)[0]
     return q, v
+
+
+class MujocoPeer:
+    """MuJoCo as a reference: M (mj_fullM) and the bias C q̇ + g (qfrc_bias) of the model an MJCF
+    robot came from, in our coordinates (M = T⁻ᵀ M_mj T⁻¹ where ν = T qvel; see mujoco_state)."""
+
+    def __init__(self, robot):
+        mujoco = import_mujoco()
+        self.m = compile_description(robot.description)
+        self.mujoco = mujoco
+        self.d = mujoco.MjData(self.m)
+        self.layout = layout(robot, self.m)
+
+    def mass_and_bias(self, q, v):
+        """(T, M_mj, bias_mj, Ṫ qvel) at our (q, ν), on MuJoCo's DoF that are ours (a locked
+        joint is held at its value and its rows left out)."""
+        qpos, qvel, T, acc = mujoco_state(self.layout, q, v, self.m.nq, self.m.nv)
+        self.d.qpos[:], self.d.qvel[:] = qpos, qvel
+        self.mujoco.mj_forward(self.m, self.d)
+        M = np.zeros((self.m.nv, self.m.nv))
+        self.mujoco.mj_fullM(self.m, self.d, M)
+        k = self.layout.dofs
+        return T[:, k], M[np.ix_(k, k)], self.d.qfrc_bias[k].copy(), acc
+
+
+def mujoco_available() -> bool:
+    try:
+        import mujoco  # noqa: F401
+    except Exception:  # noqa: BLE001 - any import failure means the peer is absent
+        return False
+    return True
