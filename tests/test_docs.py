@@ -7,14 +7,17 @@ import os
 import subprocess
 import sys
 
+import click
 import pytest
 
 from .conftest import ROOT
 
+sys.path.insert(0, os.path.join(ROOT, "docs"))
+from hooks import SHARED  # noqa: E402  (the options that load a robot, listed once on the robot files page)
+
 
 def test_the_site_builds_strictly_with_a_page_per_command(tmp_path):
     pytest.importorskip("mkdocs")
-    pytest.importorskip("mkdocs_click")
     pytest.importorskip("mkdocstrings")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     # not -q: a quiet build drops the warnings that --strict counts, and passes with them
@@ -27,6 +30,12 @@ def test_the_site_builds_strictly_with_a_page_per_command(tmp_path):
     for name in cli.commands:
         page = tmp_path / "site" / "commands" / name / "index.html"
         assert page.exists(), name
-        assert f"coriolis {name}" in page.read_text(encoding="utf-8"), name
+        text = page.read_text(encoding="utf-8")
+        assert f"coriolis {name}" in text, name
+        for option in cli.commands[name].params:  # every option of the command, from the command itself
+            if isinstance(option, click.Option) and option.name not in SHARED:
+                assert f"<code>{option.opts[0]}" in text, (name, option.opts[0])
+    robots = (tmp_path / "site" / "robots" / "index.html").read_text(encoding="utf-8")
+    assert all(f"<code>--{name.replace('_', '-')}" in robots for name in SHARED)
     derivatives = (tmp_path / "site" / "api" / "derivatives" / "index.html").read_text(encoding="utf-8")
     assert "inverse_dynamics_derivatives" in derivatives and "tangent space" in derivatives

@@ -1,0 +1,68 @@
+"""MkDocs hook: a command's usage and options, taken from the click command itself.
+
+``<!-- command: NAME -->`` in a page becomes the command's description, its usage line and its
+options as a definition list, which wraps on a phone (mkdocs-click's plain style is an 80-column
+block that does not, and its table style shows click's internal defaults). The options that load a
+robot, shared by most commands, are listed once, on the robot files page (``<!-- robot options
+-->``), and named with a link on each command's page.
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+import re
+
+import click
+
+COMMAND = re.compile(r"^<!-- command: ([\w-]+) -->$", re.M)
+ROBOT_OPTIONS = re.compile(r"^<!-- robot options -->$", re.M)
+SHARED = ("floating_base", "strict", "mimic", "base_velocity", "lock", "dof_order", "loops", "independent",
+          "xacro_arg", "package_path")
+
+
+def _cli():
+    from coriolis_cli.cli import cli
+
+    return cli
+
+
+def _text(help_text: str) -> str:
+    """click's help as Markdown: HTML and Markdown's emphasis and code marks kept as written."""
+    text = html.escape(" ".join(help_text.split()), quote=False)
+    return re.sub(r"([\\`*_\[\]])", r"\\\1", text)
+
+
+def _options(command: click.Command, ctx: click.Context, names) -> list[str]:
+    lines = []
+    for param in command.get_params(ctx):
+        record = param.get_help_record(ctx)
+        if record is None or param.name not in names or "--help" in param.opts:
+            continue
+        flags, help_text = record
+        lines += [f"`{flags}`", f":   {_text(help_text) or '&nbsp;'}", ""]
+    return lines
+
+
+def _command(name: str) -> str:
+    command = _cli().commands[name]
+    ctx = click.Context(command, info_name=f"coriolis {name}")
+    params = [p.name for p in command.get_params(ctx) if isinstance(p, click.Option)]
+    shared = [n for n in SHARED if n in params]
+    own = [n for n in params if n not in shared]
+    lines = [_text(inspect.cleandoc(command.help or "")), "", "```text", command.get_usage(ctx), "```", ""]
+    lines += _options(command, ctx, own)
+    if shared:
+        flags = ", ".join(f"`--{n.replace('_', '-')}`" for n in shared)
+        lines += [f"and the [robot options](../robots.md#robot-options): {flags}.", ""]
+    return "\n".join(lines)
+
+
+def _robot_options() -> str:
+    command = _cli().commands["info"]
+    return "\n".join(_options(command, click.Context(command, info_name="coriolis info"), SHARED))
+
+
+def on_page_markdown(markdown, page, config, files):
+    markdown = COMMAND.sub(lambda m: _command(m.group(1)), markdown)
+    return ROBOT_OPTIONS.sub(lambda m: _robot_options(), markdown)
