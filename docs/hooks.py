@@ -5,18 +5,23 @@ options as a definition list, which wraps on a phone (mkdocs-click's plain style
 block that does not, and its table style shows click's internal defaults). The options that load a
 robot, shared by most commands, are listed once, on the robot files page (``<!-- robot options
 -->``), and named with a link on each command's page.
+
+``<!-- BENCHMARKS.md -->`` becomes the repository's BENCHMARKS.md (every timing, with the command
+that measured it) below its title, its picture paths made relative to the page.
 """
 
 from __future__ import annotations
 
 import html
 import inspect
+import os
 import re
 
 import click
 
 COMMAND = re.compile(r"^<!-- command: ([\w-]+) -->$", re.M)
 ROBOT_OPTIONS = re.compile(r"^<!-- robot options -->$", re.M)
+BENCHMARKS = re.compile(r"^<!-- BENCHMARKS.md -->$", re.M)
 SHARED = ("floating_base", "strict", "mimic", "base_velocity", "lock", "dof_order", "loops", "independent",
           "xacro_arg", "package_path")
 
@@ -63,6 +68,14 @@ def _robot_options() -> str:
     return "\n".join(_options(command, click.Context(command, info_name="coriolis info"), SHARED))
 
 
+def _benchmarks(config) -> str:
+    root = os.path.dirname(config["config_file_path"])
+    with open(os.path.join(root, "BENCHMARKS.md"), encoding="utf-8") as f:
+        text = f.read()
+    return text.split("\n", 1)[1].replace("](docs/", "](")
+
+
 def on_page_markdown(markdown, page, config, files):
     markdown = COMMAND.sub(lambda m: _command(m.group(1)), markdown)
+    markdown = BENCHMARKS.sub(lambda m: _benchmarks(config), markdown)
     return ROBOT_OPTIONS.sub(lambda m: _robot_options(), markdown)

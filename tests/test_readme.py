@@ -57,7 +57,8 @@ def test_python_api_examples_run(monkeypatch):
 
 # ---- every command README shows runs, and its numbers are the commands' own ----------------------------
 def _readme_commands() -> list[str]:
-    shown = re.findall(r"^\$ (coriolis .*)$", README, re.M) + [" ".join(c.split()) for c in re.findall(r"`(coriolis [^`]*)`", README)]
+    joined = re.sub(r" \\\n\s*", " ", README)  # a command continued on the next line with " \"
+    shown = re.findall(r"^\$ (coriolis .*)$", joined, re.M) + [" ".join(c.split()) for c in re.findall(r"`(coriolis [^`]*)`", joined)]
     placeholders = ("ROBOT", "FILE", "[", "...", "TOPOLOGY")
     out = [c for c in dict.fromkeys(shown) if not any(p in c for p in placeholders) or ".../talos_data/" in c]
     return [c for c in out if c.strip() != "coriolis info"]  # the usage error README quotes

@@ -27,7 +27,7 @@ from .common import (check_outputs, cli, emit, err, load, recording_options, rob
               help="Also fit a constant offset per 1-DoF joint in the recorded effort (a torque sensor's, a current "
                    "reading's); observe takes it with --effort-offset.")
 @click.option("--weight", type=float, default=1e-6, show_default=True,
-              help="Pull towards ROBOT's parameters, relative to the data's mean column weight (see README).")
+              help="Pull towards ROBOT's parameters, relative to the data's mean column weight (see the identify page of the documentation).")
 @click.option("--cutoff", type=float, default=20.0, show_default=True, help="λ (1/s) of the momentum and energy forms' filter.")
 @click.option("--effort", type=click.Choice(["held", "sampled"]), default="held", show_default=True,
               help="held: each τ is a command held until the next sample; sampled: measured at its stamp.")
