@@ -253,3 +253,18 @@ def test_structure_picture_grows_with_nv(long_names, run_cli, tmp_path, robot, l
     tree = tmp_path / "tree.png"
     assert run_cli("info", long_names, "--plot", tree).code == 0
     assert Image.open(tree).size[0] >= 4 * 100 * 30 * 8 * 0.6 / 72  # four legs' leaves, 30-character labels
+
+
+@pytest.mark.parametrize("width", [80, 50])
+def test_skew_reads_whole_at_80_columns(run_cli, monkeypatch, width):
+    """skew's nine columns once left one character for the factorizations' names at 80 columns
+    and hid the last column; one column per factorization keeps every word and number."""
+    monkeypatch.setattr(common.out, "width", width)
+    r = run_cli("skew", robot_path("humanoid.urdf"), "--floating-base", "--trials", "2")
+    assert r.code == 0, r
+    assert max(cell_len(line) for line in r.out.splitlines()) <= width
+    rows = {line.strip("│").split("│")[0].strip(): line for line in r.out.splitlines() if line.startswith("│")}
+    if width == 80:
+        assert all(name in r.out for name in ("christoffel", "featherstone", "C + S, S q̇ = 0"))
+        assert [c.strip() for c in rows["Christoffel-consistent"].split("│")[2:5]] == ["yes", "no", "no"]
+    assert len(_numbers_in_rows(r.out)) == 12

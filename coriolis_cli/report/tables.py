@@ -275,10 +275,16 @@ def fit_columns(table: Table) -> Table:
     others fold onto further lines where the console is narrow."""
     for column in table.columns:
         texts = [c.plain if isinstance(c, Text) else str(c) for c in column._cells]
+        header = column.header.plain if isinstance(column.header, Text) else str(column.header)
         if texts and all(_numeric(x) for x in texts):
-            column.no_wrap = True
+            # the numbers whole on one line; a long header folds at its spaces instead
             column.min_width = max(len(x) for x in texts)
+            column.no_wrap = len(header) <= column.min_width
+            column.overflow = "fold"
         else:
+            # words kept whole down to a readable width; only longer ones fold
+            words = [w for x in texts + [header] for w in x.split()]
+            column.min_width = min(max((len(w) for w in words), default=1), 8)
             column.overflow = "fold"
     return table
 
