@@ -235,28 +235,36 @@ def _did_you_mean(text: str) -> str:
 def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent",
                base_velocity: str = "body", lock=None, dof_order: str = "file", xacro_args: dict | None = None,
                package_paths=(), loops: str = "closed", independent=()):
-    """Load a robot from a .urdf/.yaml file or a spec such as ``quadruped:20``.
+    """Load a robot from a file (URDF, xacro, MJCF, YAML), a bundled robot's name or a spec such as
+    ``quadruped:20``.
 
-    ``floating_base=True`` puts a free joint (Pinocchio's free-flyer convention) between the
-    world and the root link. Inertias that no rigid body has and joints that move no mass are
-    computed with and reported in one warning each; ``strict=True`` refuses them.
-    ``mimic="independent"`` (Pinocchio's default) loads mimic joints as DoF of their own;
-    ``mimic="enforce"`` returns the robot in the coordinates of its independent joints, with
-    q_j = a·q_m + b for every mimic joint (a :class:`~coriolis_cli.model.coordinates.ReducedRobot`).
-    ``base_velocity`` (floating base): ``body`` (Pinocchio's, the default), ``mixed`` or
-    ``inertial`` (iDynTree's MIXED and INERTIAL_FIXED); see model.coordinates.BaseVelocityMap.
-    A YAML robot with ``loops:`` is returned in its independent coordinates, the loops' other
-    joints solved for at every evaluation (engine.loops).
-    ``lock``: {pattern: value or None} (or a list of patterns) of joints to hold fixed, their
-    bodies merged into their parents (Pinocchio's buildReducedModel); shell globs on joint names,
-    values in radians or metres, None for the neutral value; a mimic joint follows its leader
-    (see model.lock). ``dof_order``: ``file`` (depth first, children as the file writes them; the
-    default, stable when joints are renamed) or ``pinocchio`` (children by name, Pinocchio's order,
-    so that vectors and matrices equal Pinocchio's without a permutation). ``xacro_args``
-    ({name: value}) and ``package_paths`` (folders for $(find pkg)) serve .xacro files.
-    ``loops``: ``closed`` (the default) solves closed loops (YAML ``loops:``, MJCF ``<connect>`` and
-    ``<weld>`` between bodies); ``open`` drops their closures with a warning naming each, leaving
-    the spanning tree. ``independent`` (joint names) overrides the loops' independent coordinates.
+    A robot with mimic joints enforced, closed loops or another base velocity is returned in those
+    coordinates (a ``ReducedRobot``, whose tree is ``robot.full``); every function takes it as it
+    takes a tree.
+
+    :param path_or_spec: the file, ``-`` for standard input, a bundled robot's name or a spec.
+    :param floating_base: put a free joint (Pinocchio's free-flyer convention) between the world
+        and the root link.
+    :param strict: refuse inertias that no rigid body has and joints that move no mass, which are
+        otherwise computed with and reported in one warning each.
+    :param mimic: ``independent`` (Pinocchio's default) loads mimic joints as DoF of their own;
+        ``enforce`` returns the robot in its independent joints' coordinates, q_j = a·q_m + b.
+    :param base_velocity: for a floating base, ``body`` (Pinocchio's, the default), ``mixed`` or
+        ``inertial`` (iDynTree's MIXED and INERTIAL_FIXED).
+    :param lock: {pattern: value or None} (or a list of patterns) of joints to hold fixed, their
+        bodies merged into their parents (Pinocchio's buildReducedModel): shell globs on joint
+        names, values in radians or metres, None for the neutral value; a mimic joint follows its
+        leader.
+    :param dof_order: ``file`` (depth first, children as the file writes them; the default, stable
+        when joints are renamed) or ``pinocchio`` (children by name, so that vectors and matrices
+        equal Pinocchio's without a permutation).
+    :param xacro_args: {name: value} for a .xacro file.
+    :param package_paths: folders for a .xacro file's ``$(find pkg)``.
+    :param loops: ``closed`` (the default) solves closed loops (YAML ``loops:``, MJCF ``<connect>``
+        and ``<weld>`` between bodies) at every evaluation; ``open`` drops their closures with a
+        warning naming each, leaving the spanning tree.
+    :param independent: joint names that override the loops' independent coordinates.
+    :raises ModelError: a file, spec or option that cannot give a robot, in one line.
     """
     from .coordinates import BASE_VELOCITIES, MIMIC_MODES, enforce_mimic, with_base_velocity
 

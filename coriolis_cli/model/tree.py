@@ -121,6 +121,13 @@ class Caches:
 
 @dataclass(frozen=True, eq=False)
 class RobotModel(Caches):
+    """A robot as an immutable tree of bodies, numbered so that a parent comes before its
+    children (Pinocchio's Model). ``load_robot`` makes it; every function of the package takes it.
+    Sizes: ``nq``, ``nv``, ``n_bodies``, ``depth``; names: ``dof_names`` (nv), ``config_names``
+    (nq), ``joint_names``; ``bodies`` (each with its ``joint``, ``mass``, ``com`` and ``inertia``),
+    ``gravity``, ``total_mass``, and what is physically wrong but computable
+    (``inertia_issues``, ``massless_joints``)."""
+
     name: str
     bodies: tuple[Body, ...]
     floating_base: bool
@@ -139,14 +146,17 @@ class RobotModel(Caches):
     # ---- sizes -------------------------------------------------------------------------
     @property
     def n_bodies(self) -> int:
+        """Number of moving bodies (fixed joints merged), N in O(Nd)."""
         return len(self.bodies)
 
     @cached_property
     def nq(self) -> int:
+        """Length of a configuration q (a free joint takes 7: position and quaternion)."""
         return sum(b.joint.nq for b in self.bodies)
 
     @cached_property
     def nv(self) -> int:
+        """Length of a velocity ν, and the size of M, C and each side of Γ."""
         return sum(b.joint.nv for b in self.bodies)
 
     @cached_property
@@ -185,6 +195,7 @@ class RobotModel(Caches):
 
     @cached_property
     def total_mass(self) -> float:
+        """Sum of the bodies' masses (kg)."""
         return float(sum(b.mass for b in self.bodies))
 
     # ---- names -------------------------------------------------------------------------
@@ -200,6 +211,7 @@ class RobotModel(Caches):
 
     @cached_property
     def joint_names(self) -> tuple[str, ...]:
+        """Each body's joint name, in body order."""
         return tuple(b.joint.name for b in self.bodies)
 
     # ---- structure ---------------------------------------------------------------------
