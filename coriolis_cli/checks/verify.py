@@ -282,7 +282,7 @@ FORWARD_STEPS = (1e-6, 1e-4)  # of q̈'s: round-off grows as cond(M)/h, truncati
 
 def _derivative_errors(robot, q, qd, qdd):
     """The analytic first derivatives of τ(q, q̇, q̈) and of q̈(q, q̇, τ) at τ = τ(q, q̇, q̈), each
-    column less its central difference along robot.integrate (the tangent space on free, spherical
+    column less its central difference along integrate(robot, q, δ) (the tangent space on free, spherical
     and planar joints), and the derivatives themselves (for the scale)."""
     from ..errors import SingularMassMatrixError
 

@@ -35,7 +35,7 @@ SIGNATURES = {
         "const double *q, const double *qd, const double *qdd, double *dtau_dq, double *dtau_dqd",
         "dtau/dq and dtau/dqd of tau = M qdd + C qd + g, each nv x nv, [i*nv + j] = d tau_i / d x_j (dtau/dqdd\n"
         " * is M); on free, spherical and planar joints q moves in the tangent space (nv columns), as\n"
-        " * coriolis' robot.integrate(q, dq): a free joint's position by R v, its quaternion by 1/2 q (w, 0)"),
+        " * coriolis' integrate(robot, q, dq): a free joint's position by R v, its quaternion by 1/2 q (w, 0)"),
 }
 # a C identifier that CasADi also takes as a function name with _coriolis etc. appended
 # (casadi::Function::check_name: a letter first, no "__", so no "_" at either end)

@@ -145,7 +145,7 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | N
     """(∂τ/∂q, ∂τ/∂q̇, M = ∂τ/∂q̈) of τ = M q̈ + C q̇ + g at (q, q̇, q̈), by one forward and one
     backward pass in O(N d) (Carpentier & Mansard, RSS 2018; engine/core/rnea_derivatives.hpp),
     the joints' armature included. [i, j] = ∂τ_i/∂x_j; on free, spherical and planar joints q
-    moves in the tangent space, as Pinocchio's does (q ⊕ δ = ``robot.integrate(q, δ)``). With
+    moves in the tangent space, as Pinocchio's does (q ⊕ δ = ``integrate(robot, q, δ)``). With
     ``data=`` the results are ``data.dtau_dq, data.dtau_dv, data.dtau_da``. Batches: q, qd, qdd
     of shape (K, ·), in parallel."""
 
@@ -242,7 +242,7 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: 
     """(∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇, ∂²τ/∂q∂q̈) of τ = M q̈ + C q̇ + g at (q, q̇, q̈), each (nv, nv, nv)
     with ``[i, j, k] = ∂/∂x_j (∂τ_i/∂y_k)`` (engine/core/rnea_second_derivatives.hpp): the first
     derivatives' entries differentiated along each q_j, as their central differences along
-    ``robot.integrate`` would be. ∂²τ/∂q̇² is Γ_ijk + Γ_ikj and ∂²τ/∂q∂q̈ is ∂M_ik/∂q_j. On free,
+    ``integrate(robot, q, δ)`` would be. ∂²τ/∂q̇² is Γ_ijk + Γ_ikj and ∂²τ/∂q∂q̈ is ∂M_ik/∂q_j. On free,
     spherical and planar joints q moves in the tangent space, where ∂²τ/∂q² is not symmetric in
     (j, k). Four nv³ tensors: above 256 MiB refused unless ``force=True``. With ``data=`` the
     results are ``data.second_outputs``, allocated on the first such call. Batches: (K, ·) states."""

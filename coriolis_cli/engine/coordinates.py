@@ -468,7 +468,7 @@ def _derivatives_states(robot, q, qd, x, what):
 @in_other_coordinates(api.inverse_dynamics_derivatives)
 def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data=None):
     """Aᵀ ∂τ/∂q A, Aᵀ ∂τ/∂q̇ A, Aᵀ M A of τ̄ = Aᵀ τ(q, A q̄̇, A q̄̈) (A constant); q̄ moves by
-    robot.integrate(q̄, δ̄), the tree by A δ̄."""
+    integrate(robot, q̄, δ̄), the tree by A δ̄."""
     Q, V, X, batch = _derivatives_states(robot, q, qd, qdd, "qdd")
     if batch:
         return _state_by_state(inverse_dynamics_derivatives, robot, (Q, V, X), (gravity,), data, 3, (robot.nv, robot.nv))
@@ -653,7 +653,7 @@ def _base_slotine_li_derivatives(robot, q, nu, nu_r, nudot_r, gravity, factoriza
         ∂τ̄/∂ν̇_r = Aᵀ M A,   ∂τ̄/∂ν_r = Aᵀ (C A + M Ȧ),   ∂τ̄/∂ν = Aᵀ (∂τ/∂q̇ A + M [Ȧ(e_j) ν_r]_j),
         ∂τ̄/∂δ_k = ∂Aᵀ/∂δ_k τ + Aᵀ (∂τ/∂q e_k + ∂τ/∂q̇ ∂A_k ν + C ∂A_k ν_r + M (∂A_k ν̇_r + ∂Ȧ_k ν_r)),
 
-    then · A (q̄ moves by robot.integrate). Into the workspace fields ``names`` (None: not kept)."""
+    then · A (q̄ moves by integrate(robot, q̄, δ̄)). Into the workspace fields ``names`` (None: not kept)."""
     n, b = robot.nv, base_velocity.B
     A, Adot, rates, dX, dXdot = _base_maps(robot, q, nu)
     v, v_r, a_r = A @ nu, A @ nu_r, A @ nudot_r + Adot @ nu_r
@@ -720,7 +720,7 @@ def _base_second_derivatives(robot, q, nu, nudot, gravity, force):
     (T_qq, T_vv, T_qv, T_qa) derivatives at (q, v, a) and X's derivatives along the base (first and
     second: base_velocity.map_derivatives, map_second_derivatives). D_m is the total derivative as
     the tree moves along its tangent e_m (A moves only for the base's six); ∂/∂q̄_j = Σ_m A_mj D_m as
-    q̄ moves by robot.integrate. With W[:, k] = Ȧ(e_k) ν + Ȧ(ν) e_k (= ∂(Ȧ ν)/∂ν_k):
+    q̄ moves by integrate(robot, q̄, δ̄). With W[:, k] = Ȧ(e_k) ν + Ȧ(ν) e_k (= ∂(Ȧ ν)/∂ν_k):
 
         ∂²τ̄/∂ν_j∂ν_k = Aᵀ (T_vv[:, A e_j, A e_k] + M (Ȧ(e_k) e_j + Ȧ(e_j) e_k)),
         D_m M̄ = ∂A_mᵀ M A + Aᵀ T_qa[:, m] A + Aᵀ M ∂A_m,
