@@ -55,7 +55,8 @@ def _command(name: str) -> str:
     params = [p.name for p in command.get_params(ctx) if isinstance(p, click.Option)]
     shared = [n for n in SHARED if n in params]
     own = [n for n in params if n not in shared]
-    lines = [_text(inspect.cleandoc(command.help or "")), "", "```text", command.get_usage(ctx), "```", ""]
+    paragraphs = [_text(part) for part in inspect.cleandoc(command.help or "").split("\n\n") if part.strip()]
+    lines = [*(x for part in paragraphs for x in (part, "")), "```text", command.get_usage(ctx), "```", ""]
     lines += _options(command, ctx, own)
     if shared:
         flags = ", ".join(f"`--{n.replace('_', '-')}`" for n in shared)

@@ -179,7 +179,10 @@ def test_a_spatial_loop(tmp_path, floating):
     assert {"a", "b", "c", "d", "j"} <= {c.key for c in rec.checks if c.passed}
 
 
-MJCF_LOOPS = [os.path.join(os.path.dirname(__file__), "data", "mjcf", name) for name in ("fourbar_connect.xml", "weld_4r.xml")]
+# MJCF linkages: a four-bar, a weld, a slider-crank on a rotated base far from the origin, a pin to
+# the world through a slide joint, a weld closed through a slide joint on an offset root
+MJCF_LOOPS = [os.path.join(os.path.dirname(__file__), "data", "mjcf", name)
+              for name in ("fourbar_connect.xml", "weld_4r.xml", "slider_crank.xml", "world_pin.xml", "weld_slide.xml")]
 
 
 @pytest.mark.parametrize("path", [FOURBAR, KNEE, "spatial", *MJCF_LOOPS])

@@ -164,17 +164,17 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
     frame = "body coordinates" if getattr(data, "full", data).body_frame_joints else "world frame"  # a tree's workspace
     if "crba" in what:
         out.timings.append(Timing("crba", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.mass_matrix(robot, q, data=data), repeat), f"CRBA in {frame}, create_data() reused"))
+            lambda: engine.mass_matrix(robot, q, data=data), repeat), f"CRBA in {frame}, create_data(robot) reused"))
     if "rnea" in what:
         out.timings.append(Timing("rnea", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.inverse_dynamics(robot, q, qd, qdd_r, data=data), repeat), f"RNEA in {frame}, create_data() reused"))
+            lambda: engine.inverse_dynamics(robot, q, qd, qdd_r, data=data), repeat), f"RNEA in {frame}, create_data(robot) reused"))
     if "gravity" in what:
         out.timings.append(Timing("gravity", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.gravity_vector(robot, q, data=data), repeat), f"RNEA at rest in {frame}, create_data() reused"))
+            lambda: engine.gravity_vector(robot, q, data=data), repeat), f"RNEA at rest in {frame}, create_data(robot) reused"))
     if "fd" in what:
         out.timings.append(Timing("fd", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.forward_dynamics(robot, q, qd, tau, data=data), repeat),
-            f"{'ABA in body coordinates' if frame == 'body coordinates' else 'CRBA + LᵀDL'}, create_data() reused"))
+            f"{'ABA in body coordinates' if frame == 'body coordinates' else 'CRBA + LᵀDL'}, create_data(robot) reused"))
     if "slotine" in what:
         out.timings.append(Timing("slotine", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), repeat), "Alg. 3, create_data(robot) reused"))
@@ -190,35 +190,35 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
     v_r = qd + 0.1 * qdd_r  # a reference velocity near q̇, as a tracking controller's
     if "dg" in what and derivatives:
         out.timings.append(Timing("dg", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.gravity_derivatives(robot, q, data=data), repeat), "at rest, create_data() reused"))
+            lambda: engine.gravity_derivatives(robot, q, data=data), repeat), "at rest, create_data(robot) reused"))
     if "dslotine" in what and derivatives:
         out.timings.append(Timing("dslotine", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.slotine_li_derivatives(robot, q, qd, v_r, qdd_r, data=data), repeat),
-            "two velocities, create_data() reused"))
+            "two velocities, create_data(robot) reused"))
     if "dCv" in what and derivatives:
         out.timings.append(Timing("dCv", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.coriolis_product_derivatives(robot, q, qd, v_r, data=data), repeat),
-            "v = q̇_r, create_data() reused"))
+            "v = q̇_r, create_data(robot) reused"))
     if "d2tau" in what and derivatives:
         try:
             engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data)  # allocates its tensors
             out.timings.append(Timing("d2tau", OURS_DATA, 1e6 * median_call_time(
                 lambda: engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data), repeat),
-                "four nv³ tensors, create_data() reused"))
+                "four nv³ tensors, create_data(robot) reused"))
         except InputError as e:  # too large for the memory guard, or coordinates it does not take
             warnings.warn(Note(f"{robot.name}: d2tau not timed: {e}"), stacklevel=2)
     if "dCTqd" in what and derivatives:
         out.timings.append(Timing("dCTqd", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.coriolis_transpose_derivatives(robot, q, qd, data=data), repeat),
-            "create_data() reused"))
+            "create_data(robot) reused"))
     if "dtau" in what and derivatives:
         out.timings.append(Timing("dtau", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.inverse_dynamics_derivatives(robot, q, qd, qdd_r, data=data), repeat),
-            "RNEA derivatives, create_data() reused"))
+            "RNEA derivatives, create_data(robot) reused"))
     if "dqdd" in what and derivatives:
         out.timings.append(Timing("dqdd", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.forward_dynamics_derivatives(robot, q, qd, tau, data=data), repeat),
-            "at q̈, then −M⁻¹ ∂τ/∂x; create_data() reused"))
+            "at q̈, then −M⁻¹ ∂τ/∂x; create_data(robot) reused"))
     # the same kernels in a compiled loop (the call's overhead is the difference)
     if not getattr(robot, "is_reduced", False):
         Q, QD = np.ascontiguousarray(q[None]), np.ascontiguousarray(qd[None])

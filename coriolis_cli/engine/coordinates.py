@@ -87,7 +87,13 @@ def evaluation(robot):
     try:
         return robot.caches[EVALUATION]
     except KeyError:
-        return robot.caches.setdefault(EVALUATION, _EVALUATIONS[type(robot.map)](robot.map))
+        pass
+    if not getattr(robot, "is_reduced", False):
+        raise TypeError(f"robot '{robot.name}' is in its tree's own coordinates: there is no map to evaluate")
+    make = _EVALUATIONS.get(type(robot.map))
+    if make is None:
+        raise TypeError(f"robot '{robot.name}': no evaluation of a {type(robot.map).__name__}")
+    return robot.caches.setdefault(EVALUATION, make(robot.map))
 
 
 def random_configuration(robot, rng=None) -> np.ndarray:
@@ -494,7 +500,7 @@ def _base_inverse_dynamics_derivatives(robot, q, nu, nudot, gravity, d):
         ∂τ̄/∂δ_k = ∂Aᵀ/∂δ_k τ + Aᵀ (∂τ/∂q e_k + ∂τ/∂q̇ ∂A/∂δ_k ν + M (∂A/∂δ_k ν̇ + ∂Ȧ/∂δ_k ν)),
 
     δ the tree's tangent (only the base's six move A), and ∂τ̄/∂q̄ = ∂τ̄/∂δ A as q̄ ⊕ δ̄ = q ⊕ A δ̄
-    (ReducedRobot.integrate). X's derivatives: base_velocity.map_derivatives."""
+    (integrate). X's derivatives: base_velocity.map_derivatives."""
     b = base_velocity.B
     A, Adot, rates, dX, dXdot = _base_maps(robot, q, nu)
     v, a = A @ nu, A @ nudot + Adot @ nu

@@ -89,9 +89,19 @@ class ModelArrays(NamedTuple):
     geom: np.ndarray
 
 
-_FUNCTIONS = {"create_data": "create_data(robot)", "integrate": "integrate(robot, q, v)",
-              "random_configuration": "random_configuration(robot, rng)", "to_mujoco": "to_mujoco(robot, q, v)",
-              "from_mujoco": "from_mujoco(robot, qpos, qvel)"}
+class _AFunction:
+    """A name a robot does not have as a method because the package has it as a function (it
+    needs the engine, which the model does not import): asked for, it says which to call. A class
+    below that defines the method (a tree's integrate) keeps its own."""
+
+    def __init__(self, call: str):
+        self.call = call
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, robot, owner=None):
+        raise AttributeError(f"'{owner.__name__}' object has no attribute '{self.name}': call coriolis_cli.{self.call}")
 
 
 class Caches:
@@ -99,19 +109,17 @@ class Caches:
     it: what they derive from the robot once (the engine's workspaces, the evaluation of other
     coordinates), so that the model itself stays plain data."""
 
+    create_data = _AFunction("create_data(robot)")
+    integrate = _AFunction("integrate(robot, q, v)")
+    random_configuration = _AFunction("random_configuration(robot, rng)")
+    to_mujoco = _AFunction("to_mujoco(robot, q, v)")
+    from_mujoco = _AFunction("from_mujoco(robot, qpos, qvel)")
+
     @cached_property
     def caches(self) -> dict:
         """What other layers derive from this robot and keep with it (the engine's workspaces
         for calls without ``data=``); not pickled, not copied."""
         return {}
-
-    def __getattr__(self, name):
-        """Only for what is not found: the workspaces and moves that are functions of the package
-        (they need the engine, which the model does not import) say so."""
-        if name in _FUNCTIONS:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}': call "
-                                 f"coriolis_cli.{_FUNCTIONS[name]}")
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __getstate__(self):
         """The state for pickling and copying without ``caches`` (made again on first use): a
