@@ -243,6 +243,20 @@ COUPLED = """<mujoco model="coupled">
 """
 
 
+def test_a_curved_coupling_flat_at_the_neutral_pose_still_relates_the_branches():
+    """q3 = 0.5 q1² couples two branches, and its slope is zero at q1 = 0. The reduced DoF are
+    related (M̄_13 ≠ 0 elsewhere), which the relation pattern must say for every q̄, not only where
+    it was once sampled: a pattern read off A at the neutral pose made check f2 fail (4.14)."""
+    _needs_mujoco()
+    from coriolis_cli.checks.verify import verify_robot
+
+    path = os.path.join(os.path.dirname(__file__), "data", "mjcf", "curved_mimic_across_branches.xml")
+    robot = cc.load_robot(path, mimic="enforce")
+    assert robot.dof_related.all()
+    rec = verify_robot(robot, trials=5, ref_trials=2, seed=0)
+    assert [c.key for c in rec.checks if c.passed is False] == []
+
+
 def test_a_polynomial_joint_coupling_is_a_curved_change_of_coordinates(tmp_path, run_cli):
     """MuJoCo's <equality><joint polycoef>: with --mimic enforce, q_follow = 0.1 + 0.5 x + 0.8 x² − 0.3 x³
     of the drive's x, so A depends on q̄ and Ȧ ≠ 0; verify's finite-difference and reduced-RNEA
