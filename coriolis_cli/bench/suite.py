@@ -162,63 +162,50 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
     rng = np.random.default_rng(1)
     tau, qd_r, qdd_r = (rng.standard_normal(robot.nv) for _ in range(3))
     frame = "body coordinates" if getattr(data, "full", data).body_frame_joints else "world frame"  # a tree's workspace
+
+    def timed(key, call, how):
+        out.timings.append(Timing(key, OURS_DATA, 1e6 * median_call_time(call, repeat), f"{how}create_data(robot) reused"))
+
     if "crba" in what:
-        out.timings.append(Timing("crba", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.mass_matrix(robot, q, data=data), repeat), f"CRBA in {frame}, create_data(robot) reused"))
+        timed("crba", lambda: engine.mass_matrix(robot, q, data=data), f"CRBA in {frame}, ")
     if "rnea" in what:
-        out.timings.append(Timing("rnea", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.inverse_dynamics(robot, q, qd, qdd_r, data=data), repeat), f"RNEA in {frame}, create_data(robot) reused"))
+        timed("rnea", lambda: engine.inverse_dynamics(robot, q, qd, qdd_r, data=data), f"RNEA in {frame}, ")
     if "gravity" in what:
-        out.timings.append(Timing("gravity", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.gravity_vector(robot, q, data=data), repeat), f"RNEA at rest in {frame}, create_data(robot) reused"))
+        timed("gravity", lambda: engine.gravity_vector(robot, q, data=data), f"RNEA at rest in {frame}, ")
     if "fd" in what:
-        out.timings.append(Timing("fd", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.forward_dynamics(robot, q, qd, tau, data=data), repeat),
-            f"{'ABA in body coordinates' if frame == 'body coordinates' else 'CRBA + LᵀDL'}, create_data(robot) reused"))
+        timed("fd", lambda: engine.forward_dynamics(robot, q, qd, tau, data=data),
+              f"{'ABA in body coordinates' if frame == 'body coordinates' else 'CRBA + LᵀDL'}, ")
     if "slotine" in what:
-        out.timings.append(Timing("slotine", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), repeat), "Alg. 3, create_data(robot) reused"))
+        timed("slotine", lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), "Alg. 3, ")
         theta_hat = 0.9 * inertial_parameters(robot.full if hasattr(robot, "full") else robot)
         out.timings.append(Timing("slotine", OURS_ESTIMATE, 1e6 * median_call_time(
             lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, theta=theta_hat, data=data), repeat),
             "theta=θ̂, as an adaptive controller calls it"))
     asked = [key for key in DERIVATIVE_OUTPUTS if key in what]
     refusal = derivatives_refusal(robot) if asked else None
-    derivatives = refusal is None
-    if not derivatives:
+    if refusal is not None:
         warnings.warn(Note(f"{robot.name}: {', '.join(asked)} not timed: {refusal}"), stacklevel=2)
+        asked = []
     v_r = qd + 0.1 * qdd_r  # a reference velocity near q̇, as a tracking controller's
-    if "dg" in what and derivatives:
-        out.timings.append(Timing("dg", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.gravity_derivatives(robot, q, data=data), repeat), "at rest, create_data(robot) reused"))
-    if "dslotine" in what and derivatives:
-        out.timings.append(Timing("dslotine", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.slotine_li_derivatives(robot, q, qd, v_r, qdd_r, data=data), repeat),
-            "two velocities, create_data(robot) reused"))
-    if "dCv" in what and derivatives:
-        out.timings.append(Timing("dCv", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.coriolis_product_derivatives(robot, q, qd, v_r, data=data), repeat),
-            "v = q̇_r, create_data(robot) reused"))
-    if "d2tau" in what and derivatives:
-        try:
-            engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data)  # allocates its tensors
-            out.timings.append(Timing("d2tau", OURS_DATA, 1e6 * median_call_time(
-                lambda: engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data), repeat),
-                "four nv³ tensors, create_data(robot) reused"))
-        except InputError as e:  # too large for the memory guard, or coordinates it does not take
-            warnings.warn(Note(f"{robot.name}: d2tau not timed: {e}"), stacklevel=2)
-    if "dCTqd" in what and derivatives:
-        out.timings.append(Timing("dCTqd", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.coriolis_transpose_derivatives(robot, q, qd, data=data), repeat),
-            "create_data(robot) reused"))
-    if "dtau" in what and derivatives:
-        out.timings.append(Timing("dtau", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.inverse_dynamics_derivatives(robot, q, qd, qdd_r, data=data), repeat),
-            "RNEA derivatives, create_data(robot) reused"))
-    if "dqdd" in what and derivatives:
-        out.timings.append(Timing("dqdd", OURS_DATA, 1e6 * median_call_time(
-            lambda: engine.forward_dynamics_derivatives(robot, q, qd, tau, data=data), repeat),
-            "at q̈, then −M⁻¹ ∂τ/∂x; create_data(robot) reused"))
+    derivative_calls = (
+        ("dg", lambda: engine.gravity_derivatives(robot, q, data=data), "at rest, "),
+        ("dslotine", lambda: engine.slotine_li_derivatives(robot, q, qd, v_r, qdd_r, data=data), "two velocities, "),
+        ("dCv", lambda: engine.coriolis_product_derivatives(robot, q, qd, v_r, data=data), "v = q̇_r, "),
+        ("d2tau", lambda: engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data), "four nv³ tensors, "),
+        ("dCTqd", lambda: engine.coriolis_transpose_derivatives(robot, q, qd, data=data), ""),
+        ("dtau", lambda: engine.inverse_dynamics_derivatives(robot, q, qd, qdd_r, data=data), "RNEA derivatives, "),
+        ("dqdd", lambda: engine.forward_dynamics_derivatives(robot, q, qd, tau, data=data), "at q̈, then −M⁻¹ ∂τ/∂x; "),
+    )
+    for key, call, how in derivative_calls:
+        if key not in asked:
+            continue
+        if key == "d2tau":
+            try:
+                call()  # allocates its tensors
+            except InputError as e:  # too large for the memory guard, or coordinates it does not take
+                warnings.warn(Note(f"{robot.name}: d2tau not timed: {e}"), stacklevel=2)
+                continue
+        timed(key, call, how)
     # the same kernels in a compiled loop (the call's overhead is the difference)
     if not getattr(robot, "is_reduced", False):
         Q, QD = np.ascontiguousarray(q[None]), np.ascontiguousarray(qd[None])
