@@ -48,8 +48,8 @@ RANDOM_DRAW_SECONDS = 10.0  # a random closed configuration is refused after thi
 
 
 def constraints(robot, packed, n_rows: int, q):
-    """φ(q) and K = ∂φ/∂q of packed closures (model.loops) on the robot's tree: what the choice
-    of a loop's independent coordinates reads."""
+    """φ(q) and K = ∂φ/∂q of packed closures (model.loops) on the robot's tree, as the loop solve
+    computes them: the reference the loader's geometric K (LoopMap.loop_jacobian) is held to."""
     data = Data(robot)
     r, K = np.zeros(n_rows), np.zeros((n_rows, robot.nv))
     status = compiled.loop_constraints(data.core, np.ascontiguousarray(q, dtype=float), *packed, r, K)
