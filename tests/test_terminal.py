@@ -236,7 +236,7 @@ def test_bench_peers_without_pinocchio_says_so(run_cli, monkeypatch):
     monkeypatch.setattr(pinocchio_peer, "available", lambda: False)
     r = run_cli("bench", robot_path("planar_2link.urdf"), "--what", "C", "--peers", "--repeat", "3")
     assert r.code == 0, r
-    assert "Pinocchio is not installed, so its rows are skipped (pip install pin)" in r.err
+    assert "Pinocchio is not installed, so its rows are skipped (pip install 'coriolis-cli[bench]')" in r.err
 
 
 @pytest.mark.parametrize("robot, least", [("planar_2link.urdf", (1600, 1100))])

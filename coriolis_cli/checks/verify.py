@@ -157,7 +157,7 @@ def verify_robot(robot: RobotModel, label: str | None = None, trials: int = 100,
     coordinates = robot.velocities_are_coordinates  # else generalized speeds (free, planar, spherical)
     mj_peer, mj_why = _mujoco_peer(robot, reduced)
     pin_ok = use_pinocchio and pinocchio_peer.available()
-    peer, pin_why = None, "pin (Pinocchio) is not installed" if use_pinocchio else "skipped"
+    peer, pin_why = None, "pin (Pinocchio) is not installed (pip install 'coriolis-cli[bench]')" if use_pinocchio else "skipped"
     if pin_ok:
         try:
             peer = pinocchio_peer.PinocchioPeer(tree)
@@ -349,7 +349,7 @@ def _mujoco_peer(robot, reduced: bool):
     from ..peers.mujoco import MujocoPeer, mujoco_available
 
     if not mujoco_available():
-        return None, "mujoco is not installed (pip install mujoco)"
+        return None, "mujoco is not installed (pip install 'coriolis-cli[mujoco]')"
     mjcf = robot.description.origin_format == "mjcf"
     if reduced and not mjcf:
         return None, "compared on the full tree by check j; one change of coordinates at a time"

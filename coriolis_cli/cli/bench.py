@@ -153,7 +153,7 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, cod
 
         if not pinocchio_peer.available():
             err.print(styled(("note:", "yellow"), " --peers: Pinocchio is not installed, so its rows are skipped "
-                             "(pip install pin); our own baselines are timed"), soft_wrap=True)
+                             "(pip install 'coriolis-cli[bench]'); our own baselines are timed"), soft_wrap=True)
     bar, task = progress(len(models), "timing")
     with bar:
         done = iter(range(len(models)))

@@ -158,6 +158,7 @@ def expand(path: str, args: dict[str, str] | None = None, package_paths=()) -> s
 
     from .limits import env_int
 
+    _require_xacro(path)  # here, where the one-line error reaches the user, not in the child
     seconds, megabytes = env_int("CORIOLIS_XACRO_SECONDS", 30), env_int("CORIOLIS_XACRO_MB", 2048)
 
     def limit():  # in the child, before it runs
@@ -205,12 +206,27 @@ def _child() -> None:
     sys.stdout.write(json.dumps(answer))
 
 
+XACRO_HINT = "pip install 'coriolis-cli[xacro]'"
+
+
+def _require_xacro(path: str) -> None:
+    """The xacro package is an extra: a light install says which, in one line."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("xacro") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise ModelError(f"{path}: reading xacro needs the 'xacro' package", hint=XACRO_HINT)
+
+
 def _expand_here(path: str, args: dict[str, str] | None = None, package_paths=()) -> str:
     try:
         import xacro
         from xacro.substitution_args import ArgException, SubstitutionException
-    except ImportError:  # a dependency: only a broken install lacks it
-        raise ModelError(f"{path}: reading xacro needs the 'xacro' package", hint="pip install xacro") from None
+    except ImportError:
+        raise ModelError(f"{path}: reading xacro needs the 'xacro' package", hint=XACRO_HINT) from None
     args = {str(k): str(v) for k, v in (args or {}).items()}
     stderr, sys.stderr = sys.stderr, io.StringIO()  # xacro prints its own messages; ours are one line
     failures: list = []
