@@ -11,6 +11,9 @@ CORE   := CMakeLists.txt coriolis_cli/engine/bindings.cpp $(wildcard coriolis_cl
 # wheels land here, repaired to a manylinux tag on Linux; the tools that build them live apart
 DIST   := dist
 TOOLS  := build/tools
+# a Python >= 3.12 (on PATH, or installed by pyenv), whose wheel is the stable-ABI one
+ABI3_PYTHON ?= $(shell for p in python3.13 python3.12 $(wildcard $(HOME)/.pyenv/versions/3.1[2-9].*/bin/python3); do \
+  $$p -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && { command -v $$p; break; }; done)
 
 .PHONY: demo test test-install test-anywhere wheel bench clean compiler sanitize docs
 
@@ -48,7 +51,7 @@ test: $(TEST_STAMP)
 # here and installed into a fresh environment with no compiler on PATH, and `make demo` from a
 # fresh clone.
 test-install: $(TEST_STAMP)
-	$(BIN)/python -m pytest -m install -p no:cacheprovider tests/test_install.py
+	ABI3_PYTHON='$(ABI3_PYTHON)' $(BIN)/python -m pytest -m install -p no:cacheprovider tests/test_install.py
 
 # The suite as another machine runs it: NumPy's CPU dispatch limited to its baseline (the SIMD
 # features this CPU adds are switched off) and the second core kept busy by another process.
