@@ -7,7 +7,8 @@ robot, shared by most commands, are listed once, on the robot files page (``<!--
 -->``), and named with a link on each command's page.
 
 ``<!-- BENCHMARKS.md -->`` becomes the repository's BENCHMARKS.md (every timing, with the command
-that measured it) below its title, its picture paths made relative to the page.
+that measured it) below its title, its picture paths made relative to the page;
+``<!-- CHANGELOG.md -->`` the repository's CHANGELOG.md below its title.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import click
 COMMAND = re.compile(r"^<!-- command: ([\w-]+) -->$", re.M)
 ROBOT_OPTIONS = re.compile(r"^<!-- robot options -->$", re.M)
 BENCHMARKS = re.compile(r"^<!-- BENCHMARKS.md -->$", re.M)
+CHANGELOG = re.compile(r"^<!-- CHANGELOG.md -->$", re.M)
 SHARED = ("floating_base", "strict", "mimic", "base_velocity", "lock", "dof_order", "loops", "independent",
           "xacro_arg", "package_path")
 
@@ -69,14 +71,20 @@ def _robot_options() -> str:
     return "\n".join(_options(command, click.Context(command, info_name="coriolis info"), SHARED))
 
 
-def _benchmarks(config) -> str:
+def _below_title(config, name: str) -> str:
+    """The repository's file NAME without its first line (its title: the page has its own)."""
     root = os.path.dirname(config["config_file_path"])
-    with open(os.path.join(root, "BENCHMARKS.md"), encoding="utf-8") as f:
+    with open(os.path.join(root, name), encoding="utf-8") as f:
         text = f.read()
-    return text.split("\n", 1)[1].replace("](docs/", "](")
+    return text.split("\n", 1)[1]
+
+
+def _benchmarks(config) -> str:
+    return _below_title(config, "BENCHMARKS.md").replace("](docs/", "](")
 
 
 def on_page_markdown(markdown, page, config, files):
     markdown = COMMAND.sub(lambda m: _command(m.group(1)), markdown)
     markdown = BENCHMARKS.sub(lambda m: _benchmarks(config), markdown)
+    markdown = CHANGELOG.sub(lambda m: _below_title(config, "CHANGELOG.md"), markdown)
     return ROBOT_OPTIONS.sub(lambda m: _robot_options(), markdown)

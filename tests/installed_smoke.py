@@ -34,10 +34,9 @@ def command(name: str) -> str:
 def main(readme: str) -> int:
     import coriolis_cli
 
-    where = os.path.dirname(coriolis_cli.__file__)
-    checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if where.startswith(checkout + os.sep):
-        print(f"installed_smoke: imported coriolis_cli from the checkout ({where}), not an install", file=sys.stderr)
+    where = os.path.dirname(os.path.abspath(coriolis_cli.__file__))
+    if os.path.basename(os.path.dirname(where)) not in ("site-packages", "dist-packages"):
+        print(f"installed_smoke: imported coriolis_cli from {where}, not from an install", file=sys.stderr)
         return 1
     version = subprocess.run([command("coriolis"), "--version"], capture_output=True, text=True)
     if version.returncode != 0 or coriolis_cli.__version__ not in version.stdout:
