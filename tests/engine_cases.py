@@ -128,11 +128,18 @@ def coordinate_robots() -> list[tuple[str, object]]:
     return out
 
 
-def coordinate_outputs(robot, seed: int) -> dict:
-    """The public functions' outputs on a robot in other coordinates at a random state."""
+def coordinate_state(robot, seed: int):
+    """(q, q̇, q̇_r, q̈_r): a random state of a robot in other coordinates."""
     rng = np.random.default_rng(seed)
     q = cc.random_configuration(robot, rng)
-    qd, qd_r, qdd_r = (rng.uniform(-2, 2, robot.nv) for _ in range(3))
+    return (q, *(rng.uniform(-2, 2, robot.nv) for _ in range(3)))
+
+
+def coordinate_outputs(robot, seed: int, q=None, qd=None) -> dict:
+    """The public functions' outputs on a robot in other coordinates at a random state, or at the
+    given q and q̇ (with the random state's q̇_r and q̈_r)."""
+    q0, qd0, qd_r, qdd_r = coordinate_state(robot, seed)
+    q, qd = q0 if q is None else q, qd0 if qd is None else qd
     M, Mdot, C = cc.coriolis_matrix(robot, q, qd)
     return {"q": q, "qd": qd, "M": M, "Mdot": Mdot, "C": C, "Gamma": cc.christoffel(robot, q),
             "Mcrba": cc.mass_matrix(robot, q), "tau": cc.inverse_dynamics(robot, q, qd, qdd_r),
