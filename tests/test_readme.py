@@ -147,12 +147,17 @@ def test_readme_simulate_numbers_are_the_commands(panda_runs):
     assert f"{adaptive.V[-1]:.2g}" == f"{v_end:g}"
     exact = panda_runs[("passivity", "christoffel")]
     assert f"{exact.tracking_error[-1]:.2g}" == f"{_number(r'error falls to ([0-9.e-]+) rad'):g}"
+    # C + S divides by q̇ᵀq̇: once q̇ passes near zero the run amplifies round-off (its peak of V was
+    # 32-, 35- and 64-fold on three BLAS kernels), so the page states what comes before, and bounds
     bad = panda_runs[("passivity", "nonadmissible")]
-    k = int(np.argmax(bad.V))
-    assert round(bad.V[k] / bad.V[0]) == _number(r"V climbs ([0-9]+)-fold, to")
-    assert f"{bad.V[k]:.4g}" == f"{_number(r'-fold, to ([0-9.]+) at t ='):g}"
-    assert f"{bad.t[k]:.4g}" == f"{_number(r'-fold, to [0-9.]+ at t = ([0-9.]+) s'):g}"
-    assert f"{bad.tracking_error.max():.3g}" == f"{_number(r'and the error to ([0-9.]+) rad'):g}"
+    early = _number(r"V climbs [0-9.]+-fold in the first ([0-9.]+) s")
+    k = int(np.argmin(np.abs(bad.t - early)))
+    assert f"{bad.V[k] / bad.V[0]:.3g}" == f"{_number(r'V climbs ([0-9.]+)-fold in the first'):g}"
+    assert bad.V.max() / bad.V[0] > _number(r"and more than ([0-9]+)-fold over the run")
+    assert bad.tracking_error.max() > _number(r"the error passes ([0-9.]+) rad")
+    speed = np.linalg.norm(bad.qd, axis=1)
+    window = (bad.t > early / 2) & (bad.t < 2 * early)  # q̇ starts at rest: its first pass near zero after
+    assert f"{bad.t[window][np.argmin(speed[window])]:.2g}" == f"{_number(r'as q̇ passes near zero, at t = ([0-9.]+) s'):g}"
 
 
 def test_readme_verify_suite_size_is_the_suites(run_cli):
