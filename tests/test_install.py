@@ -129,6 +129,21 @@ def test_cibuildwheel_builds_every_platform_the_readme_names(platform, expected)
         assert os.path.exists(os.path.join(ROOT, rel)), rel
 
 
+def test_the_wheels_workflow_builds_on_each_platform_with_that_configuration():
+    """What cannot run here (macOS, Windows, aarch64 Linux) runs unchanged on a CI service."""
+    import yaml
+
+    with open(os.path.join(ROOT, ".github", "workflows", "wheels.yml"), encoding="utf-8") as f:
+        workflow = yaml.safe_load(f)
+    jobs = workflow["jobs"]
+    systems = jobs["wheels"]["strategy"]["matrix"]["os"]
+    assert {s.split("-")[0] for s in systems} == {"ubuntu", "macos", "windows"}, systems
+    assert any("arm" in s for s in systems if s.startswith("ubuntu")), "aarch64 Linux is built natively"
+    runs = [step.get("run", "") for step in jobs["wheels"]["steps"]]
+    assert any("cibuildwheel --output-dir" in r for r in runs), runs
+    assert any("abi3audit --strict" in step.get("run", "") for step in jobs["abi3"]["steps"])
+
+
 # ---------------------------------------------------------------------------------------------
 # make test-install
 
