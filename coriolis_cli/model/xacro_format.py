@@ -175,19 +175,25 @@ def expand(path: str, args: dict[str, str] | None = None, package_paths=()) -> s
         done = subprocess.run([sys.executable, "-c", "from coriolis_cli.model.xacro_format import _child; _child()"],
                               input=request, capture_output=True, text=True, timeout=seconds + 5, env=env,
                               preexec_fn=limit if os.name == "posix" else None)
-    except subprocess.TimeoutExpired:
-        raise ModelError(f"{path}: xacro did not finish within {seconds} s (a macro that never ends, or an "
-                         "expression too large to evaluate)", hint="set CORIOLIS_XACRO_SECONDS to allow longer") from None
+    except subprocess.TimeoutExpired:  # the wall clock: a child that waits, or one a busy machine starves
+        raise _out_of_time(path, seconds) from None
     try:
         answer = json.loads(done.stdout)
     except ValueError:
-        why = "ran out of its time" if done.returncode in (-9, -24, 152, 137) else "ran out of its memory or failed"
-        raise ModelError(f"{path}: xacro {why} ({seconds} s, {megabytes} MiB) while expanding it (a macro that never "
-                         "ends, or an expression too large to evaluate)",
-                         hint="set CORIOLIS_XACRO_SECONDS or CORIOLIS_XACRO_MB to allow more") from None
+        if done.returncode in (-9, -24, 152, 137):  # the CPU limit: SIGXCPU, then SIGKILL at the hard one
+            raise _out_of_time(path, seconds) from None
+        raise ModelError(f"{path}: xacro ran out of its memory or failed ({megabytes} MiB) while expanding it (a "
+                         "macro that never ends, or an expression too large to evaluate)",
+                         hint="set CORIOLIS_XACRO_MB to allow more") from None
     if "text" in answer:
         return answer["text"]
     raise ModelError(answer["error"], hint=answer.get("hint")) from None
+
+
+def _out_of_time(path: str, seconds: int) -> ModelError:
+    """One message for xacro's time, whichever of its CPU and wall-clock bounds ends it first."""
+    return ModelError(f"{path}: xacro ran out of its time ({seconds} s) while expanding it (a macro that never ends, "
+                      "or an expression too large to evaluate)", hint="set CORIOLIS_XACRO_SECONDS to allow longer")
 
 
 def _child() -> None:
