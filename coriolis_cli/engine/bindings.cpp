@@ -286,7 +286,17 @@ NB_MODULE(compiled, m) {
         .def_prop_ro("N", [](const Workspace& w) { return w.model.N; })
         .def_prop_ro("nv", [](const Workspace& w) { return w.model.nv; })
         .def_prop_ro("nq", [](const Workspace& w) { return w.model.nq; })
-        .def_prop_ro("body_frame", [](const Workspace& w) { return w.model.body_frame; });
+        .def_prop_ro("body_frame", [](const Workspace& w) { return w.model.body_frame; })
+        .def_prop_ro(
+            "bytes", [](const Workspace& w) { return w.model.bytes() + w.data.bytes(); },
+            "The bytes the model and the workspace hold (core/data.hpp's table).");
+    m.def(
+        "workspace_bytes",
+        [](std::size_t nq, std::size_t N, std::size_t nv) {
+            return Model::bytes_for(N, nv) + Data::doubles(nq, N, nv) * sizeof(double);
+        },
+        nb::arg("nq"), nb::arg("N"), nb::arg("nv"),
+        "The bytes a Workspace of these sizes will hold, before it is made: Workspace.bytes, ahead.");
 
     // ---- one state: the status code of engine/core/joints.hpp, RECHECK for an argument to convert ----
     m.def(

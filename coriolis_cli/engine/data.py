@@ -14,6 +14,7 @@ mistake; copy an output before changing it.
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -84,19 +85,61 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return v
 
 
+class Block(NamedTuple):
+    """One output block of Data: the array the core writes (``count`` outputs of nv x nv, or nv
+    entries, side by side; count 0: one nv x nv output, the block itself), the core's writable
+    names for its outputs, the read-only views users read, and the tuple of them a data= call
+    returns."""
+
+    name: str
+    count: int
+    square: bool
+    writable: tuple
+    views: tuple
+    outputs: str | None
+
+    def shape(self, nv: int) -> tuple:
+        one = (nv, nv) if self.square else (nv,)
+        return (self.count, *one) if self.count else one
+
+
+# Every output block of Data, once: its allocation, its views, copies and pickling, and the memory
+# estimate are made from this table (the core's own fields: core/data.hpp's table).
+BLOCKS = (
+    Block("coriolis_block", 3, True, ("M_out", "Mdot_out", "C_out"), ("M", "Mdot", "C"), "coriolis_outputs"),
+    Block("vector_block", 3, False, ("tau_out", "g_out", "qdd_out"), ("tau", "g", "qdd"), None),
+    Block("momentum_block", 2, False, ("p_out", "ct_out"), ("p", "CTqd"), None),  # one pass writes both
+    Block("derivatives_block", 3, True, (), ("dtau_dq", "dtau_dv", "dtau_da"), "derivatives_outputs"),
+    Block("fd_derivatives_block", 3, True, (), ("dqdd_dq", "dqdd_dv", "Minv"), "fd_derivatives_outputs"),
+    Block("slotine_derivatives_block", 4, True, (), ("dslotine_dq", "dslotine_dv", "dslotine_dvr", "dslotine_dar"),
+          "slotine_derivatives_outputs"),
+    Block("coriolis_product_block", 2, True, (), ("dCv_dq", "dCv_dv"), "coriolis_product_outputs"),
+    Block("dg_block", 0, True, (), ("dg_dq",), None),
+    Block("coriolis_transpose_block", 2, True, (), ("dCTqd_dq", "dCTqd_dv"), "coriolis_transpose_outputs"),
+)
+
+
+def workspace_bytes(robot) -> int:
+    """The bytes create_data(robot) allocates, before it does: the core's model and workspace
+    (core/data.hpp's table, through the binding) and the output blocks (BLOCKS). Γ and the
+    second-order derivatives, allocated on first use, are not counted."""
+    nq, nv, N = robot.nq, robot.nv, robot.n_bodies
+    return compiled.workspace_bytes(nq, N, nv) + sum(8 * int(np.prod(b.shape(nv))) for b in BLOCKS)
+
+
 class Data:
     """Workspace and outputs for one robot, reused across calls (not shared between threads): the
     compiled core's model and workspace (``core``), and the output arrays the calls with data=
-    write and return, named by quantity. M, Ṁ and C are one block, as Algorithm 1 writes them."""
+    write and return, named by quantity (BLOCKS). M, Ṁ and C are one block, as Algorithm 1 writes
+    them."""
 
     def __init__(self, robot):
-        nq, nv, N = robot.nq, robot.nv, robot.n_bodies
-        # engine/core/data.hpp's vectors (244 N + 6 nv² + 85 nv + nq), and the outputs here (18 nv² + 5 nv)
-        need = 8 * (244 * N + 24 * nv * nv + 90 * nv + nq)
+        nq, nv = robot.nq, robot.nv
+        need = workspace_bytes(robot)
         if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter
             check_memory(need, "the workspace")
         self.robot = robot
-        self.nq, self.nv = robot.nq, robot.nv
+        self.nq, self.nv = nq, nv
         model = robot.arrays
         self.core = compiled.Workspace(model.ints, model.cols, model.geom, nq)
         # 1-DoF joints under at most a free root: M, τ, g, q̈ and Slotine–Li in body coordinates
@@ -105,36 +148,27 @@ class Data:
         # the robot's gravity as the calls with data= pass it
         self.gravity = np.array(robot.gravity_array, dtype=float)
         # what the core writes (writable) and what users read (read-only views of the same memory)
-        self.coriolis_block = np.zeros((3, nv, nv))
-        self.M_out, self.Mdot_out, self.C_out = self.coriolis_block
-        self.tau_out, self.g_out, self.qdd_out = np.zeros((3, nv))
-        self.momentum_block = np.zeros((2, nv))  # p and Cᵀq̇: one pass writes both
-        self.p_out, self.ct_out = self.momentum_block
-        self.M, self.Mdot, self.C = (_read_only(x) for x in (self.M_out, self.Mdot_out, self.C_out))
-        self.tau, self.g, self.qdd = _read_only(self.tau_out), _read_only(self.g_out), _read_only(self.qdd_out)
-        self.p, self.CTqd = _read_only(self.p_out), _read_only(self.ct_out)
+        for block in BLOCKS:
+            array = np.zeros(block.shape(nv))
+            setattr(self, block.name, array)
+            parts = list(array) if block.count else [array]
+            for name, part in zip(block.writable, parts):
+                setattr(self, name, part)
+            views = tuple(_read_only(x) for x in parts)
+            for name, view in zip(block.views, views):
+                setattr(self, name, view)
+            if block.outputs:
+                setattr(self, block.outputs, views)  # one tuple, returned on every call
         self.Gamma = None  # allocated on first use: nv³ doubles
-        self.second_out, self.second_outputs = None, None
-        self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use  # the second-order derivatives: 4 nv³, on first use
         self.gamma_out = None  # the core's writable Γ
-        self.coriolis_outputs = (self.M, self.Mdot, self.C)  # one tuple, returned on every call
-        self.derivatives_block = np.zeros((3, nv, nv))  # ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ = M
-        self.derivatives_outputs = tuple(_read_only(x) for x in self.derivatives_block)
-        self.dtau_dq, self.dtau_dv, self.dtau_da = self.derivatives_outputs
-        self.fd_derivatives_block = np.zeros((3, nv, nv))  # ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ = M⁻¹
-        self.fd_derivatives_outputs = tuple(_read_only(x) for x in self.fd_derivatives_block)
-        self.dqdd_dq, self.dqdd_dv, self.Minv = self.fd_derivatives_outputs
-        self.slotine_derivatives_block = np.zeros((4, nv, nv))  # ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̇_r = C, ∂τ/∂q̈_r = M
-        self.slotine_derivatives_outputs = tuple(_read_only(x) for x in self.slotine_derivatives_block)
-        self.dslotine_dq, self.dslotine_dv, self.dslotine_dvr, self.dslotine_dar = self.slotine_derivatives_outputs
-        self.coriolis_product_block = np.zeros((2, nv, nv))  # ∂(C v)/∂q, ∂(C v)/∂q̇
-        self.coriolis_product_outputs = tuple(_read_only(x) for x in self.coriolis_product_block)
-        self.dCv_dq, self.dCv_dv = self.coriolis_product_outputs
-        self.dg_block = np.zeros((nv, nv))  # ∂g/∂q
-        self.dg_dq = _read_only(self.dg_block)
-        self.coriolis_transpose_block = np.zeros((2, nv, nv))  # ∂(Cᵀq̇)/∂q, ∂(Cᵀq̇)/∂q̇
-        self.coriolis_transpose_outputs = tuple(_read_only(x) for x in self.coriolis_transpose_block)
-        self.dCTqd_dq, self.dCTqd_dv = self.coriolis_transpose_outputs
+        self.second_out, self.second_outputs = None, None  # the second-order derivatives: 4 nv³, on first use
+        self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use
+
+    @property
+    def bytes(self) -> int:
+        """The bytes this workspace holds: the core's and the output blocks' (Γ and the second
+        derivatives, once allocated, apart)."""
+        return self.core.bytes + sum(getattr(self, b.name).nbytes for b in BLOCKS)
 
     def ensure_second(self, force: bool = False) -> None:
         """The second-order derivatives' four nv³ tensors, allocated on first use (Γ's guard, four times)."""
@@ -153,9 +187,7 @@ class Data:
             self.gamma_out, self.Gamma = G, _read_only(G)
 
     def _contents(self):
-        return (self.coriolis_block, self.tau_out, self.g_out, self.qdd_out, self.momentum_block, self.derivatives_block,
-                self.fd_derivatives_block, self.slotine_derivatives_block, self.coriolis_product_block, self.dg_block,
-                self.coriolis_transpose_block)
+        return tuple(getattr(self, b.name) for b in BLOCKS)
 
     def __copy__(self) -> Data:
         """Another workspace for the same robot with the same outputs; the robot, immutable, is

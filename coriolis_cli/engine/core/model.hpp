@@ -7,6 +7,7 @@
 //   geom (N x GEOM_WIDTH): joint placement, inertia and armature at the G_* offsets below
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +42,15 @@ struct Model {
     int col_previous(int j) const { return int(cols[3 * j + 1]); }
     int col_unit(int j) const { return int(cols[3 * j + 2]); }
     const double* body_geom(int i) const { return geom.data() + GEOM_WIDTH * i; }
+
+    // the bytes a model of N bodies and nv columns holds (the memory estimate), and this one's
+    static std::size_t bytes_for(std::size_t N, std::size_t nv) {
+        return (4 * N + 3 * nv) * sizeof(int64_t) + GEOM_WIDTH * N * sizeof(double) + (nv + N) * sizeof(int);
+    }
+    std::size_t bytes() const {
+        return (ints.capacity() + cols.capacity()) * sizeof(int64_t) + geom.capacity() * sizeof(double) +
+               (col_end.capacity() + body_end.capacity()) * sizeof(int);
+    }
 
     // true for a body's first column, seen from the leaves: where its composites go to its parent
     bool is_first_column(int j) const {
