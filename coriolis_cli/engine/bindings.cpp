@@ -11,9 +11,11 @@
 #include <nanobind/stl/string.h>
 #include <numpy/arrayobject.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/base_velocity.hpp"
 #include "core/batch.hpp"
@@ -156,6 +158,15 @@ Closures closures_in(const Model& model, nb::handle ci, nb::handle cg, nb::handl
     return c;
 }
 
+// a closed loops' kernel at q: the packed closures checked, then f(closures, their rows, q or
+// null when q must be converted)
+template <typename F>
+int64_t at_closures(Workspace& w, nb::handle q, nb::handle ci, nb::handle cg, nb::handle support, F f) {
+    npy_intp rows;
+    const Closures c = closures_in(w.model, ci, cg, support, rows);
+    return f(c, rows, vector_in(q, w.model.nq));
+}
+
 // indices into q or v, each checked
 const int64_t* indices_in(nb::handle h, npy_intp& n, int bound, const char* what) {
     n = length_of(h, what);
@@ -229,41 +240,174 @@ void check_factorization(int factorization) {
         throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
 }
 
-// A derivatives kernel, (model, data, q, q̇, x, gravity, A, B, C) with three nv x nv outputs, bound
-// as `name` for one state (into out (3, nv, nv)) and as `batch_name` for K states (out (K, 3, nv,
-// nv)); x is q̈ or τ. Names and doc are literals: kept.
-template <typename Kernel>
-void def_derivatives(nb::module_& m, const char* name, const char* batch_name, const char* x, Kernel kernel,
-                     const char* doc) {
+// ---- one template for the kernels: a one-line adapter bound for one state and for K states ----
+//
+// A kernel takes q, V vectors nv long (q̇, q̈, τ, q̇_r, ...) and, in this order, what TAKES names
+// of θ, gravity and the factorization; it writes one output block whose shape per state `shape`
+// gives. Bound for one state as (workspace, q, v..., options..., out) → status, RECHECK for an
+// argument the Python layer converts and checks in full; for K states as (workspace, Q, V...,
+// options..., out, status, threads), the GIL released (engine/algorithms.py calls both).
+
+enum Takes : unsigned { STATES_ONLY = 0, THETA = 1, GRAVITY = 2, FACTORIZATION = 4 };
+
+struct Options {
+    const double* theta = nullptr;  // null: the model's own parameters
+    const double* gravity = NO_GRAVITY;
+    int factorization = CHRISTOFFEL;
+};
+
+// one state's output block: up to four dimensions, and how many outputs lie side by side along
+// the first (1: the block is one output)
+struct Shape {
+    int rank;
+    npy_intp dims[4];
+    int parts = 1;
+    int64_t size() const {
+        int64_t s = 1;
+        for (int k = 0; k < rank; ++k) s *= dims[k];
+        return s;
+    }
+};
+
+// the outputs of one state's block, each where it starts
+using Outputs = std::array<double*, 4>;
+
+Outputs split(double* block, const Shape& shape) {
+    Outputs out{};
+    const int64_t part = shape.size() / shape.parts;
+    for (int k = 0; k < shape.parts; ++k) out[k] = block + k * part;
+    return out;
+}
+
+// a kernel's adapter: the core's function called with the states, options and outputs it takes
+#define ADAPT(call)                                                                                         \
+    [](const Model& model, Data& d, const double* q, const auto& v, const Options& o, const Outputs& out) \
+        -> int64_t {                                                                                        \
+        (void)model, (void)q, (void)v, (void)o;                                                            \
+        return call;                                                                                        \
+    }
+
+template <int V>
+using Velocities = std::array<const double*, V>;
+
+template <std::size_t>
+using Handle = nb::handle;
+
+double* block_out(nb::handle h, npy_intp K, const Shape& shape, const char* what) {
+    npy_intp dims[5];
+    int rank = 0;
+    if (K >= 0) dims[rank++] = K;  // K < 0: one state
+    for (int k = 0; k < shape.rank; ++k) dims[rank++] = shape.dims[k];
+    PyObject* o = h.ptr();
+    auto* a = reinterpret_cast<PyArrayObject*>(o);
+    bool ok = is_double_array(o) && PyArray_NDIM(a) == rank && PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISWRITEABLE(a);
+    for (int d = 0; ok && d < rank; ++d) ok = PyArray_DIM(a, d) == dims[d];
+    if (!ok) throw nb::value_error((std::string(what) + ": expected a writable C-contiguous float64 array of the "
+                                                        "robot's shape")
+                                       .c_str());
+    return static_cast<double*>(PyArray_DATA(a));
+}
+
+int factorization_in(nb::handle h) {
+    const long code = PyLong_AsLong(h.ptr());
+    if (code == -1 && PyErr_Occurred()) throw nb::python_error();
+    check_factorization(int(code));
+    return int(code);
+}
+
+// the options among args[first...] in TAKES's order; θ is kept as a handle, checked per call
+template <unsigned TAKES>
+Options options_in(const nb::handle* args, int first, nb::handle& theta) {
+    Options o;
+    if (TAKES & THETA) theta = args[first++];
+    if (TAKES & GRAVITY) o.gravity = array_in(args[first++], {3}, "gravity");
+    if (TAKES & FACTORIZATION) o.factorization = factorization_in(args[first++]);
+    return o;
+}
+
+constexpr int option_count(unsigned takes) {
+    return int((takes & THETA) != 0) + int((takes & GRAVITY) != 0) + int((takes & FACTORIZATION) != 0);
+}
+
+template <int V, unsigned TAKES, typename ShapeOf, typename Kernel, std::size_t... I>
+void def_one(nb::module_& m, const char* name, const std::array<const char*, sizeof...(I)>& names, ShapeOf shape,
+             Kernel kernel, const char* doc, std::index_sequence<I...>) {
+    constexpr int A = int(sizeof...(I));  // q, the V vectors, the options, out
     m.def(
         name,
-        [=](Workspace& w, nb::handle q, nb::handle qd, nb::handle xs, nb::handle gravity, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            double* o = array_out(out, {3, n, n}, "out");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *xp = vector_in(xs, n);
-            if (!qp || !qdp || !xp) return RECHECK;
-            return kernel(w.model, w.data, qp, qdp, xp, grav, o, o + n * n, o + 2 * n * n);
+        [=](Workspace& w, Handle<I>... handles) -> int64_t {
+            const nb::handle args[A] = {handles...};
+            const Model& model = w.model;
+            const Shape one = shape(model);
+            double* out = block_out(args[A - 1], -1, one, names[A - 1]);
+            nb::handle theta;
+            Options o = options_in<TAKES>(args, 1 + V, theta);
+            const double* q = vector_in(args[0], model.nq);
+            bool ok = q != nullptr;
+            Velocities<V> v{};
+            for (int k = 0; k < V; ++k) ok = (v[k] = vector_in(args[1 + k], model.nv)) && ok;
+            if (TAKES & THETA) ok = ok && parameters_in(theta, model, o.theta);
+            if (!ok) return RECHECK;
+            return kernel(model, w.data, q, v, o, split(out, one));
         },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg(x), nb::arg("gravity"), nb::arg("out"), doc);
+        nb::arg("workspace"), nb::arg(names[I])..., doc);
+}
+
+template <int V, unsigned TAKES, typename ShapeOf, typename Kernel, std::size_t... I>
+void def_batch(nb::module_& m, const char* name, const std::array<const char*, sizeof...(I)>& names, ShapeOf shape,
+               Kernel kernel, std::index_sequence<I...>) {
+    constexpr int A = int(sizeof...(I));
     m.def(
-        batch_name,
-        [=](Workspace& w, nb::handle Q, nb::handle QD, nb::handle XS, nb::handle gravity, nb::handle out,
-            nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
-                         *xs = array_in(XS, {K, n}, "X"), *grav = array_in(gravity, {3}, "gravity");
-            double* o = array_out(out, {K, 3, n, n}, "out");
-            const int64_t nn = int64_t(n) * n;
+        name,
+        [=](Workspace& w, Handle<I>... handles, nb::handle status, int threads) {
+            const nb::handle args[A] = {handles...};
+            const Model& model = w.model;
+            const int n = model.nv, nq = model.nq;
+            const npy_intp K = states_in(args[0], nq);
+            const double* Q = static_cast<const double*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(args[0].ptr())));
+            Velocities<V> V0{};
+            for (int k = 0; k < V; ++k) V0[k] = array_in(args[1 + k], {K, n}, names[1 + k]);
+            nb::handle theta;
+            Options o = options_in<TAKES>(args, 1 + V, theta);
+            if ((TAKES & THETA) && !parameters_in(theta, model, o.theta))
+                throw nb::value_error("theta: expected 10 N finite inertial parameters, or none");
+            const Shape one = shape(model);
+            double* out = block_out(args[A - 1], K, one, names[A - 1]);
+            const int64_t stride = one.size();
             each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                double* D = o + 3 * nn * s;
-                return kernel(w.model, d, q + s * nq, qd + s * n, xs + s * n, grav, D, D + nn, D + 2 * nn);
+                Velocities<V> v;
+                for (int k = 0; k < V; ++k) v[k] = V0[k] + s * n;
+                return kernel(model, d, Q + s * nq, v, o, split(out + stride * s, one));
             });
         },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("X"), nb::arg("gravity"), nb::arg("out"),
-        nb::arg("status"), nb::arg("threads"));
+        nb::arg("workspace"), nb::arg(names[I])..., nb::arg("status"), nb::arg("threads"));
 }
+
+// `name` for one state and `name`_batch for K states, from one adapter; the names are literals
+// (nanobind keeps the pointers): q, the V vectors, the options, out
+template <int V, unsigned TAKES, typename ShapeOf, typename Kernel>
+void def_kernel(nb::module_& m, const char* name, const char* batch_name,
+                const std::array<const char*, 2 + V + option_count(TAKES)>& names, ShapeOf shape, Kernel kernel,
+                const char* doc) {
+    using Indices = std::make_index_sequence<2 + V + option_count(TAKES)>;
+    def_one<V, TAKES>(m, name, names, shape, kernel, doc, Indices{});
+    if (batch_name) def_batch<V, TAKES>(m, batch_name, names, shape, kernel, Indices{});
+}
+
+Shape square(const Model& m) { return {2, {m.nv, m.nv}}; }
+Shape one_vector(const Model& m) { return {1, {m.nv}}; }
+Shape cube(const Model& m) { return {3, {m.nv, m.nv, m.nv}}; }
+template <int COUNT>
+Shape squares(const Model& m) { return {3, {COUNT, m.nv, m.nv}, COUNT}; }
+template <int COUNT>
+Shape cubes(const Model& m) { return {4, {COUNT, m.nv, m.nv, m.nv}, COUNT}; }
+Shape vectors2(const Model& m) { return {2, {2, m.nv}, 2}; }
+// rows of the regressors, 10 N wide: nv + 1 (Y and Yᵀs), nv (Y), 3 nv + 1 (Y_p, Y_c, Y_g, Y_T)
+Shape regressor_and_gradient(const Model& m) { return {2, {m.nv + 1, N_PARAMETERS * m.N}}; }
+Shape regressor_rows(const Model& m) { return {2, {m.nv, N_PARAMETERS * m.N}}; }
+Shape gradient(const Model& m) { return {1, {N_PARAMETERS * m.N}}; }
+int64_t regressor_block(const Model& m) { return int64_t(m.nv) * N_PARAMETERS * m.N; }
+Shape momentum_regressor_rows(const Model& m) { return {2, {3 * m.nv + 1, N_PARAMETERS * m.N}}; }
 
 }  // namespace
 
@@ -298,457 +442,89 @@ NB_MODULE(compiled, m) {
         nb::arg("nq"), nb::arg("N"), nb::arg("nv"),
         "The bytes a Workspace of these sizes will hold, before it is made: Workspace.bytes, ahead.");
 
-    // ---- one state: the status code of engine/core/joints.hpp, RECHECK for an argument to convert ----
-    m.def(
-        "mass_matrix",
-        [](Workspace& w, nb::handle q, nb::handle M) -> int64_t {
-            const int n = w.model.nv;
-            double* Mo = array_out(M, {n, n}, "M");
-            const double* qp = vector_in(q, w.model.nq);
-            if (!qp) return RECHECK;
-            return compute_mass_matrix(w.model, w.data, qp, Mo);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("M"), "M(q) into M (related entries only).");
-
-    m.def(
-        "inverse_dynamics",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qdd, nb::handle gravity, nb::handle tau) -> int64_t {
-            const int n = w.model.nv;
-            double* out = array_out(tau, {n}, "tau");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *qddp = vector_in(qdd, n);
-            if (!qp || !qdp || !qddp) return RECHECK;
-            return compute_inverse_dynamics(w.model, w.data, qp, qdp, qddp, grav, out);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qdd"), nb::arg("gravity"), nb::arg("tau"),
-        "τ(q, q̇, q̈) into tau.");
-
-    m.def(
-        "gravity_vector",
-        [](Workspace& w, nb::handle q, nb::handle gravity, nb::handle g) -> int64_t {
-            double* out = array_out(g, {w.model.nv}, "g");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double* qp = vector_in(q, w.model.nq);
-            if (!qp) return RECHECK;
-            return compute_gravity_vector(w.model, w.data, qp, grav, out);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("gravity"), nb::arg("g"), "g(q) into g.");
-
-    m.def(
-        "forward_dynamics",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle tau, nb::handle gravity, nb::handle qdd) -> int64_t {
-            const int n = w.model.nv;
-            double* out = array_out(qdd, {n}, "qdd");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n), *taup = vector_in(tau, n);
-            if (!qp || !qdp || !taup) return RECHECK;
-            return compute_forward_dynamics(w.model, w.data, qp, qdp, taup, grav, out, w.data.M.data());
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("tau"), nb::arg("gravity"), nb::arg("qdd"),
-        "q̈ into qdd (M(q), where it is formed, stays in the workspace).");
-
-    m.def(
-        "coriolis_matrix",
-        [](Workspace& w, nb::handle q, nb::handle qd, int factorization, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            check_factorization(factorization);
-            double* M = array_out(out, {3, n, n}, "out");
-            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
-            if (!qp || !qdp) return RECHECK;
-            return coriolis_matrix(w.model, w.data, qp, qdp, factorization, M, M + n * n, M + 2 * n * n);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("factorization"), nb::arg("out"),
+    // ---- the kernels, each for one state and (most) for K states (def_kernel) ----
+    // one state returns the status code of engine/core/joints.hpp, or RECHECK for an argument to
+    // convert; K states on `threads` threads, the GIL released, outputs zeroed by the caller
+    def_kernel<0, STATES_ONLY>(m, "mass_matrix", "mass_matrix_batch", {"q", "M"}, square,
+                               ADAPT(compute_mass_matrix(model, d, q, out[0])), "M(q) into M (related entries only).");
+    def_kernel<2, GRAVITY>(m, "inverse_dynamics", "inverse_dynamics_batch", {"q", "qd", "qdd", "gravity", "tau"},
+                           one_vector, ADAPT(compute_inverse_dynamics(model, d, q, v[0], v[1], o.gravity, out[0])),
+                           "τ(q, q̇, q̈) into tau.");
+    def_kernel<0, GRAVITY>(m, "gravity_vector", "gravity_vector_batch", {"q", "gravity", "g"}, one_vector,
+                           ADAPT(compute_gravity_vector(model, d, q, o.gravity, out[0])), "g(q) into g.");
+    // M(q), where it is formed, stays in the workspace
+    def_kernel<2, GRAVITY>(
+        m, "forward_dynamics", "forward_dynamics_batch", {"q", "qd", "tau", "gravity", "qdd"}, one_vector,
+        ADAPT(compute_forward_dynamics(model, d, q, v[0], v[1], o.gravity, out[0], d.M.data())), "q̈ into qdd.");
+    def_kernel<1, FACTORIZATION>(
+        m, "coriolis_matrix", "coriolis_matrix_batch", {"q", "qd", "factorization", "out"}, squares<3>,
+        ADAPT(coriolis_matrix(model, d, q, v[0], o.factorization, out[0], out[1], out[2])),
         "M, Ṁ and C (Algorithm 1) into out (3, nv, nv).");
+    def_kernel<0, STATES_ONLY>(m, "christoffel", "christoffel_batch", {"q", "Gamma"}, cube,
+                               ADAPT(christoffel(model, d, q, out[0])), "Γ (Algorithm 2) into Gamma.");
 
-    def_derivatives(m, "inverse_dynamics_derivatives", "inverse_dynamics_derivatives_batch", "qdd", rnea_derivatives,
-                    "∂τ/∂q, ∂τ/∂q̇ and M (= ∂τ/∂q̈) into out (3, nv, nv).");
-    def_derivatives(m, "forward_dynamics_derivatives", "forward_dynamics_derivatives_batch", "tau",
-                    forward_dynamics_derivatives,
-                    "∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ (= ∂q̈/∂τ) into out (3, nv, nv).");
-
-    // Slotine–Li's derivatives, and those of C(q, q̇) v (Slotine–Li at q̈_r = 0 without gravity)
-    m.def(
-        "slotine_li_derivatives",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle gravity,
-           int factorization, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            check_factorization(factorization);
-            double* o = array_out(out, {4, n, n}, "out");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qd_r, n),
-                         *c = vector_in(qdd_r, n);
-            if (!qp || !a || !b || !c) return RECHECK;
-            const int64_t nn = int64_t(n) * n;
-            return slotine_li_derivatives(w.model, w.data, qp, a, b, c, grav, factorization, o, o + nn, o + 2 * nn,
-                                          o + 3 * nn);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("gravity"),
-        nb::arg("factorization"), nb::arg("out"), "∂τ/∂q, ∂τ/∂q̇, C (= ∂τ/∂q̇_r) and M (= ∂τ/∂q̈_r) into out (4, nv, nv).");
-    m.def(
-        "slotine_li_derivatives_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDR, nb::handle QDDR, nb::handle gravity,
-           int factorization, nb::handle out, nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            check_factorization(factorization);
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
-                         *qdr = array_in(QDR, {K, n}, "QDR"), *qddr = array_in(QDDR, {K, n}, "QDDR"),
-                         *grav = array_in(gravity, {3}, "gravity");
-            double* o = array_out(out, {K, 4, n, n}, "out");
-            const int64_t nn = int64_t(n) * n;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                double* D = o + 4 * nn * s;
-                return slotine_li_derivatives(w.model, d, q + s * nq, qd + s * n, qdr + s * n, qddr + s * n, grav,
-                                              factorization, D, D + nn, D + 2 * nn, D + 3 * nn);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDR"), nb::arg("QDDR"), nb::arg("gravity"),
-        nb::arg("factorization"), nb::arg("out"), nb::arg("status"), nb::arg("threads"));
-    m.def(
-        "coriolis_product_derivatives",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle v, int factorization, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            check_factorization(factorization);
-            double* o = array_out(out, {2, n, n}, "out");
-            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(v, n);
-            if (!qp || !a || !b) return RECHECK;
-            return slotine_li_derivatives(w.model, w.data, qp, a, b, w.data.zero.data(), NO_GRAVITY, factorization, o,
-                                          o + int64_t(n) * n, nullptr, nullptr);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("v"), nb::arg("factorization"), nb::arg("out"),
-        "∂(C v)/∂q and ∂(C v)/∂q̇ into out (2, nv, nv).");
-    m.def(
-        "coriolis_product_derivatives_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle V, int factorization, nb::handle out,
-           nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            check_factorization(factorization);
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"), *v = array_in(V, {K, n}, "V");
-            double* o = array_out(out, {K, 2, n, n}, "out");
-            const int64_t nn = int64_t(n) * n;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                double* D = o + 2 * nn * s;
-                return slotine_li_derivatives(w.model, d, q + s * nq, qd + s * n, v + s * n, d.zero.data(), NO_GRAVITY,
-                                              factorization, D, D + nn, nullptr, nullptr);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("V"), nb::arg("factorization"), nb::arg("out"),
-        nb::arg("status"), nb::arg("threads"));
-
-    m.def(
-        "gravity_derivatives",
-        [](Workspace& w, nb::handle q, nb::handle gravity, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            double* o = array_out(out, {n, n}, "out");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double* qp = vector_in(q, w.model.nq);
-            if (!qp) return RECHECK;
-            return gravity_derivatives(w.model, w.data, qp, grav, o);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("gravity"), nb::arg("out"), "∂g/∂q into out (nv, nv).");
-    m.def(
-        "gravity_derivatives_batch",
-        [](Workspace& w, nb::handle Q, nb::handle gravity, nb::handle out, nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *grav = array_in(gravity, {3}, "gravity");
-            double* o = array_out(out, {K, n, n}, "out");
-            const int64_t nn = int64_t(n) * n;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                return gravity_derivatives(w.model, d, q + s * nq, grav, o + nn * s);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("gravity"), nb::arg("out"), nb::arg("status"), nb::arg("threads"));
-    m.def(
-        "coriolis_transpose_derivatives",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            double* o = array_out(out, {2, n, n}, "out");
-            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
-            if (!qp || !qdp) return RECHECK;
-            return coriolis_transpose_derivatives(w.model, w.data, qp, qdp, o, o + int64_t(n) * n);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("out"),
+    // the derivatives: of τ, q̈, Slotine–Li's torque, C(q, q̇) v (Slotine–Li at q̈_r = 0 without
+    // gravity), g and Cᵀq̇, and τ's second derivatives
+    def_kernel<2, GRAVITY>(
+        m, "inverse_dynamics_derivatives", "inverse_dynamics_derivatives_batch", {"q", "qd", "qdd", "gravity", "out"},
+        squares<3>, ADAPT(rnea_derivatives(model, d, q, v[0], v[1], o.gravity, out[0], out[1], out[2])),
+        "∂τ/∂q, ∂τ/∂q̇ and M (= ∂τ/∂q̈) into out (3, nv, nv).");
+    def_kernel<2, GRAVITY>(
+        m, "forward_dynamics_derivatives", "forward_dynamics_derivatives_batch", {"q", "qd", "tau", "gravity", "out"},
+        squares<3>, ADAPT(forward_dynamics_derivatives(model, d, q, v[0], v[1], o.gravity, out[0], out[1], out[2])),
+        "∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ (= ∂q̈/∂τ) into out (3, nv, nv).");
+    def_kernel<3, GRAVITY | FACTORIZATION>(
+        m, "slotine_li_derivatives", "slotine_li_derivatives_batch",
+        {"q", "qd", "qd_r", "qdd_r", "gravity", "factorization", "out"}, squares<4>,
+        ADAPT(slotine_li_derivatives(model, d, q, v[0], v[1], v[2], o.gravity, o.factorization, out[0], out[1],
+                                     out[2], out[3])),
+        "∂τ/∂q, ∂τ/∂q̇, C (= ∂τ/∂q̇_r) and M (= ∂τ/∂q̈_r) into out (4, nv, nv).");
+    def_kernel<2, FACTORIZATION>(m, "coriolis_product_derivatives", "coriolis_product_derivatives_batch",
+                                 {"q", "qd", "v", "factorization", "out"}, squares<2>,
+                                 ADAPT(slotine_li_derivatives(model, d, q, v[0], v[1], d.zero.data(), NO_GRAVITY,
+                                                              o.factorization, out[0], out[1], nullptr, nullptr)),
+                                 "∂(C v)/∂q and ∂(C v)/∂q̇ into out (2, nv, nv).");
+    def_kernel<0, GRAVITY>(m, "gravity_derivatives", "gravity_derivatives_batch", {"q", "gravity", "out"}, square,
+                           ADAPT(gravity_derivatives(model, d, q, o.gravity, out[0])), "∂g/∂q into out (nv, nv).");
+    def_kernel<1, STATES_ONLY>(
+        m, "coriolis_transpose_derivatives", "coriolis_transpose_derivatives_batch", {"q", "qd", "out"}, squares<2>,
+        ADAPT(coriolis_transpose_derivatives(model, d, q, v[0], out[0], out[1])),
         "∂(Cᵀq̇)/∂q and ∂(Cᵀq̇)/∂q̇ into out (2, nv, nv).");
-    m.def(
-        "coriolis_transpose_derivatives_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle out, nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD");
-            double* o = array_out(out, {K, 2, n, n}, "out");
-            const int64_t nn = int64_t(n) * n;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                double* D = o + 2 * nn * s;
-                return coriolis_transpose_derivatives(w.model, d, q + s * nq, qd + s * n, D, D + nn);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("out"), nb::arg("status"), nb::arg("threads"));
+    def_kernel<2, GRAVITY>(m, "inverse_dynamics_second_derivatives", "inverse_dynamics_second_derivatives_batch",
+                           {"q", "qd", "qdd", "gravity", "out"}, cubes<4>,
+                           ADAPT(rnea_second_derivatives(model, d, q, v[0], v[1], o.gravity, out[0], out[1], out[2],
+                                                         out[3])),
+                           "∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇ and ∂²τ/∂q∂q̈ into out (4, nv, nv, nv).");
 
-    m.def(
-        "inverse_dynamics_second_derivatives",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qdd, nb::handle gravity, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            double* o = array_out(out, {4, n, n, n}, "out");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qdd, n);
-            if (!qp || !a || !b) return RECHECK;
-            const int64_t n3 = int64_t(n) * n * n;
-            return rnea_second_derivatives(w.model, w.data, qp, a, b, grav, o, o + n3, o + 2 * n3, o + 3 * n3);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qdd"), nb::arg("gravity"), nb::arg("out"),
-        "∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇ and ∂²τ/∂q∂q̈ into out (4, nv, nv, nv).");
-    m.def(
-        "inverse_dynamics_second_derivatives_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDD, nb::handle gravity, nb::handle out,
-           nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
-                         *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");
-            double* o = array_out(out, {K, 4, n, n, n}, "out");
-            const int64_t n3 = int64_t(n) * n * n;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                double* D = o + 4 * n3 * s;
-                return rnea_second_derivatives(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, D, D + n3,
-                                               D + 2 * n3, D + 3 * n3);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("gravity"), nb::arg("out"),
-        nb::arg("status"), nb::arg("threads"));
-
-    m.def(
-        "christoffel",
-        [](Workspace& w, nb::handle q, nb::handle Gamma) -> int64_t {
-            const int n = w.model.nv;
-            double* G = array_out(Gamma, {n, n, n}, "Gamma");
-            const double* qp = vector_in(q, w.model.nq);
-            if (!qp) return RECHECK;
-            return christoffel(w.model, w.data, qp, G);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("Gamma"), "Γ (Algorithm 2) into Gamma.");
-
-    m.def(
-        "slotine_li",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle theta,
-           nb::handle gravity, int factorization, nb::handle tau) -> int64_t {
-            const int n = w.model.nv;
-            check_factorization(factorization);
-            double* out = array_out(tau, {n}, "tau");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qd_r, n),
-                         *c = vector_in(qdd_r, n), *t;
-            if (!qp || !a || !b || !c || !parameters_in(theta, w.model, t)) return RECHECK;
-            return compute_slotine_li(w.model, w.data, qp, a, b, c, grav, t, factorization, out);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("theta"),
-        nb::arg("gravity"), nb::arg("factorization"), nb::arg("tau"),
-        "The Slotine–Li torque into tau; theta of length zero: the model's own parameters.");
-
-    m.def(
-        "regressor",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle gravity,
-           int factorization, nb::handle out) -> int64_t {
-            const int n = w.model.nv, width = N_PARAMETERS * w.model.N;
-            check_factorization(factorization);
-            double* Y = array_out(out, {n + 1, width}, "out");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qd_r, n),
-                         *c = vector_in(qdd_r, n);
-            if (!qp || !a || !b || !c) return RECHECK;
-            return regressor(w.model, w.data, qp, a, b, c, grav, factorization, Y, Y + n * width);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("gravity"),
-        nb::arg("factorization"), nb::arg("out"), "Y (related entries only) and Yᵀs into out (nv + 1, 10 N).");
-
-    m.def(
-        "adaptation_gradient",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle qd_r, nb::handle qdd_r, nb::handle gravity,
-           int factorization, nb::handle Yts) -> int64_t {
-            const int n = w.model.nv;
-            check_factorization(factorization);
-            double* out = array_out(Yts, {N_PARAMETERS * w.model.N}, "Yts");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *a = vector_in(qd, n), *b = vector_in(qd_r, n),
-                         *c = vector_in(qdd_r, n);
-            if (!qp || !a || !b || !c) return RECHECK;
-            return compute_adaptation_gradient(w.model, w.data, qp, a, b, c, grav, factorization, out);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("qd_r"), nb::arg("qdd_r"), nb::arg("gravity"),
-        nb::arg("factorization"), nb::arg("Yts"), "Yᵀs without Y.");
-
-    // ---- batches: K states on `threads` threads, the GIL released; outputs zeroed by the caller ----
-    m.def(
-        "mass_matrix_batch",
-        [](Workspace& w, nb::handle Q, nb::handle M, nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double* q = array_in(Q, {K, nq}, "Q");
-            double* out = array_out(M, {K, n, n}, "M");
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                return compute_mass_matrix(w.model, d, q + s * nq, out + s * n * n);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("M"), nb::arg("status"), nb::arg("threads"));
-
-    m.def(
-        "inverse_dynamics_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QDD, nb::handle gravity, nb::handle tau,
-           nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
-                         *qdd = array_in(QDD, {K, n}, "QDD"), *grav = array_in(gravity, {3}, "gravity");
-            double* out = array_out(tau, {K, n}, "tau");
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                return compute_inverse_dynamics(w.model, d, q + s * nq, qd + s * n, qdd + s * n, grav, out + s * n);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"), nb::arg("gravity"), nb::arg("tau"),
-        nb::arg("status"), nb::arg("threads"));
-
-    m.def(
-        "gravity_vector_batch",
-        [](Workspace& w, nb::handle Q, nb::handle gravity, nb::handle g, nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *grav = array_in(gravity, {3}, "gravity");
-            double* out = array_out(g, {K, n}, "g");
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                return compute_gravity_vector(w.model, d, q + s * nq, grav, out + s * n);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("gravity"), nb::arg("g"), nb::arg("status"), nb::arg("threads"));
-
-    m.def(
-        "forward_dynamics_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle TAU, nb::handle gravity, nb::handle qdd,
-           nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
-                         *tau = array_in(TAU, {K, n}, "TAU"), *grav = array_in(gravity, {3}, "gravity");
-            double* out = array_out(qdd, {K, n}, "qdd");
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                return compute_forward_dynamics(w.model, d, q + s * nq, qd + s * n, tau + s * n, grav, out + s * n,
-                                                d.M.data());
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("TAU"), nb::arg("gravity"), nb::arg("qdd"),
-        nb::arg("status"), nb::arg("threads"));
-
-    m.def(
-        "regressor_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle QD_R, nb::handle QDD_R, nb::handle gravity,
-           int factorization, nb::handle Y, nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq, width = N_PARAMETERS * w.model.N;
-            check_factorization(factorization);
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
-                         *qd_r = array_in(QD_R, {K, n}, "QD_R"), *qdd_r = array_in(QDD_R, {K, n}, "QDD_R"),
-                         *grav = array_in(gravity, {3}, "gravity");
-            double* out = array_out(Y, {K, n, width}, "Y");
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                std::vector<double> Yts(width);
-                return regressor(w.model, d, q + s * nq, qd + s * n, qd_r + s * n, qdd_r + s * n, grav, factorization,
-                                 out + s * n * width, Yts.data());
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("QD_R"), nb::arg("QDD_R"), nb::arg("gravity"),
-        nb::arg("factorization"), nb::arg("Y"), nb::arg("status"), nb::arg("threads"));
-
-    m.def(
-        "coriolis_matrix_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, int factorization, nb::handle out, nb::handle status,
-           int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            if (factorization != CHRISTOFFEL && factorization != FEATHERSTONE)
-                throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD");
-            double* o = array_out(out, {K, 3, n, n}, "out");
-            const int64_t nn = int64_t(n) * n;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                double* M = o + 3 * nn * s;
-                return coriolis_matrix(w.model, d, q + s * nq, qd + s * n, factorization, M, M + nn, M + 2 * nn);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("factorization"), nb::arg("out"),
-        nb::arg("status"), nb::arg("threads"), "M, Ṁ, C of K states into out (K, 3, nv, nv).");
-
-    m.def(
-        "christoffel_batch",
-        [](Workspace& w, nb::handle Q, nb::handle Gamma, nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double* q = array_in(Q, {K, nq}, "Q");
-            double* G = array_out(Gamma, {K, n, n, n}, "Gamma");
-            const int64_t n3 = int64_t(n) * n * n;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                return christoffel(w.model, d, q + s * nq, G + n3 * s);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("Gamma"), nb::arg("status"), nb::arg("threads"));
+    // Slotine–Li's torque (θ of length zero: the model's own parameters), its regressor (one
+    // state: Y and Yᵀs; K states: Y alone) and the adaptation gradient Yᵀs
+    def_kernel<3, THETA | GRAVITY | FACTORIZATION>(
+        m, "slotine_li", nullptr, {"q", "qd", "qd_r", "qdd_r", "theta", "gravity", "factorization", "tau"}, one_vector,
+        ADAPT(compute_slotine_li(model, d, q, v[0], v[1], v[2], o.gravity, o.theta, o.factorization, out[0])),
+        "The Slotine–Li torque into tau.");
+    def_kernel<3, GRAVITY | FACTORIZATION>(
+        m, "regressor", nullptr, {"q", "qd", "qd_r", "qdd_r", "gravity", "factorization", "out"}, regressor_and_gradient,
+        ADAPT(regressor(model, d, q, v[0], v[1], v[2], o.gravity, o.factorization, out[0],
+                        out[0] + regressor_block(model))),
+        "Y (related entries only) and Yᵀs into out (nv + 1, 10 N).");
+    def_batch<3, GRAVITY | FACTORIZATION>(
+        m, "regressor_batch", {"q", "qd", "qd_r", "qdd_r", "gravity", "factorization", "Y"}, regressor_rows,
+        ADAPT(regressor(model, d, q, v[0], v[1], v[2], o.gravity, o.factorization, out[0],
+                        std::vector<double>(N_PARAMETERS * model.N).data())),
+        std::make_index_sequence<7>{});
+    def_kernel<3, GRAVITY | FACTORIZATION>(
+        m, "adaptation_gradient", nullptr, {"q", "qd", "qd_r", "qdd_r", "gravity", "factorization", "Yts"}, gradient,
+        ADAPT(compute_adaptation_gradient(model, d, q, v[0], v[1], v[2], o.gravity, o.factorization, out[0])),
+        "Yᵀs without Y.");
 
     // ---- the momentum terms (engine/core/momentum.hpp) ----
-    m.def(
-        "momentum",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle out) -> int64_t {
-            const int n = w.model.nv;
-            double* o = array_out(out, {2, n}, "out");
-            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
-            if (!qp || !qdp) return RECHECK;
-            return momentum(w.model, w.data, qp, qdp, o, o + n);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("out"), "p = M q̇ and Cᵀq̇ into out (2, nv).");
-
-    m.def(
-        "momentum_regressors",
-        [](Workspace& w, nb::handle q, nb::handle qd, nb::handle gravity, nb::handle out) -> int64_t {
-            const int n = w.model.nv, width = N_PARAMETERS * w.model.N;
-            const int64_t block = int64_t(n) * width;
-            double* o = array_out(out, {3 * n + 1, width}, "out");
-            const double* grav = array_in(gravity, {3}, "gravity");
-            const double *qp = vector_in(q, w.model.nq), *qdp = vector_in(qd, n);
-            if (!qp || !qdp) return RECHECK;
-            return momentum_regressors(w.model, w.data, qp, qdp, grav, o, o + block, o + 2 * block, o + 3 * block);
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("qd"), nb::arg("gravity"), nb::arg("out"),
+    def_kernel<1, STATES_ONLY>(m, "momentum", "momentum_batch", {"q", "qd", "out"}, vectors2,
+                               ADAPT(momentum(model, d, q, v[0], out[0], out[1])), "p = M q̇ and Cᵀq̇ into out (2, nv).");
+    def_kernel<1, GRAVITY>(
+        m, "momentum_regressors", "momentum_regressor_batch", {"q", "qd", "gravity", "out"}, momentum_regressor_rows,
+        ADAPT(momentum_regressors(model, d, q, v[0], o.gravity, out[0], out[0] + regressor_block(model),
+                                  out[0] + 2 * regressor_block(model), out[0] + 3 * regressor_block(model))),
         "Y_p, Y_c, Y_g (related entries only) and Y_T into out (3 nv + 1, 10 N).");
-
-    m.def(
-        "momentum_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle out, nb::handle status, int threads) {
-            const int n = w.model.nv, nq = w.model.nq;
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD");
-            double* o = array_out(out, {K, 2, n}, "out");
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                return momentum(w.model, d, q + s * nq, qd + s * n, o + 2 * n * s, o + 2 * n * s + n);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("out"), nb::arg("status"), nb::arg("threads"),
-        "p and Cᵀq̇ of K states into out (K, 2, nv).");
-
-    m.def(
-        "momentum_regressor_batch",
-        [](Workspace& w, nb::handle Q, nb::handle QD, nb::handle gravity, nb::handle out, nb::handle status,
-           int threads) {
-            const int n = w.model.nv, nq = w.model.nq, width = N_PARAMETERS * w.model.N;
-            const npy_intp K = states_in(Q, nq);
-            const double *q = array_in(Q, {K, nq}, "Q"), *qd = array_in(QD, {K, n}, "QD"),
-                         *grav = array_in(gravity, {3}, "gravity");
-            double* o = array_out(out, {K, 3 * n + 1, width}, "out");
-            const int64_t block = int64_t(n) * width;
-            each_state(w, K, status, threads, [&](Data& d, int64_t s) {
-                double* os = o + (3 * block + width) * s;
-                return momentum_regressors(w.model, d, q + s * nq, qd + s * n, grav, os, os + block, os + 2 * block,
-                                           os + 3 * block);
-            });
-        },
-        nb::arg("workspace"), nb::arg("Q"), nb::arg("QD"), nb::arg("gravity"), nb::arg("out"), nb::arg("status"),
-        nb::arg("threads"), "Y_p, Y_c, Y_g and Y_T of K states into out (K, 3 nv + 1, 10 N), zeroed by the caller.");
 
     m.def(
         "trajectory_batch",
@@ -839,7 +615,8 @@ NB_MODULE(compiled, m) {
                          *qdd = array_in(QDD, {K, n}, "QDD");
             if (K < 1 || R < 0) throw nb::value_error("kernel_loop: at least one state and R >= 0");
             // the GIL stays held: the workspace may be one that calls from other threads share
-            if (!kernel_loop(w.model, w.data, what, R, K, q, qd, qdd)) throw nb::value_error(("kernel_loop: unknown kernel '" + what + "'").c_str());
+            if (!kernel_loop(w.model, w.data, what, R, K, q, qd, qdd))
+                throw nb::value_error(("kernel_loop: unknown kernel '" + what + "'").c_str());
         },
         nb::arg("workspace"), nb::arg("what"), nb::arg("R"), nb::arg("Q"), nb::arg("QD"), nb::arg("QDD"),
         "Evaluate a kernel (C, Gamma, M, tau, g, fd, slotine) R times over the states, for timing.");
@@ -849,12 +626,10 @@ NB_MODULE(compiled, m) {
         "loop_constraints",
         [](Workspace& w, nb::handle q, nb::handle ci, nb::handle cg, nb::handle support, nb::handle r,
            nb::handle K) -> int64_t {
-            npy_intp rows;
-            const Closures c = closures_in(w.model, ci, cg, support, rows);
-            double *ro = array_out(r, {rows}, "r"), *Ko = array_out(K, {rows, w.model.nv}, "K");
-            const double* qp = vector_in(q, w.model.nq);
-            if (!qp) return RECHECK;
-            return loop_constraints(w.model, w.data, qp, c, ro, Ko);
+            return at_closures(w, q, ci, cg, support, [&](const Closures& c, npy_intp rows, const double* qp) {
+                double *ro = array_out(r, {rows}, "r"), *Ko = array_out(K, {rows, w.model.nv}, "K");
+                return qp ? loop_constraints(w.model, w.data, qp, c, ro, Ko) : RECHECK;
+            });
         },
         nb::arg("workspace"), nb::arg("q"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("r"), nb::arg("K"),
         "φ(q) into r and ∂φ/∂q into K.");
@@ -863,12 +638,11 @@ NB_MODULE(compiled, m) {
         "loop_constraint_rate",
         [](Workspace& w, nb::handle q, nb::handle u, nb::handle ci, nb::handle cg, nb::handle support,
            nb::handle Kdot) -> int64_t {
-            npy_intp rows;
-            const Closures c = closures_in(w.model, ci, cg, support, rows);
-            double* Ko = array_out(Kdot, {rows, w.model.nv}, "Kdot");
-            const double *qp = vector_in(q, w.model.nq), *up = vector_in(u, w.model.nv);
-            if (!qp || !up) return RECHECK;
-            return loop_constraint_rate(w.model, w.data, qp, up, c, Ko);
+            return at_closures(w, q, ci, cg, support, [&](const Closures& c, npy_intp rows, const double* qp) {
+                double* Ko = array_out(Kdot, {rows, w.model.nv}, "Kdot");
+                const double* up = vector_in(u, w.model.nv);
+                return qp && up ? loop_constraint_rate(w.model, w.data, qp, up, c, Ko) : RECHECK;
+            });
         },
         nb::arg("workspace"), nb::arg("q"), nb::arg("u"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"),
         nb::arg("Kdot"), "K̇ along the joint velocity u into Kdot.");
