@@ -415,9 +415,23 @@ NB_MODULE(compiled, m) {
     if (_import_array() < 0) throw nb::python_error();
     m.doc() = "The compiled kernels of coriolis (C++17): M, Ṁ, C, Γ, τ, g, q̈ and Slotine–Li of a rigid-body tree.";
 
+    // every number the Python layer shares with the core, defined in the core once: the engine
+    // reads them (engine/conventions.py); the model, plain data that imports no engine, writes
+    // its tables with its own copies, held to these by tests/test_core_constants.py
     m.attr("OK") = OK;
     m.attr("RECHECK") = RECHECK;
     m.attr("SINGULAR") = SINGULAR;
+    m.attr("CHRISTOFFEL") = int(CHRISTOFFEL);
+    m.attr("FEATHERSTONE") = int(FEATHERSTONE);
+    m.attr("PIVOT_SHARE") = PIVOT_SHARE;
+    m.attr("TRAJECTORY_COLUMNS") = nb::make_tuple(int(G_COL), int(CQD_COL), int(CTQD_COL), int(P_COL), int(TAU_COL));
+    m.attr("TRAJECTORY_QUANTITIES") = int(TRAJECTORY_QUANTITIES);
+    m.attr("N_PARAMETERS") = N_PARAMETERS;
+    m.attr("CLOSURE_GEOM_WIDTH") = CLOSURE_GEOM_WIDTH;
+    m.attr("GEOM_COLUMNS") = nb::make_tuple(G_ROT, G_TRANS, G_AXIS, G_MASS, G_COM, G_INERTIA, G_ROT_HAT, G_ROT_HAT2,
+                                            G_PARENT_AXIS, G_ARMATURE, GEOM_WIDTH);
+    m.attr("JOINT_CODES") = nb::make_tuple(int(REVOLUTE), int(PRISMATIC), int(FREE), int(SPHERICAL), int(PLANAR),
+                                           int(FLOATING));
 
     nb::class_<Workspace>(m, "Workspace", "A robot's model and one workspace for it (not shared between threads).")
         .def(

@@ -1,6 +1,7 @@
 """What the compiled core's numbers mean, for the Python layer: status codes, factorization
-codes, gravity, the columns of a trajectory row and the momentum regressors' record. Their
-C++ counterparts are in engine/core (joints.hpp, spatial.hpp, momentum.hpp)."""
+codes, gravity, the columns of a trajectory row and the momentum regressors' record. The numbers
+are the core's own (engine/core: joints.hpp, spatial.hpp, momentum.hpp, forward_dynamics.hpp),
+exported by the binding; this module says what they mean."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from . import compiled
 # singular at DoF k (forward dynamics, nothing computed).
 OK, RECHECK, SINGULAR = compiled.OK, compiled.RECHECK, compiled.SINGULAR
 
-CHRISTOFFEL, FEATHERSTONE = 0, 1
+CHRISTOFFEL, FEATHERSTONE = compiled.CHRISTOFFEL, compiled.FEATHERSTONE
 FACTORIZATIONS = {"christoffel": CHRISTOFFEL, "featherstone": FEATHERSTONE}
 
 STANDARD_GRAVITY = np.array([0.0, 0.0, -9.81])  # m/s², world z up; gravity=True everywhere
@@ -25,11 +26,11 @@ STANDARD_GRAVITY.setflags(write=False)
 
 # A pivot of M's LᵀDL below this share of M_kk means M is singular to working precision
 # (core/forward_dynamics.hpp's PIVOT_SHARE).
-PIVOT_SHARE = 1e-12
+PIVOT_SHARE = compiled.PIVOT_SHARE
 
 # Columns of a trajectory row: g, C q̇, Cᵀq̇, p, τ (each nv), then T and V (computation frame).
-G_COL, CQD_COL, CTQD_COL, P_COL, TAU_COL = 0, 1, 2, 3, 4
-TRAJECTORY_QUANTITIES = 5
+G_COL, CQD_COL, CTQD_COL, P_COL, TAU_COL = compiled.TRAJECTORY_COLUMNS
+TRAJECTORY_QUANTITIES = compiled.TRAJECTORY_QUANTITIES
 
 
 class MomentumRegressors(NamedTuple):
