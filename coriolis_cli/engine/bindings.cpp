@@ -11,7 +11,9 @@
 #include <nanobind/stl/string.h>
 #include <numpy/arrayobject.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -111,8 +113,19 @@ int64_t* status_out(nb::handle h, npy_intp K) {
 template <typename Kernel>
 void each_state(const Workspace& w, npy_intp K, nb::handle status, int threads, Kernel kernel) {
     int64_t* st = status_out(status, K);
-    nb::gil_scoped_release release;
-    run_batch(w.model, K, threads, [&](Data& d, int64_t s) { st[s] = kernel(d, s); });
+    const int asked = int(std::max<npy_intp>(1, std::min<npy_intp>(threads, K)));
+    int started;
+    {
+        nb::gil_scoped_release release;
+        started = run_batch(w.model, K, threads, [&](Data& d, int64_t s) { st[s] = kernel(d, s); });
+    }
+    static std::atomic<bool> said{false};  // once a process: the limit stays
+    if (started < asked && !said.exchange(true) &&
+        PyErr_WarnFormat(PyExc_UserWarning, 1,
+                         "the system started %d of the %d threads asked for (set_num_threads, CORIOLIS_THREADS): "
+                         "batches run on fewer threads",
+                         started, asked) < 0)
+        throw nb::python_error();
 }
 
 npy_intp states_in(nb::handle Q, int nq) {
