@@ -209,7 +209,29 @@ def fixed_robot_options(f):
 def load(robot: str, floating_base: bool = False):
     from ..model import load_robot
 
+    note_run_inputs()
     return load_robot(robot, floating_base=floating_base, **load_options())
+
+
+# the options that name what a run writes; every other option or argument that names an existing
+# file or folder is something the run reads
+OUTPUT_PARAMETERS = frozenset({"output", "plot", "directory"})
+
+
+def note_run_inputs() -> None:
+    """The paths this command's arguments and options name (its robot, --state, --recording, ...)
+    as the run's inputs, which no output of the run may replace (report.output.READ)."""
+    from ..report.output import note_inputs
+
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        for name, value in ctx.params.items():
+            if name in OUTPUT_PARAMETERS:
+                continue
+            for v in value if isinstance(value, (tuple, list)) else (value,):
+                if isinstance(v, str) and v != "-" and os.path.exists(v):
+                    note_inputs((v,))
+        ctx = ctx.parent
 
 
 def load_options() -> dict:
@@ -256,6 +278,7 @@ def check_outputs(force: bool, output: str | None = None, plot: str | None = Non
     format."""
     from ..report.output import check_distinct, check_not_an_input, check_writable, figure_format
 
+    note_run_inputs()
     if plot:
         figure_format(plot)
     check_distinct(output, plot)

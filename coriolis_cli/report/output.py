@@ -38,22 +38,41 @@ def check_distinct(*paths) -> None:
         seen[key] = path
 
 
-def check_not_an_input(outputs, inputs) -> None:
-    """No output of a run may be one of its inputs (a recording, a robot file), whatever the links
-    between them: --force replaces an output, never what the run reads."""
+def _read_paths(inputs) -> dict:
+    """The files (and folders, with everything inside them) that ``inputs`` name, by real path."""
     read = {}
     for path in inputs:
         if path and os.path.exists(path):
             read[os.path.realpath(path)] = path
             if os.path.isdir(path):  # a ROS 2 bag or a folder of recordings: nothing inside it either
                 read[os.path.realpath(path) + os.sep] = path
+    return read
+
+
+def _refuse_if_read(path: str, read: dict) -> None:
+    key = os.path.realpath(path)
+    source = read.get(key) or next((v for k, v in read.items() if k.endswith(os.sep) and key.startswith(k)), None)
+    if source is not None:
+        raise OutputError(f"{path}: is an input of this run ({source}); write the output elsewhere")
+
+
+def check_not_an_input(outputs, inputs) -> None:
+    """No output of a run may be one of its inputs (a recording, a robot file), whatever the links
+    between them: --force replaces an output, never what the run reads."""
+    read = _read_paths(inputs)
     for path in outputs:
-        if not path:
-            continue
-        key = os.path.realpath(path)
-        source = read.get(key) or next((v for k, v in read.items() if k.endswith(os.sep) and key.startswith(k)), None)
-        if source is not None:
-            raise OutputError(f"{path}: is an input of this run ({source}); write the output elsewhere")
+        if path:
+            _refuse_if_read(path, read)
+
+
+# The files this run reads (the command line notes them: its robot, state, recordings, every path
+# an option names), which no output of the run may replace, whichever code writes it: every write
+# goes through check_writable. Empty outside a command's run (cli.main clears it).
+READ: dict[str, str] = {}
+
+
+def note_inputs(paths) -> None:
+    READ.update(_read_paths(paths))
 
 
 def _target(path: str) -> str:
@@ -62,7 +81,10 @@ def _target(path: str) -> str:
 
 
 def check_writable(path: str, force: bool = False) -> None:
-    """Fail early, before any computation, if ``path`` cannot be written."""
+    """Fail early, before any computation, if ``path`` cannot be written (or is one of the run's
+    inputs)."""
+    if READ:
+        _refuse_if_read(path, READ)
     target = _target(path)
     if os.path.isdir(target):
         raise OutputError(f"{path}: is a directory")
