@@ -45,3 +45,18 @@ def test_a_workspace_too_large_for_the_machine_is_refused_before_it_is_made(monk
     monkeypatch.setattr(data_module, "available_memory", lambda: 2**29)  # on a machine with half that
     with pytest.raises(cc.SizeError, match="the workspace needs about 1.0 GiB"):
         Data(robot)
+
+
+def test_an_output_cannot_be_replaced_and_detached_from_the_calls_that_write_it():
+    robot = cc.load_robot("panda")
+    data = Data(robot)
+    q, v = robot.neutral_configuration(), np.full(robot.nv, 0.3)
+    written = cc.inverse_dynamics_derivatives(robot, q, v, v, data=data)[0]
+    for name in ("dtau_dq", "M", "derivatives_block", "coriolis_outputs"):
+        with pytest.raises(AttributeError, match=f"data.{name} is an output that the data= calls write in place"):
+            setattr(data, name, np.zeros((7, 7)))
+    cc.christoffel(robot, q, data=data)  # allocated on first use, then kept as well
+    with pytest.raises(AttributeError, match="data.Gamma is an output"):
+        data.Gamma = np.zeros((7, 7, 7))
+    again = cc.inverse_dynamics_derivatives(robot, q, 2 * v, v, data=data)[0]
+    assert again is written and data.dtau_dq is written  # still the array the calls write

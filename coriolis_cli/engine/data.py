@@ -119,6 +119,12 @@ BLOCKS = (
 )
 
 
+# every name under which Data holds an output (BLOCKS', and those allocated on first use)
+_OUTPUTS = frozenset(
+    [b.name for b in BLOCKS] + [n for b in BLOCKS for n in (*b.writable, *b.views)] + [b.outputs for b in BLOCKS if b.outputs]
+    + ["Gamma", "gamma_out", "second_out", "second_outputs", "dC_dq"])
+
+
 def workspace_bytes(robot) -> int:
     """The bytes create_data(robot) allocates, before it does: the core's model and workspace
     (core/data.hpp's table, through the binding) and the output blocks (BLOCKS). Γ and the
@@ -163,6 +169,15 @@ class Data:
         self.gamma_out = None  # the core's writable Γ
         self.second_out, self.second_outputs = None, None  # the second-order derivatives: 4 nv³, on first use
         self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use
+
+    def __setattr__(self, name, value):
+        """An output, once there, stays the array the data= calls write: rebinding it (data.M = ...)
+        would detach it silently, later calls writing the old array. Outputs allocated on first use
+        (Γ, the second derivatives, ∂C/∂q) are set once."""
+        if name in _OUTPUTS and self.__dict__.get(name) is not None:
+            raise AttributeError(f"data.{name} is an output that the data= calls write in place: it cannot be "
+                                 f"replaced; copy it to keep or change its values (data.{name}.copy())")
+        object.__setattr__(self, name, value)
 
     @property
     def bytes(self) -> int:
