@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
 from ..errors import StateError
@@ -9,12 +11,19 @@ from .common import (check_outputs, cli, emit, err, load, recording_options, rob
                      styled)
 
 
-def _quiet(text: str):
-    start, sep, end = (text or "").partition(":")
+def _quiet(text: str | None):
+    """(start, end) in seconds, None where not given; a stretch that cannot hold a sample is refused."""
+    if text is None:  # the default, 0:1, taken where the recording has it
+        return None, None
+    start, sep, end = text.partition(":")
     try:
-        return (float(start) if start else None, float(end) if end else None) if sep else (float(start), None)
+        span = (float(start) if start else None, float(end) if end else None) if sep else (float(start), None)
     except ValueError:
         raise StateError(f"--quiet '{text}': give START:END in seconds from the first sample (e.g. 0:1)") from None
+    first = 0.0 if span[0] is None else span[0]
+    if not all(x is None or math.isfinite(x) for x in span) or first < 0 or (span[1] is not None and span[1] <= first):
+        raise StateError(f"--quiet '{text}': give START:END with 0 <= START < END, in seconds from the first sample")
+    return span
 
 
 @cli.command()
@@ -27,8 +36,9 @@ def _quiet(text: str):
               help="auto: 6 × the residual's robust spread over the recording, plus each joint's Coulomb friction "
               "while it is at rest (static friction); quiet: 3 × the largest |r| of the --quiet stretch; or a value "
               "(N·m or N) for every DoF. 5 % of the joint's recorded |τ| is added either way, and an event lasts 50 ms.")
-@click.option("--quiet", "quiet", default="0:1", show_default=True, help="START:END (s from the first sample) of motion "
-              "without contact, which sets the threshold of --threshold quiet.")
+@click.option("--quiet", "quiet", default=None, help="START:END (s from the first sample) of motion without contact, "
+              "which sets the threshold of --threshold quiet and raises auto's where the residual is larger there "
+              "(default 0:1, where the recording has it; a stretch given must lie within the recording).")
 @recording_options
 @click.option("--no-friction", is_flag=True,
               help="Take the recorded τ as what reaches the links, without the joints' friction the robot file gives.")

@@ -266,8 +266,13 @@ def observe(robot, path, bandwidth=50.0, threshold="auto", quiet=(None, None), f
         rest.append(np.exp(-((samples.qd / (3.0 * STATIC_SPEED)) ** 2)))  # 1 at rest, 0 in motion
     t, R, S, TAU = np.concatenate(ts), np.concatenate(Rs), np.concatenate(Ss), np.concatenate(taus)
     start, end = quiet
+    given = start is not None or end is not None  # else 0:1, where the recording has it
     start = 0.0 if start is None else float(start)
     end = start + 1.0 if end is None else float(end)
+    inside = (t - t[0] >= start) & (t - t[0] <= end)
+    if given and inside.sum() < 2:
+        raise StateError(f"the quiet stretch {start:g}:{end:g} s holds {int(inside.sum())} samples of the recording's "
+                         f"{t[-1] - t[0]:.3g} s; give --quiet START:END within it")
     floor = 1e-9 * max(1.0, float(np.abs(R).max()))
     noise = static = None
     rule = threshold if isinstance(threshold, str) else "fixed"
@@ -283,12 +288,10 @@ def observe(robot, path, bandwidth=50.0, threshold="auto", quiet=(None, None), f
                                               for j in range(n)])
             calm = deviation <= CLIP * noise
         base = np.maximum(NOISE_MARGIN * noise, floor)
-        inside = (t - t[0] >= start) & (t - t[0] <= end)
         if inside.sum() >= 2:  # and what the quiet stretch shows: friction the robot file lacks, say
             base = np.maximum(base, MARGIN * np.abs(R[inside] - np.median(R, axis=0)).max(axis=0))
         limit = base + allowance
     elif rule == "quiet":
-        inside = (t - t[0] >= start) & (t - t[0] <= end)
         if inside.sum() < 2:
             raise StateError(f"the quiet stretch {start:g}:{end:g} s holds {int(inside.sum())} samples; give --quiet "
                              "START:END within the recording, or --threshold VALUE")
