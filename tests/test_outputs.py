@@ -114,9 +114,9 @@ def test_outputs_are_checked_before_any_work(run_cli, tmp_path):
     same = tmp_path / "same.json"
     assert_one_line_error(run_cli("compute", robot_path("panda.urdf"), "--random", "-o", same, "--plot", same),
                           "--plot", ".png, .svg or .pdf")
-    same = tmp_path / "same.png"
-    assert_one_line_error(run_cli("compute", robot_path("panda.urdf"), "--random", "-o", same, "--plot", same),
-                          "given twice")
+    same = tmp_path / "same.png"  # a picture's name for the table: --format says what it is
+    assert_one_line_error(run_cli("compute", robot_path("panda.urdf"), "--random", "--format", "json", "-o", same,
+                                  "--plot", same), "given twice")
     assert not same.exists()
 
 

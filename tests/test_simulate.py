@@ -75,7 +75,8 @@ def test_cli_json_plot_and_refusals(tmp_path, run_cli):
     assert width >= 600 and height >= 600
     assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--floating-base"), "--floating-base")
     assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--gains", "1"), "--gains")
-    assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "-o", tmp_path / "x.csv"), "simulate writes")
+    assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "-o", tmp_path / "x.csv"),
+                          "this command writes a table (.txt), JSON or NPZ, not csv")
     assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--duration", "nan"), "duration must be")
     assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--duration", "1e-9"), "shorter than one step")
     assert_one_line_error(run_cli("simulate", robot_path("panda.urdf"), "--adaptation-gain", "inf"), "positive and finite")

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .. import __version__
-from ..errors import StateError
+from ..errors import OutputError, StateError
 
 def _piped_width() -> int:
     """COLUMNS when it is a sensible width, else 160: piped output is not squeezed to 80 columns,
@@ -258,11 +258,24 @@ def parse_list(text: str, choices: dict[str, str], option: str) -> list[str]:
     return picked
 
 
-def resolve_format(fmt: str | None, output: str | None) -> str:
+# extensions that name a format of their own, which a table, JSON, NPZ or CSV under that name is not
+OTHER_FORMATS = (".parquet", ".pq", ".arrow", ".feather", ".mcap", ".bag", ".db3", ".png", ".svg", ".pdf", ".jpg",
+                 ".jpeg", ".h5", ".hdf5", ".mat", ".pkl", ".pickle", ".npy", ".xlsx", ".yaml", ".yml", ".urdf", ".xml")
+
+
+def resolve_format(fmt: str | None, output: str | None, formats=FORMATS) -> str:
+    """--format, else the format -o's extension names (a text table for no extension or .txt); an
+    extension that names another format is refused, never written over with something else."""
     if fmt:
         return fmt
     if output:
-        return EXT_FORMAT.get(os.path.splitext(output)[1].lower(), "table")
+        ext = os.path.splitext(output)[1].lower()
+        if ext in OTHER_FORMATS or EXT_FORMAT.get(ext, "table") not in formats:
+            names = {"table": "a table (.txt)", "json": "JSON", "npz": "NPZ", "csv": "CSV"}
+            said = ", ".join(names[f] for f in formats[:-1]) + f" or {names[formats[-1]]}"
+            raise OutputError(f"-o {output}: this command writes {said}, not {ext[1:]}",
+                              hint="name the file by its format, or give --format")
+        return EXT_FORMAT.get(ext, "table")
     return "table"
 
 

@@ -62,7 +62,7 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     from ..report.simulation import simulation_plot, simulation_table
     from ..control.simulation import check_step, simulate as run, simulation_steps
 
-    fmt = resolve_format(fmt, output)
+    fmt = resolve_format(fmt, output, ("table", "json", "npz"))
     if fmt not in ("table", "json", "npz"):
         raise StateError(f"-o: simulate writes a table, JSON or NPZ, not {fmt}")
     check_outputs(force, output, plot, inputs=(robot,))
