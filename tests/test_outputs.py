@@ -150,7 +150,8 @@ def test_codegen_names_outputs_and_size(tmp_path, run_cli):
     assert_one_line_error(run_cli("codegen", "planar_2link", "-o", "", "--what", "M"), "-o: give the directory")
     os.symlink(tmp_path / "nowhere" / "x", tmp_path / "dangling")
     assert_one_line_error(run_cli("codegen", "planar_2link", "-o", tmp_path / "dangling", "--what", "M"), "symbolic link")
-    assert_one_line_error(run_cli("codegen", "serial:150", "-o", tmp_path / "big"), "would take about", "Leave Gamma out")
+    assert_one_line_error(run_cli("codegen", "serial:150", "-o", tmp_path / "big"), "would take about",
+                          "leave it out (--what M,Mdot,C,tau,slotine)")
     assert not (tmp_path / "big").exists()
 
 

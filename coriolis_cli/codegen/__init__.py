@@ -92,38 +92,61 @@ def generate_code(robot, directory, prefix: str | None = None, what=None, force:
                          {name: int(f.n_instructions()) for name, f in made.items()})
 
 
-# Γ's code grows with the tree's related triples (i, j, k): serial:40 (64,000 of them) took 20 s and
-# 0.4 GB here, the rest of the functions a few seconds; refused above the budget, say so up front.
-SECONDS_PER_TRIPLE, BYTES_PER_TRIPLE = 20.0 / 64_000, 0.4e9 / 64_000
+# The code of Γ and of the derivatives grows with the tree's related triples (i, j, k); each
+# function's seconds and bytes a triple, measured with `coriolis codegen serial:N --what W` (GNU
+# time, 2 cores) where the triples dominate: Γ serial:40 (64,000 triples) 20 s and 0.4 GB; dtau
+# serial:60 (216,000) 115 s and 3.5 GB; dslotine serial:30 (27,000) 21 s and 0.8 GB; dCv and dCTqd
+# serial:30 74 s and 2.35 GB (serial:15 and 20 gave 2.1e-3 s a triple: slightly less). M, Ṁ, C,
+# τ, g, Slotine–Li and ∂g/∂q take a few seconds at these sizes (serial:30: 4.5 s and 2.1 s).
+COST_PER_TRIPLE = {  # function: (seconds, bytes)
+    "christoffel": (20.0 / 64_000, 0.4e9 / 64_000),
+    "inverse_dynamics_derivatives": (115.0 / 216_000, 3.5e9 / 216_000),
+    "slotine_li_derivatives": (21.0 / 27_000, 0.8e9 / 27_000),
+    "coriolis_product_derivatives": (74.0 / 27_000, 2.35e9 / 27_000),
+    "coriolis_transpose_derivatives": (74.0 / 27_000, 2.35e9 / 27_000),
+}
+BASE_SECONDS, BASE_BYTES = 5.0, 0.2e9
+
+
+def _triples(robot) -> float:
+    import numpy as np
+
+    tree = getattr(robot, "full", robot)
+    R = tree.dof_related.astype(np.float64)
+    return float(np.sum((R @ R) * R))
 
 
 def estimate(robot, functions) -> tuple[float, float]:
-    """(seconds, bytes of memory) that generating ``functions`` for ``robot`` takes, roughly (from
-    the related triples of Γ, calibrated on serial chains)."""
-    import numpy as np
-
-    if "christoffel" not in functions:
-        return 5.0, 0.2e9
-    tree = getattr(robot, "full", robot)
-    R = tree.dof_related.astype(np.float64)
-    triples = float(np.sum((R @ R) * R))
-    return 2.0 + SECONDS_PER_TRIPLE * triples, 0.1e9 + BYTES_PER_TRIPLE * triples
+    """(seconds, bytes of memory) that generating ``functions`` for ``robot`` takes, roughly: each
+    function's cost a related triple (COST_PER_TRIPLE, calibrated on serial chains), added up."""
+    costly = [f for f in functions if f in COST_PER_TRIPLE]
+    if not costly:
+        return BASE_SECONDS, BASE_BYTES
+    triples = _triples(robot)
+    return (BASE_SECONDS + triples * sum(COST_PER_TRIPLE[f][0] for f in costly),
+            BASE_BYTES + triples * sum(COST_PER_TRIPLE[f][1] for f in costly))
 
 
 def check_size(robot, functions) -> None:
     """Refuse up front what would run past CORIOLIS_CODEGEN_SECONDS (default 300) or half the
-    machine's memory."""
+    machine's memory, naming the functions that cost most and how to leave them out."""
     from ..engine.data import available_memory
     from ..model.limits import env_int
+    from .trace import WHAT
 
     seconds, memory = estimate(robot, functions)
     budget = env_int("CORIOLIS_CODEGEN_SECONDS", 300)
     available = available_memory()
     if seconds > budget or (available and memory > available / 2):
-        raise InputError(f"generating Γ's code for this robot (nv = {robot.nv}) would take about {seconds / 60:.0f} min and "
-                         f"{memory / 1e9:.1f} GB; on a robot this size the engine's christoffel is faster than such code "
-                         "(Table 2: past 15 bodies). Leave Gamma out (--what M,Mdot,C,tau,slotine), or set "
-                         "CORIOLIS_CODEGEN_SECONDS to allow longer")
+        costly = sorted((f for f in functions if f in COST_PER_TRIPLE), key=lambda f: -COST_PER_TRIPLE[f][0])
+        names = [next(k for k, v in WHAT.items() if v == f) for f in costly]
+        kept = [k for k, v in WHAT.items() if v in functions and v not in COST_PER_TRIPLE]
+        leave = f"--what {','.join(dict.fromkeys(kept))}" if kept else "a smaller --what"
+        faster = (" (Table 2: past 15 bodies the engine's christoffel is faster than Γ's code)"
+                  if "christoffel" in costly else "")
+        raise InputError(f"generating the code of {', '.join(names)} for this robot (nv = {robot.nv}) would take about "
+                         f"{seconds / 60:.0f} min and {memory / 1e9:.1f} GB{faster}; leave {'them' if len(names) > 1 else 'it'} "
+                         f"out ({leave}), call the engine instead, or set CORIOLIS_CODEGEN_SECONDS to allow longer")
 
 
 class _killable:
