@@ -173,7 +173,8 @@ class Aligner:
         jq = [qs for _, qs, _, _ in self.joints]
         # a table's row of another topic (no joint value at all) is not a sample
         rows = ~np.all(np.isnan(q[:, jq]), axis=1) if jq else np.ones(len(t), bool)
-        if self.velocity_measured is None:
+        if self.velocity_measured is None and rows.any():  # decided by the first block that holds a sample:
+            # a table's first blocks may be another topic's rows alone, whose velocity is no one's
             self.velocity_measured = bool(has_velocity and not np.all(np.isnan(qd[rows][:, [vs for *_, vs, _ in self.joints]]))) \
                 if self.joints else True
             self.effort_recorded = has_effort
