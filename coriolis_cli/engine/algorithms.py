@@ -10,6 +10,11 @@ with a workspace of this robot straight to the core (which checks the vectors it
 other call to ``call``, the one checked path: other types, batches, fresh outputs, the robots in
 other coordinates and whatever the core reports. A control loop's call thus costs one Python frame.
 
+A robot in other coordinates takes the same path: its function (registered by engine.coordinates)
+is one state's, called as a kernel is, ``function(robot, workspace, *states, *options, out)``, and
+``call`` gives it the same checks, refusals, data= and fresh outputs as a tree's kernel, and its
+batches state by state, with the shapes the batch kernel's would have.
+
 Every kernel is called as ``kernel(workspace, *states, *options, out)``: the states are the
 parameters between ``robot`` and the first option (``q`` nq wide, the others nv wide), the
 options are the keyword parameters that OPTIONS knows, in the signature's order, and ``out`` is
@@ -20,6 +25,7 @@ status, threads)`` over (K, ·) arrays (calls.run_batch).
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -31,7 +37,9 @@ from ..model.coordinates import ReducedRobot
 from ..model.parameters import check_parameters
 from ..model.tree import RobotModel
 from .calls import (
+    F64,
     check_data,
+    checked,
     factorization_code,
     gravity_of,
     is_vector,
@@ -41,7 +49,7 @@ from .calls import (
 )
 from .conventions import CHRISTOFFEL
 from .data import check_memory
-from .workspaces import KERNEL_SCRATCH, kernel_scratch
+from .workspaces import KERNEL_SCRATCH, ReducedData, kernel_scratch, shared_data
 
 MODEL_THETA = np.zeros(0)  # θ of length zero: the model's own inertial parameters
 
@@ -101,7 +109,10 @@ class Algorithm:
     guard: Callable | None  # (robot, K, data, **options): refuses what is too large, readies data
     prepare: Callable | None  # (robot, states, options) → (states, kernel options), where not OPTIONS'
     finish: Callable | None  # (robot, result, states, kernel options) → what the caller gets
-    reduced: Callable | None = None  # the function for robots in other coordinates (engine.coordinates)
+    optional: tuple = ()  # the states that may be None (their default)
+    reduced: Callable | None = None  # one state in other coordinates, public states and options as given (no
+    # prepare): engine.coordinates's, called by _in_other_coordinates
+    reduced_finish: bool = True  # whether ``finish`` applies to what ``reduced`` writes
 
 
 def algorithm(kernel=None, *, shape, take=_whole, batch=None, batch_shape=None, batch_take=None, into=None,
@@ -115,9 +126,10 @@ def algorithm(kernel=None, *, shape, take=_whole, batch=None, batch_shape=None, 
             raise TypeError(f"{declared.__name__}: the first parameter is the robot")
         options = tuple(n for n in names if n in OPTIONS)
         states = tuple(n for n in names[1:] if n not in OPTIONS and n != "data")
+        optional = tuple(p.name for p in parameters if p.name in states and p.default is None)
         description = Algorithm(
             declared.__name__, states, tuple(n.lower() for n in states), options, kernel, shape, take, batch, batch_shape or shape,
-            batch_take or take, into, returns, guard, prepare, finish)
+            batch_take or take, into, returns, guard, prepare, finish, optional)
         made = _function(description, parameters)
         made.__doc__, made.__module__, made.__qualname__ = declared.__doc__, declared.__module__, declared.__qualname__
         made.__wrapped__ = declared  # inspect.signature and the documentation read the declaration
@@ -179,14 +191,17 @@ def _function(description: Algorithm, parameters) -> Callable:
     return namespace[description.name]
 
 
-def in_other_coordinates(public: Callable) -> Callable:
-    """engine.coordinates's decorator: ``public``'s function for robots in other coordinates, called
-    with the public arguments as given (and the ReducedData of ``data=``)."""
+def in_other_coordinates(public: Callable, *, finish: bool = True) -> Callable:
+    """engine.coordinates's decorator: ``public``'s function for robots in other coordinates, one
+    state's, called as a kernel is (see call); ``finish=False`` where the tree's ``finish`` does not
+    apply to the block it writes. A function composed of others (christoffel_slices) is registered
+    as it is and looks for it itself."""
 
     def register(function):
         if hasattr(public, "algorithm"):
             public.algorithm.reduced = function
-        else:  # a function composed of others (christoffel_slices) looks for it itself
+            public.algorithm.reduced_finish = finish
+        else:
             public.in_other_coordinates = function
         return function
 
@@ -199,10 +214,7 @@ def call(description: Algorithm, robot, states: tuple, options: tuple, data):
     kind = robot.__class__
     if kind is not RobotModel:
         if isinstance(robot, ReducedRobot):
-            if description.reduced is None:
-                raise StateError(f"{description.name} does not take robots in other coordinates (mimic joints, "
-                                 "base velocities, closed loops) yet; call it on robot.full")
-            return description.reduced(robot, *states, *options, *((data,) if description.into else ()))
+            return _in_other_coordinates(description, robot, states, options, data)
         raise TypeError(f"{description.name}() takes a robot from coriolis_cli.load_robot (a RobotModel or a "
                         f"ReducedRobot), got {type(robot).__name__}")
     named = dict(zip(description.options, options))
@@ -252,3 +264,81 @@ def _batch(description: Algorithm, robot, Q, rest, arguments, named):
     out = run_batch(robot, description.batch, np.zeros(shape), Q, (*rest, *arguments), *velocities)
     result = description.batch_take(out)
     return result if description.finish is None else description.finish(robot, result, (Q, *rest), arguments)
+
+
+def _in_other_coordinates(description: Algorithm, robot, states: tuple, options: tuple, data):
+    """A robot in other coordinates on the same path as a tree: its one-state function
+    (``description.reduced(robot, workspace, *states, *options, out)``, engine.coordinates) in
+    place of the kernel, with the same checks and refusals, the workspace's own block and field for
+    data=, fresh arrays otherwise, and a batch state by state into the block the batch kernel
+    would fill (so that every output gains its leading K as a tree's does)."""
+    function = description.reduced
+    if function is None:
+        raise StateError(f"{description.name} does not take robots in other coordinates (mimic joints, "
+                         "base velocities, closed loops) yet; call it on robot.full")
+    # the options refused as for a tree, before any state; the function passes them on to the tree's
+    arguments = tuple([OPTIONS[o].convert(robot, v) for o, v in zip(description.options, options) if OPTIONS[o].convert])
+    guard = description.guard
+    if data is not None:
+        check_data(robot, data, ReducedData)
+        if guard is not None:
+            guard(robot, 1, data, **dict(zip(description.options, options)))
+        if not _vectors(robot, description, states):
+            states = _with_none(states, checked(robot, states[0], *_given(description, states)))  # a batch refused
+        function(robot, data, *states, *options, getattr(data, description.into))
+        return getattr(data, description.returns)
+    finish = description.finish if description.reduced_finish else None
+    if description.kernel is None or not _vectors(robot, description, states):
+        Q, rest, batch = stacked_states(robot, states[0], *_given(description, states))
+        rest = _with_none(states, (Q, *rest))[1:]
+        if batch or description.kernel is None:
+            if description.batch is None:
+                raise StateError(f"q: {description.name} takes one state at a time, got a batch of {Q.shape[0]}")
+            K = Q.shape[0]
+            if guard is not None:
+                guard(robot, K, None, **dict(zip(description.options, options)))
+            shape = (K, *description.batch_shape(robot))
+            check_memory(8 * int(np.prod(shape)), f"{description.name} of {K} states")
+            out, workspace = np.zeros(shape), shared_data(robot)
+            for k in range(K):
+                function(robot, workspace, Q[k], *(None if x is None else x[k] for x in rest), *options, out[k])
+            result = description.batch_take(out)
+            return result if finish is None else finish(robot, result, (Q, *rest), arguments)
+        states = (Q[0], *(None if x is None else x[0] for x in rest))
+    if guard is not None:
+        guard(robot, 1, None, **dict(zip(description.options, options)))
+    out = np.zeros(description.shape(robot))
+    function(robot, shared_data(robot), *states, *options, out)
+    result = description.take(out)
+    return result if finish is None else finish(robot, result, states, arguments)
+
+
+def _vectors(robot, description: Algorithm, states) -> bool:
+    """Whether the states are one state's float64 vectors, q nq wide and the others nv, every entry
+    finite (x·x is finite exactly when every entry is, unless it overflows, and then the full check
+    decides), or None where the state is optional."""
+    width = robot.nq
+    for x in states:
+        if type(x) is not np.ndarray or x.dtype is not F64 or x.shape != (width,) or not math.isfinite(x @ x):
+            return x is None and _vectors_but_none(robot, description, states)
+        width = robot.nv
+    return True
+
+
+def _vectors_but_none(robot, description: Algorithm, states) -> bool:
+    """_vectors where a state is None: only an optional one may be."""
+    if any(x is None and name not in description.optional for name, x in zip(description.states, states)):
+        return False
+    return _vectors(robot, description, tuple(x for x in states if x is not None))
+
+
+def _given(description: Algorithm, states):
+    """(label, value) of each velocity-like state given (an optional one left out is not), for the checks."""
+    return [(label, x) for name, label, x in zip(description.states[1:], description.labels[1:], states[1:])
+            if x is not None or name not in description.optional]
+
+
+def _with_none(states, converted):
+    """``converted`` (the states given, checked) with None again where an optional state was left out."""
+    values = iter(converted)
+    return tuple(None if x is None else next(values) for x in states)

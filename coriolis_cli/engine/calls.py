@@ -94,8 +94,10 @@ def factorization_code(name: str) -> int:
         raise StateError(f"unknown factorization '{name}' (choose from {', '.join(FACTORIZATIONS)})") from None
 
 
-def check_data(robot, data) -> None:
-    if not isinstance(data, Data):
+def check_data(robot, data, kind=Data) -> None:
+    """``data`` a workspace of this robot object: a ``kind`` (Data for a tree, ReducedData in other
+    coordinates) whose robot is this one."""
+    if not isinstance(data, kind):
         raise StateError("data must come from create_data(robot)")
     if data.robot is not robot:
         raise StateError(f"data was created for robot '{data.robot.name}', not for this robot object ('{robot.name}')")

@@ -4,8 +4,9 @@
 :class:`~coriolis_cli.engine.data.Data` for a tree, a :class:`ReducedData` for a robot in other
 coordinates. Calls made without ``data=`` use the robot's own: ``kernel_scratch`` when the kernel
 writes into fresh arrays (the GIL is held while it runs, so one per robot serves every thread),
-``shared_data`` when results are copied out afterwards (one per thread). Both are kept in
-``robot.caches``, which the model leaves out of pickles and copies.
+``shared_data`` for a robot in other coordinates, whose one-state functions keep the tree's
+results and their scratch there while they write into fresh arrays (one per thread). Both are
+kept in ``robot.caches``, which the model leaves out of pickles and copies.
 """
 
 from __future__ import annotations
@@ -16,33 +17,47 @@ import numpy as np
 
 from ..model.coordinates import ReducedRobot
 from ..model.tree import RobotModel
-from .data import Data
+from .data import BLOCKS, Data
 
 KERNEL_SCRATCH, PER_THREAD = "engine: kernel scratch", "engine: per-thread workspaces"
 
 
 class ReducedData:
-    """Workspace of a reduced robot: the full robot's workspace and the reduced outputs."""
+    """Workspace of a robot in other coordinates (engine.coordinates): the tree's workspace
+    (``full``) and the outputs in the robot's own coordinates, in Data's blocks and under Data's
+    names (data.BLOCKS), so that a function's ``data=`` form writes the same block (its
+    description's ``into``) and returns the same field (``returns``) for every robot; users read
+    read-only views of them, as a tree's."""
 
     def __init__(self, robot):
         n = robot.nv
         self.robot = robot
+        self.nq, self.nv = robot.nq, n
         self.full = Data(robot.full)
-        self.M, self.Mdot, self.C = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-        self.tau, self.g, self.qdd = np.zeros(n), np.zeros(n), np.zeros(n)
-        self.dtau_dq, self.dtau_dv, self.dtau_da = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-        self.dqdd_dq, self.dqdd_dv, self.Minv = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-        self.dslotine_dq, self.dslotine_dv, self.dslotine_dvr, self.dslotine_dar = (np.zeros((n, n)) for _ in range(4))
-        self.dCv_dq, self.dCv_dv = np.zeros((n, n)), np.zeros((n, n))
-        self.dg_dq, self.dCTqd_dq, self.dCTqd_dv = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-        self.Gamma = None
-        self.dC_dq = None  # ∂C/∂q: nv³, on first use
-        self._tmp = np.zeros((robot.full.nv, n))
+        for block in BLOCKS:  # as Data lays them out
+            array = np.zeros(block.shape(n))
+            setattr(self, block.name, array)
+            parts = list(array) if block.count else [array]
+            for name, part in zip(block.writable, parts):
+                setattr(self, name, part)
+            views = tuple(_read_only(x) for x in parts)
+            for name, view in zip(block.views, views):
+                setattr(self, name, view)
+            if block.outputs:
+                setattr(self, block.outputs, views)
+        self.gamma_out, self.Gamma = None, None  # nv³: on first use
+        self.second_out, self.second_outputs = None, None  # 4 nv³: on first use
+        self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use
+        self._tmp = np.zeros((robot.full.nv, n))  # scratch of the congruences Aᵀ X A
         self._sq = np.zeros((n, n))
-        self.coriolis_outputs = (self.M, self.Mdot, self.C)
+
+    # as a tree's workspace: Γ (nv³) and the second derivatives (4 nv³) on first use, outputs never rebound
+    ensure_gamma = Data.ensure_gamma
+    ensure_second = Data.ensure_second
+    __setattr__ = Data.__setattr__
 
     def _contents(self):
-        return (self.full,) + tuple(getattr(self, name) for name in _REDUCED_OUTPUTS) + (self.Gamma,)
+        return (self.full, *(getattr(self, b.name) for b in BLOCKS), self.gamma_out, self.second_out)
 
     def __copy__(self):
         """Another workspace for the same robot with the same contents (see Data.__copy__)."""
@@ -54,19 +69,30 @@ class ReducedData:
     def __reduce__(self):
         return _restored, (self.robot,) + self._contents()
 
+    def __repr__(self) -> str:
+        return f"<coriolis ReducedData for '{self.robot.name}' ({self.robot.coordinates}): nq={self.nq}, nv={self.nv}>"
 
-_REDUCED_OUTPUTS = ("M", "Mdot", "C", "tau", "g", "qdd", "dtau_dq", "dtau_dv", "dtau_da", "dqdd_dq", "dqdd_dv", "Minv",
-                    "dslotine_dq", "dslotine_dv", "dslotine_dvr", "dslotine_dar", "dCv_dq", "dCv_dv",
-                    "dg_dq", "dCTqd_dq", "dCTqd_dv")
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a``, as Data hands its outputs out."""
+    v = a.view()
+    v.setflags(write=False)
+    return v
 
 
 def _restored(robot, full, *contents):
     """A reduced robot's workspace holding ``contents`` (copies and unpickling)."""
     data = ReducedData(robot)
     data.full = full
-    for name, value in zip(_REDUCED_OUTPUTS, contents):
-        getattr(data, name)[...] = value
-    data.Gamma = None if contents[-1] is None else np.array(contents[-1])
+    *blocks, gamma, second = contents
+    for block, value in zip(BLOCKS, blocks):
+        getattr(data, block.name)[...] = value
+    if gamma is not None:
+        data.ensure_gamma(force=True)
+        data.gamma_out[...] = gamma
+    if second is not None:
+        data.ensure_second(force=True)
+        data.second_out[...] = second
     return data
 
 
@@ -91,7 +117,7 @@ def kernel_scratch(robot):
 
 
 def shared_data(robot):
-    """This thread's workspace of the robot, for calls that copy their results out of it."""
+    """This thread's workspace of the robot, for the intermediate results of calls without data=."""
     try:
         return robot.caches[PER_THREAD].data
     except (KeyError, AttributeError):  # this robot's or this thread's first call
