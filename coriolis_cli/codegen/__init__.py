@@ -95,12 +95,12 @@ def generate_code(robot, directory, prefix: str | None = None, what=None, force:
 # The code of Γ and of the derivatives grows with the tree's related triples (i, j, k); each
 # function's seconds and bytes a triple, measured with `coriolis codegen serial:N --what W` (GNU
 # time, 2 cores) where the triples dominate: Γ serial:40 (64,000 triples) 20 s and 0.4 GB; dtau
-# serial:60 (216,000) 115 s and 3.5 GB; dslotine serial:30 (27,000) 21 s and 0.8 GB; dCv and dCTqd
+# serial:60 (216,000) 123 s and 3.6 GB; dslotine serial:30 (27,000) 21 s and 0.8 GB; dCv and dCTqd
 # serial:30 74 s and 2.35 GB (serial:15 and 20 gave 2.1e-3 s a triple: slightly less). M, Ṁ, C,
 # τ, g, Slotine–Li and ∂g/∂q take a few seconds at these sizes (serial:30: 4.5 s and 2.1 s).
 COST_PER_TRIPLE = {  # function: (seconds, bytes)
     "christoffel": (20.0 / 64_000, 0.4e9 / 64_000),
-    "inverse_dynamics_derivatives": (115.0 / 216_000, 3.5e9 / 216_000),
+    "inverse_dynamics_derivatives": (123.0 / 216_000, 3.6e9 / 216_000),
     "slotine_li_derivatives": (21.0 / 27_000, 0.8e9 / 27_000),
     "coriolis_product_derivatives": (74.0 / 27_000, 2.35e9 / 27_000),
     "coriolis_transpose_derivatives": (74.0 / 27_000, 2.35e9 / 27_000),
