@@ -105,3 +105,25 @@ def test_a_workspace_of_another_robot_or_another_kind_is_refused_in_one_line():
         cc.mass_matrix(panda, q, data=cc.create_data(other))
     with pytest.raises(StateError, match=r"data must come from create_data\(robot\)"):
         cc.inverse_dynamics(panda, q, q, q, data={"M": 1})
+
+
+def test_the_public_functions_show_their_lines_in_tracebacks_and_to_inspect():
+    """The functions engine.algorithms writes from their declarations keep their source where
+    tracebacks, inspect and debuggers read a file's lines."""
+    import inspect
+    import linecache
+    import traceback
+
+    robot = cc.load_robot("panda")
+    data = cc.create_data(robot)
+    linecache.checkcache()  # as a long session's tracebacks do: the generated source stays
+    try:
+        cc.coriolis_matrix(robot, np.zeros(3), np.zeros(7), data=data)
+    except cc.StateError as e:
+        frames = traceback.extract_tb(e.__traceback__)
+    generated = next(f for f in frames if f.name == "coriolis_matrix")
+    assert generated.filename.startswith("<coriolis_cli.engine.algorithms")
+    assert generated.line.startswith("return call(description, robot, (q, qd,)")
+    source = inspect.getsource(cc.coriolis_matrix.__code__)
+    assert source.startswith("def coriolis_matrix(robot, q, qd, factorization=")
+    assert "kernel(data.core, q, qd, CHRISTOFFEL, data.coriolis_block)" in source

@@ -25,6 +25,7 @@ status, threads)`` over (K, ·) arrays (calls.run_batch).
 from __future__ import annotations
 
 import inspect
+import linecache
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -186,8 +187,12 @@ def _function(description: Algorithm, parameters) -> Callable:
         ]
     data = "data" if description.into else "None"
     body.append(f"    return call(description, robot, ({states},), ({option_names}{',' if options else ''}), {data})")
-    code = compile("\n".join(body), f"<engine.algorithms: {description.name}>", "exec")
-    exec(code, namespace)  # noqa: S102 (our own text, made from the declared signature)
+    source = "\n".join(body) + "\n"
+    filename = f"<coriolis_cli.engine.algorithms: {description.name}>"
+    # the source kept where tracebacks, inspect.getsource and debuggers look for a file's lines
+    # (mtime None: linecache.checkcache keeps an entry that has no file on disk)
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (our own text, made from the declared signature)
     return namespace[description.name]
 
 
