@@ -97,8 +97,9 @@ def test_gamma_size_has_its_own_flag_and_a_memory_check(run_cli, tmp_path, monke
     r = run_cli("compute", "serial:400", "--random", "--what", "Gamma", "-o", out, "--force", "--allow-large")
     assert_one_line_error(r, "needs about", "GiB available")
     assert out.read_bytes() == b"old"
-    with pytest.raises(cc.SizeError, match="force=True"):  # the library speaks API, not CLI flags
+    with pytest.raises(cc.SizeError, match="above the 256 MiB limit") as refused:
         cc.christoffel(cc.load_robot("serial:400"), np.zeros(400))
+    assert "force=True" in refused.value.hint  # the library speaks API, not CLI flags
 
 
 def test_simulate_checks_memory_in_bytes(run_cli):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import engine
 from ..engine.coordinates import derivatives_refusal
-from ..errors import InputError, Note
+from ..errors import InputError, Note, SizeError
 from ..engine.compiled import kernel_loop
 from ..model.parameters import inertial_parameters
 from ..model.tree import RobotModel
@@ -203,7 +203,10 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
             try:
                 call()  # allocates its tensors
             except InputError as e:  # too large for the memory guard, or coordinates it does not take
-                warnings.warn(Note(f"{robot.name}: d2tau not timed: {e}"), stacklevel=2)
+                # the hint of a refusal for the robot's coordinates is the command line's (--loops
+                # open); a size refusal's is the library's force=True, which bench has no flag for
+                hint = f" ({e.hint})" if e.hint and not isinstance(e, SizeError) else ""
+                warnings.warn(Note(f"{robot.name}: d2tau not timed: {e}{hint}"), stacklevel=2)
                 continue
         timed(key, call, how)
     # the same kernels in a compiled loop (the call's overhead is the difference)

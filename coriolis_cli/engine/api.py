@@ -24,10 +24,11 @@ from . import compiled
 from .algorithms import algorithm, gravity_for
 from .calls import (
     QuaternionWarning,
+    check_data,
     checked,
+    stacked_states,
     positive_definite,
     singular_mass_matrix,
-    with_hint,
 )
 from .conventions import FACTORIZATIONS, TRAJECTORY_QUANTITIES, MomentumRegressors
 from .data import (
@@ -39,7 +40,7 @@ from .data import (
     gamma_bytes_for,
 )
 from .selection import largest_entries
-from .workspaces import create_data
+from .workspaces import ReducedData, create_data
 
 
 def _square(robot):
@@ -65,9 +66,9 @@ def _gamma_guard(robot, K, data, force=False):
     machine has; with data= allocated in the workspace on its first use."""
     if data is not None:
         if data.Gamma is None:
-            with_hint(data.ensure_gamma, force)
+            data.ensure_gamma(force)
         return
-    with_hint(check_gamma_bytes, robot.nv, K, force)
+    check_gamma_bytes(robot.nv, K, force)
     check_memory(gamma_bytes_for(robot.nv, K), f"Γ of {K} states" if K > 1 else "Γ")
 
 
@@ -228,9 +229,9 @@ def _second_guard(robot, K, data, force=False, **options):
                              f"share it; '{body.joint.name}' has {tuple(body.joint.armature[:3])}")
     if data is not None:
         if data.second_out is None:
-            with_hint(data.ensure_second, force)
+            data.ensure_second(force)
         return
-    with_hint(check_second_bytes, robot.nv, K, force)
+    check_second_bytes(robot.nv, K, force)
     check_memory(gamma_bytes_for(robot.nv, 4 * K), "the second-order derivatives")
 
 
@@ -257,25 +258,27 @@ def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel"
     Batches: q, qd of shape (K, ·) give (K, nv, nv, nv). With ``data=`` (one state) the result is
     ``data.dC_dq``, allocated on the first such call."""
     n = robot.nv
+    Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))  # a ragged or mistyped state: StateError
     if data is not None:
-        if np.ndim(q) == 2:
-            raise StateError("q: data= takes one state at a time; call without data= for batches")
-        if getattr(data, "robot", None) is not robot:
-            raise StateError("data must come from create_data(robot) of this robot")
-        result = coriolis_matrix_derivatives(robot, q, qd, factorization, force)
+        if batch:
+            raise StateError(f"q: data= takes one state at a time, got a batch of {len(Q)}; call without data= "
+                             "for batches")
+        check_data(robot, data, type(data) if isinstance(data, (Data, ReducedData)) else Data)
+        result = coriolis_matrix_derivatives(robot, Q[0], QD[0], factorization, force)
         if data.dC_dq is None:
             data.dC_dq = np.empty_like(result)
         data.dC_dq[...] = result
         return data.dC_dq
-    if np.ndim(q) == 2:  # a batch: state by state
-        if np.ndim(qd) != 2 or len(q) != len(qd):
-            raise StateError("q and qd hold different numbers of states")
-        with_hint(check_gamma_bytes, n, len(q), force)
-        return np.stack([coriolis_matrix_derivatives(robot, x, y, factorization, force=True) for x, y in zip(q, qd)]) \
-            if len(q) else np.zeros((0, n, n, n))
-    with_hint(check_gamma_bytes, n, 1, force)
+    if batch:  # state by state, into one array whose size is checked first
+        check_gamma_bytes(n, len(Q), force, "∂C/∂q")
+        check_memory(gamma_bytes_for(n, len(Q) + 2), f"∂C/∂q of {len(Q)} states")
+        out = np.empty((len(Q), n, n, n))
+        for s in range(len(Q)):
+            out[s] = coriolis_matrix_derivatives(robot, Q[s], QD[s], factorization, force=True)
+        return out
+    check_gamma_bytes(n, 1, force, "∂C/∂q")
     check_memory(gamma_bytes_for(n, 2), "∂C/∂q")
-    q, qd = checked(robot, q, ("qd", qd))
+    q, qd = checked(robot, Q[0], ("qd", QD[0]))
     # [j] = ∂(C e_j)/∂q, (nv, nv), for the nv unit vectors at once
     columns = coriolis_product_derivatives(robot, np.repeat(q[None], n, axis=0), np.repeat(qd[None], n, axis=0),
                                            np.eye(n), factorization)[0]

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import SingularMassMatrixError, SizeError, StateError
+from ..errors import SingularMassMatrixError, StateError
 from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
 from .conventions import FACTORIZATIONS, PIVOT_SHARE, RECHECK, SINGULAR, STANDARD_GRAVITY
@@ -268,12 +268,6 @@ def gravity_of(gravity) -> np.ndarray:
     return g
 
 
-def with_hint(check, *args):
-    try:
-        check(*args)
-    except SizeError as e:
-        raise SizeError(f"{e}; pass force=True to compute it anyway, or list its largest entries with "
-                        "christoffel_largest") from None
 
 
 def positive_definite(M: np.ndarray) -> bool:

@@ -464,6 +464,6 @@ def derivatives_refusal(robot) -> str | None:
     zeros = np.zeros(robot.nv)
     try:
         api.inverse_dynamics_derivatives(robot, robot.neutral_configuration(), zeros, zeros)
-    except StateError as e:
-        return str(e)
+    except StateError as e:  # with its remedy, as compute says it (--loops open, --mimic independent)
+        return f"{e} ({e.hint})" if e.hint else str(e)
     return None

@@ -29,13 +29,18 @@ def gamma_bytes_for(nv: int, K: int = 1) -> int:
     return 8 * K * nv**3
 
 
-def check_gamma_bytes(nv: int, K: int = 1, force: bool = False) -> None:
+# what the library says to do about a refused nv³ result (the commands say their own: compute's
+# --allow-large, bench's note)
+FORCE_HINT = "pass force=True to compute it anyway, or list Γ's largest entries with christoffel_largest"
+
+
+def check_gamma_bytes(nv: int, K: int = 1, force: bool = False, what: str = "Γ") -> None:
+    """SizeError for nv³ doubles a state (Γ, ∂C/∂q) above GAMMA_MAX_BYTES, unless ``force``."""
     need = gamma_bytes_for(nv, K)
-    if need > GAMMA_MAX_BYTES and not force:  # callers add how to go on (force=True, or the CLI's flags)
+    if need > GAMMA_MAX_BYTES and not force:
         raise SizeError(
-            f"Γ of this robot holds nv³ = {nv}³ = {K * nv**3:,} doubles ({need / 2**20:,.0f} MiB), "
-            f"above the {GAMMA_MAX_BYTES // 2**20} MiB limit"
-        )
+            f"{what} of this robot holds nv³ = {nv}³ = {K * nv**3:,} doubles ({need / 2**20:,.0f} MiB), "
+            f"above the {GAMMA_MAX_BYTES // 2**20} MiB limit", hint=FORCE_HINT)
 
 
 def check_second_bytes(nv: int, K: int = 1, force: bool = False) -> None:
@@ -44,8 +49,8 @@ def check_second_bytes(nv: int, K: int = 1, force: bool = False) -> None:
     if need > GAMMA_MAX_BYTES and not force:
         raise SizeError(
             f"the second-order derivatives of this robot hold 4 nv³ = 4 x {nv}³ = {4 * K * nv**3:,} doubles "
-            f"({need / 2**20:,.0f} MiB), above the {GAMMA_MAX_BYTES // 2**20} MiB limit"
-        )
+            f"({need / 2**20:,.0f} MiB), above the {GAMMA_MAX_BYTES // 2**20} MiB limit",
+            hint="pass force=True to compute them anyway")
 
 
 def available_memory() -> int | None:

@@ -122,7 +122,8 @@ def _structure_picture(model, q, qd, factorization, fmt: str = "png") -> bytes:
 @click.option("--plot", type=click.Path(dir_okay=False),
               help="Also draw M, Ṁ, C (symmetric log colours, exact zeros grey) and Γ's sparsity pattern to a PNG file.")
 @click.option("--allow-large", is_flag=True,
-              help="Write Γ above the 256 MiB guard (nv > 322), if the machine has the memory it needs.")
+              help="Compute the nv³ quantities above their 256 MiB guard, if the machine has the memory they need: "
+              "Gamma and dC_dq (nv > 322), the four d2tau_* together (nv > 203).")
 def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recording, topic, base_topic, window, no_friction,
             workers, scheduler, factorization, fmt, top, output, force, plot, allow_large):
     """Compute M, Ṁ, C, Γ, g or τ of ROBOT at one state, or g, C q̇, Cᵀq̇, p, τ and the energies

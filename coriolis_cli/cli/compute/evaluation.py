@@ -18,6 +18,9 @@ from ... import engine
 from ...errors import SizeError, StateError
 from ...model.tree import RobotModel
 
+# what compute says to do about an nv³ result above the guard
+ALLOW_LARGE_HINT = "pass --allow-large to compute it anyway, if the machine has the memory"
+
 COMPUTE_QUANTITIES = ("M", "Mdot", "C", "Gamma", "g", "tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq",
               "dCTqd_dq", "dCTqd_dqd", "d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd", "dC_dq")
 USES_QDD = {"tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd",
@@ -135,11 +138,15 @@ def _tensors(robot, q, qd, qdd, quantities, result, top, allow_large) -> None:
     if not asked:
         return
     values = {}
-    if set(asked) & set(TENSORS[:4]):
-        for name, T in zip(TENSORS[:4], engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd, force=allow_large)):
-            values[name] = T
-    if "dC_dq" in asked:
-        values["dC_dq"] = engine.coriolis_matrix_derivatives(robot, q, qd, result.factorization, force=allow_large)
+    try:
+        if set(asked) & set(TENSORS[:4]):
+            for name, T in zip(TENSORS[:4], engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd,
+                                                                                      force=allow_large)):
+                values[name] = T
+        if "dC_dq" in asked:
+            values["dC_dq"] = engine.coriolis_matrix_derivatives(robot, q, qd, result.factorization, force=allow_large)
+    except SizeError as e:  # the command's remedy, not the library's force=True
+        raise SizeError(str(e), hint=ALLOW_LARGE_HINT) from None
     tiny = GAMMA_ROUND_OFF * float(np.abs(engine.mass_matrix(robot, q)).max())
     n = robot.nv
     for name in asked:
