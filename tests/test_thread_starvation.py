@@ -32,7 +32,7 @@ STARVED = textwrap.dedent("""
         except OSError:
             pass
     resource.setrlimit(resource.RLIMIT_NPROC, (tasks + 2, tasks + 2))  # two more threads, no more
-    cc.set_num_threads(32)
+    cc.set_num_threads(cc.engine.calls.max_threads())  # 4 per CPU: at least 4, more than the 2 allowed
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         first = cc.inverse_dynamics_derivatives(robot, Q, Q, Q)
@@ -52,4 +52,4 @@ def test_a_batch_the_system_gives_fewer_threads_runs_on_them(tmp_path):
     assert r.returncode == 0, (r.returncode, r.stdout, r.stderr[-2000:])
     count, message = r.stdout.strip().split(" ", 1)
     assert count == "1", r.stdout  # said once, for the first batch
-    assert message.startswith("the system started ") and "of the 32 threads asked for" in message, message
+    assert message.startswith("the system started ") and "threads asked for" in message, message

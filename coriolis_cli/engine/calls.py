@@ -182,25 +182,41 @@ def _available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def max_threads() -> int:
+    """The most threads a batch may ask for: four per CPU this process may use (more only wait
+    for a CPU, and each holds a workspace)."""
+    return 4 * _available_cpus()
+
+
+def _thread_count(value, source: str) -> int:
+    """``value`` as a thread count from 1 to max_threads(), or StateError saying ``source``."""
+    bound, given = max_threads(), value
+    if isinstance(value, str) and source == "CORIOLIS_THREADS":  # the environment's text
+        value = int(value.strip()) if value.strip().isdigit() else None
+    if type(value) is not int or not 1 <= value <= bound:
+        raise StateError(f"{source}: the number of threads must be a whole number from 1 to {bound} (4 per CPU "
+                         f"this process may use), got {given!r}")
+    return value
+
+
 def _threads_from_environment() -> int:
-    value = os.environ.get("CORIOLIS_THREADS", "").strip()
-    return max(1, int(value)) if value.isdigit() else _available_cpus()
+    value = os.environ.get("CORIOLIS_THREADS", "")
+    return _thread_count(value, "CORIOLIS_THREADS") if value.strip() else _available_cpus()
 
 
-_threads = [_threads_from_environment()]
+_threads: list = [None]  # set_num_threads's, else read from the environment on first use
 
 
 def get_num_threads() -> int:
     """Threads a batch runs on: set_num_threads, else CORIOLIS_THREADS, else the CPUs this process
-    may use."""
-    return _threads[0]
+    may use. A CORIOLIS_THREADS that is not a count from 1 to max_threads() is a StateError."""
+    return _threads[0] if _threads[0] is not None else _threads_from_environment()
 
 
 def set_num_threads(n: int) -> None:
-    """Run batches on ``n`` threads from now on (a Dask worker runs one: its cluster has the rest)."""
-    if type(n) is not int or n < 1:
-        raise ValueError(f"the number of threads must be a positive integer, got {n!r}")
-    _threads[0] = n
+    """Run batches on ``n`` threads from now on, 1 to max_threads() (a Dask worker runs one: its
+    cluster has the rest); StateError otherwise."""
+    _threads[0] = _thread_count(n, "set_num_threads")
 
 
 # A batch runs in calls of about this many floating-point operations (≈ 0.1 s), returning to
