@@ -434,6 +434,7 @@ NB_MODULE(compiled, m) {
     m.attr("OK") = OK;
     m.attr("RECHECK") = RECHECK;
     m.attr("SINGULAR") = SINGULAR;
+    m.attr("OVERFLOW") = OVERFLOW;
     m.attr("CHRISTOFFEL") = int(CHRISTOFFEL);
     m.attr("FEATHERSTONE") = int(FEATHERSTONE);
     m.attr("PIVOT_SHARE") = PIVOT_SHARE;

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import SingularMassMatrixError, StateError
 from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
-from .conventions import FACTORIZATIONS, PIVOT_SHARE, RECHECK, SINGULAR, STANDARD_GRAVITY
+from .conventions import FACTORIZATIONS, OVERFLOW, PIVOT_SHARE, RECHECK, SINGULAR, STANDARD_GRAVITY
 from .data import Data
 from .workspaces import kernel_scratch
 
@@ -112,6 +112,10 @@ def checked(robot: RobotModel, q, *velocities):
 
 def report_status(robot: RobotModel, status: int, q, *velocities) -> None:
     """Turn a kernel's status code (engine.joints) into the error or warning it stands for."""
+    if status == OVERFLOW:  # the inputs were finite: say how large they are, not which is "not finite"
+        sizes = ", ".join(f"|{what}| up to {np.max(np.abs(arr)):.3g}" for what, arr in (("q", q), *velocities)
+                          if np.size(arr))
+        raise StateError(f"the dynamics overflow at this state: every input is finite but the result is not ({sizes})")
     if status >= SINGULAR:
         raise singular_mass_matrix(robot, [robot.bodies[robot.col_body[status - SINGULAR]].joint.name])
     if status > 0:
@@ -252,8 +256,6 @@ def report_batch(robot, status: np.ndarray, Q, *velocities) -> None:
     warned = np.flatnonzero(status < 0)
     if warned.size:
         report_status(robot, int(status[warned[0]]), Q)
-
-
 
 
 def velocities_of(robot, x, what, K):

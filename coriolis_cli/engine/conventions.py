@@ -15,8 +15,9 @@ from . import compiled
 # laid end to end is not finite. RECHECK: an argument is not a float64 vector of the right length
 # and unit stride, to convert and check in full. Below that: −(2 + 2b) the quaternion of body b is
 # zero (nothing computed), −(3 + 2b) it was normalized (results computed). SINGULAR + k: M is
-# singular at DoF k (forward dynamics, nothing computed).
-OK, RECHECK, SINGULAR = compiled.OK, compiled.RECHECK, compiled.SINGULAR
+# singular at DoF k (forward dynamics, nothing computed). OVERFLOW: every input finite, a result
+# not (a state too large to compute with).
+OK, RECHECK, SINGULAR, OVERFLOW = compiled.OK, compiled.RECHECK, compiled.SINGULAR, compiled.OVERFLOW
 
 CHRISTOFFEL, FEATHERSTONE = compiled.CHRISTOFFEL, compiled.FEATHERSTONE
 FACTORIZATIONS = {"christoffel": CHRISTOFFEL, "featherstone": FEATHERSTONE}

@@ -3,6 +3,8 @@
 // computation frame otherwise. A C++ program includes this file alone.
 #pragma once
 
+#include <cmath>
+
 #include "christoffel.hpp"
 #include "coriolis.hpp"
 #include "coriolis_transpose_derivatives.hpp"
@@ -26,10 +28,15 @@ inline int64_t compute_mass_matrix(const Model& model, Data& data, const double*
     return model.body_frame ? mass_matrix_body(model, data, q, M) : mass_matrix(model, data, q, M);
 }
 
+// τ, or OVERFLOW where the state is finite and τ is not (q̇ of 1e200: its products overflow)
 inline int64_t compute_inverse_dynamics(const Model& model, Data& data, const double* q, const double* qd,
                                         const double* qdd, const double* gravity, double* tau) {
-    return model.body_frame ? inverse_dynamics_body(model, data, q, qd, qdd, gravity, tau)
-                            : rnea(model, data, q, qd, qdd, gravity, tau);
+    const int64_t status = model.body_frame ? inverse_dynamics_body(model, data, q, qd, qdd, gravity, tau)
+                                            : rnea(model, data, q, qd, qdd, gravity, tau);
+    if (failed(status)) return status;
+    for (int i = 0; i < model.nv; ++i)
+        if (!std::isfinite(tau[i])) return OVERFLOW;
+    return status;
 }
 
 inline int64_t compute_gravity_vector(const Model& model, Data& data, const double* q, const double* gravity,

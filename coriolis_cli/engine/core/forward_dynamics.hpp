@@ -285,11 +285,17 @@ inline int64_t forward_dynamics(const Model& model, Data& data, const double* q,
 }
 
 // q̈ by the articulated-body algorithm where it applies and settles the state, else through
-// M = LᵀDL (which then also leaves M(q) in M, and says what is wrong with the state)
+// M = LᵀDL (which then also leaves M(q) in M, and says what is wrong with the state); OVERFLOW
+// where the inputs were finite and q̈ is not, which nothing after it may take for a state's entry
 inline int64_t compute_forward_dynamics(const Model& model, Data& data, const double* q, const double* qd,
                                         const double* tau, const double* gravity, double* qdd, double* M) {
-    if (model.body_frame && forward_dynamics_body(model, data, q, qd, tau, gravity, qdd) == OK) return OK;
-    return forward_dynamics(model, data, q, qd, tau, gravity, qdd, M);
+    const int64_t status = model.body_frame && forward_dynamics_body(model, data, q, qd, tau, gravity, qdd) == OK
+                               ? OK
+                               : forward_dynamics(model, data, q, qd, tau, gravity, qdd, M);
+    if (failed(status)) return status;
+    for (int i = 0; i < model.nv; ++i)
+        if (!std::isfinite(qdd[i])) return OVERFLOW;
+    return status;
 }
 
 }  // namespace coriolis

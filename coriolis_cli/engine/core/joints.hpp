@@ -16,9 +16,11 @@ namespace coriolis {
 
 // Status codes. 0: fine. k > 0: entry k − 1 of (q, q̇, q̈) laid end to end is not finite. Below
 // −1: −(2 + 2b) the quaternion of body b is zero (nothing computed), −(3 + 2b) it was normalized
-// (results computed). SINGULAR + k: M is singular at DoF k; above every entry number.
+// (results computed). SINGULAR + k: M is singular at DoF k; above every entry number. OVERFLOW:
+// every input is finite and a result is not (a state too large to compute with).
 constexpr int64_t OK = 0;
 constexpr int64_t SINGULAR = int64_t(1) << 40;
+constexpr int64_t OVERFLOW = SINGULAR - 1;
 
 // A quaternion this far from unit norm is normalized with a warning.
 constexpr double QUATERNION_TOLERANCE = 1e-6;
