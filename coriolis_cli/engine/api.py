@@ -26,7 +26,6 @@ from .calls import (
     QuaternionWarning,
     check_data,
     checked,
-    stacked_states,
     positive_definite,
     singular_mass_matrix,
 )
@@ -258,27 +257,33 @@ def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel"
     Batches: q, qd of shape (K, ·) give (K, nv, nv, nv). With ``data=`` (one state) the result is
     ``data.dC_dq``, allocated on the first such call."""
     n = robot.nv
-    Q, (QD,), batch = stacked_states(robot, q, ("qd", qd))  # a ragged or mistyped state: StateError
+    try:
+        batch = np.ndim(q) == 2
+    except ValueError:  # a ragged list: the checked path says what is wrong with it, as everywhere
+        checked(robot, q, ("qd", qd))
+        raise
     if data is not None:
         if batch:
-            raise StateError(f"q: data= takes one state at a time, got a batch of {len(Q)}; call without data= "
+            raise StateError(f"q: data= takes one state at a time, got a batch of {len(q)}; call without data= "
                              "for batches")
         check_data(robot, data, type(data) if isinstance(data, (Data, ReducedData)) else Data)
-        result = coriolis_matrix_derivatives(robot, Q[0], QD[0], factorization, force)
+        result = coriolis_matrix_derivatives(robot, q, qd, factorization, force)
         if data.dC_dq is None:
             data.dC_dq = np.empty_like(result)
         data.dC_dq[...] = result
         return data.dC_dq
-    if batch:  # state by state, into one array whose size is checked first
-        check_gamma_bytes(n, len(Q), force, "∂C/∂q")
-        check_memory(gamma_bytes_for(n, len(Q) + 2), f"∂C/∂q of {len(Q)} states")
-        out = np.empty((len(Q), n, n, n))
-        for s in range(len(Q)):
-            out[s] = coriolis_matrix_derivatives(robot, Q[s], QD[s], factorization, force=True)
+    if batch:  # state by state (each checked), into one array whose size is checked first
+        if np.ndim(qd) != 2 or len(q) != len(qd):
+            raise StateError("q and qd hold different numbers of states")
+        check_gamma_bytes(n, len(q), force, "∂C/∂q")
+        check_memory(gamma_bytes_for(n, len(q) + 2), f"∂C/∂q of {len(q)} states")
+        out = np.empty((len(q), n, n, n))
+        for s in range(len(q)):
+            out[s] = coriolis_matrix_derivatives(robot, q[s], qd[s], factorization, force=True)
         return out
     check_gamma_bytes(n, 1, force, "∂C/∂q")
     check_memory(gamma_bytes_for(n, 2), "∂C/∂q")
-    q, qd = checked(robot, Q[0], ("qd", QD[0]))
+    q, qd = checked(robot, q, ("qd", qd))
     # [j] = ∂(C e_j)/∂q, (nv, nv), for the nv unit vectors at once
     columns = coriolis_product_derivatives(robot, np.repeat(q[None], n, axis=0), np.repeat(qd[None], n, axis=0),
                                            np.eye(n), factorization)[0]
