@@ -125,7 +125,7 @@ def stop(signum, frame):
 
 signal.signal(signal.SIGTERM, stop)  # as the CLI does: Python runs it between two bytecodes
 robot = cc.load_robot("serial:100")
-cc.set_num_threads(1)  # the batch's length is its states', not the machine's cores' (64 end it in 0.1 s)
+cc.set_num_threads(1)  # the batch's length is its states', not the machine's cores' (64 would end it in about 0.1 s)
 rng = np.random.default_rng(0)
 cc.forward_dynamics(robot, np.zeros((2, 100)), np.zeros((2, 100)), np.zeros((2, 100)))  # compiled now
 K = 300_000
