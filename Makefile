@@ -42,8 +42,7 @@ demo: $(STAMP)
 	$(BIN)/coriolis compute robots/panda.urdf --random --seed 1 --what M,C
 	$(BIN)/coriolis verify robots/panda.urdf --trials 20
 
-# two workers, one test file each: most of a fresh clone's run is compiling the kernels, which two
-# processes do side by side (cold cache: about 2 min instead of 4 on 2 cores)
+# two workers, one test file each, side by side on a 2-core machine
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
@@ -55,7 +54,9 @@ test-install: $(TEST_STAMP)
 
 # The suite as another machine runs it: NumPy's CPU dispatch limited to its baseline (the SIMD
 # features this CPU adds are switched off) and the second core kept busy by another process.
-# OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE stay as the machine sets them.
+# OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE stay as the machine sets them; on a CPU with AVX2,
+# `make test-anywhere OPENBLAS_CORETYPE=Haswell` also takes the BLAS kernels AMD's Zen CPUs get,
+# which round NumPy's products otherwise (a kernel the CPU lacks would crash: choose one it has).
 test-anywhere: $(TEST_STAMP)
 	@features="$$($(BIN)/python -c 'from numpy._core._multiarray_umath import __cpu_dispatch__ as d, __cpu_features__ as f; print(" ".join(x for x in d if f.get(x)))')"; \
 	  echo "NPY_DISABLE_CPU_FEATURES=\"$$features\", a second process keeping one core busy"; \
