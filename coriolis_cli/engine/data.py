@@ -130,6 +130,23 @@ _OUTPUTS = frozenset(
     + ["Gamma", "gamma_out", "second_out", "second_outputs", "dC_dq"])
 
 
+def lay_out_blocks(workspace, nv: int) -> None:
+    """BLOCKS' arrays on ``workspace`` (a Data, or a ReducedData in other coordinates): what the
+    core writes (writable) and what users read (read-only views of the same memory), and each
+    block's tuple of views, returned on every call."""
+    for block in BLOCKS:
+        array = np.zeros(block.shape(nv))
+        setattr(workspace, block.name, array)
+        parts = list(array) if block.count else [array]
+        for name, part in zip(block.writable, parts):
+            setattr(workspace, name, part)
+        views = tuple(_read_only(x) for x in parts)
+        for name, view in zip(block.views, views):
+            setattr(workspace, name, view)
+        if block.outputs:
+            setattr(workspace, block.outputs, views)
+
+
 def workspace_bytes(robot) -> int:
     """The bytes create_data(robot) allocates, before it does: the core's model and workspace
     (core/data.hpp's table, through the binding) and the output blocks (BLOCKS). Γ and the
@@ -158,18 +175,7 @@ class Data:
         self.body_frame_joints = self.core.body_frame
         # the robot's gravity as the calls with data= pass it
         self.gravity = np.array(robot.gravity_array, dtype=float)
-        # what the core writes (writable) and what users read (read-only views of the same memory)
-        for block in BLOCKS:
-            array = np.zeros(block.shape(nv))
-            setattr(self, block.name, array)
-            parts = list(array) if block.count else [array]
-            for name, part in zip(block.writable, parts):
-                setattr(self, name, part)
-            views = tuple(_read_only(x) for x in parts)
-            for name, view in zip(block.views, views):
-                setattr(self, name, view)
-            if block.outputs:
-                setattr(self, block.outputs, views)  # one tuple, returned on every call
+        lay_out_blocks(self, nv)
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.gamma_out = None  # the core's writable Γ
         self.second_out, self.second_outputs = None, None  # the second-order derivatives: 4 nv³, on first use

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..model.coordinates import ReducedRobot
 from ..model.tree import RobotModel
-from .data import BLOCKS, Data
+from .data import BLOCKS, Data, lay_out_blocks
 
 KERNEL_SCRATCH, PER_THREAD = "engine: kernel scratch", "engine: per-thread workspaces"
 
@@ -34,17 +34,7 @@ class ReducedData:
         self.robot = robot
         self.nq, self.nv = robot.nq, n
         self.full = Data(robot.full)
-        for block in BLOCKS:  # as Data lays them out
-            array = np.zeros(block.shape(n))
-            setattr(self, block.name, array)
-            parts = list(array) if block.count else [array]
-            for name, part in zip(block.writable, parts):
-                setattr(self, name, part)
-            views = tuple(_read_only(x) for x in parts)
-            for name, view in zip(block.views, views):
-                setattr(self, name, view)
-            if block.outputs:
-                setattr(self, block.outputs, views)
+        lay_out_blocks(self, n)  # as Data lays them out
         self.gamma_out, self.Gamma = None, None  # nv³: on first use
         self.second_out, self.second_outputs = None, None  # 4 nv³: on first use
         self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use
@@ -71,13 +61,6 @@ class ReducedData:
 
     def __repr__(self) -> str:
         return f"<coriolis ReducedData for '{self.robot.name}' ({self.robot.coordinates}): nq={self.nq}, nv={self.nv}>"
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    """A read-only view of ``a``, as Data hands its outputs out."""
-    v = a.view()
-    v.setflags(write=False)
-    return v
 
 
 def _restored(robot, full, *contents):
