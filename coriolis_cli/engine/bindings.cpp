@@ -171,15 +171,6 @@ Closures closures_in(const Model& model, nb::handle ci, nb::handle cg, nb::handl
     return c;
 }
 
-// a closed loops' kernel at q: the packed closures checked, then f(closures, their rows, q or
-// null when q must be converted)
-template <typename F>
-int64_t at_closures(Workspace& w, nb::handle q, nb::handle ci, nb::handle cg, nb::handle support, F f) {
-    npy_intp rows;
-    const Closures c = closures_in(w.model, ci, cg, support, rows);
-    return f(c, rows, vector_in(q, w.model.nq));
-}
-
 // indices into q or v, each checked
 const int64_t* indices_in(nb::handle h, npy_intp& n, int bound, const char* what) {
     n = length_of(h, what);
@@ -650,30 +641,24 @@ NB_MODULE(compiled, m) {
         "Evaluate a kernel (C, Gamma, M, tau, g, fd, slotine) R times over the states, for timing.");
 
     // ---- closed loops (engine/core/closure.hpp) ----
+    // φ(q) into r and ∂φ/∂q into K; given u, K̇ = d(∂φ/∂q)/dt along q̇ = u into K (r untouched)
     m.def(
         "loop_constraints",
-        [](Workspace& w, nb::handle q, nb::handle ci, nb::handle cg, nb::handle support, nb::handle r,
+        [](Workspace& w, nb::handle q, nb::handle u, nb::handle ci, nb::handle cg, nb::handle support, nb::handle r,
            nb::handle K) -> int64_t {
-            return at_closures(w, q, ci, cg, support, [&](const Closures& c, npy_intp rows, const double* qp) {
-                double *ro = array_out(r, {rows}, "r"), *Ko = array_out(K, {rows, w.model.nv}, "K");
+            npy_intp rows;
+            const Closures c = closures_in(w.model, ci, cg, support, rows);
+            double* Ko = array_out(K, {rows, w.model.nv}, "K");
+            const double* qp = vector_in(q, w.model.nq);
+            if (u.is_none()) {
+                double* ro = array_out(r, {rows}, "r");
                 return qp ? loop_constraints(w.model, w.data, qp, c, ro, Ko) : RECHECK;
-            });
+            }
+            const double* up = vector_in(u, w.model.nv);
+            return qp && up ? loop_constraint_rate(w.model, w.data, qp, up, c, Ko) : RECHECK;
         },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("r"), nb::arg("K"),
-        "φ(q) into r and ∂φ/∂q into K.");
-
-    m.def(
-        "loop_constraint_rate",
-        [](Workspace& w, nb::handle q, nb::handle u, nb::handle ci, nb::handle cg, nb::handle support,
-           nb::handle Kdot) -> int64_t {
-            return at_closures(w, q, ci, cg, support, [&](const Closures& c, npy_intp rows, const double* qp) {
-                double* Ko = array_out(Kdot, {rows, w.model.nv}, "Kdot");
-                const double* up = vector_in(u, w.model.nv);
-                return qp && up ? loop_constraint_rate(w.model, w.data, qp, up, c, Ko) : RECHECK;
-            });
-        },
-        nb::arg("workspace"), nb::arg("q"), nb::arg("u"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"),
-        nb::arg("Kdot"), "K̇ along the joint velocity u into Kdot.");
+        nb::arg("workspace"), nb::arg("q"), nb::arg("u").none(), nb::arg("ci"), nb::arg("cg"), nb::arg("support"),
+        nb::arg("r").none(), nb::arg("K"), "φ(q) into r and ∂φ/∂q into K, or, given u, K̇ along q̇ = u into K.");
 
     m.def(
         "loop_newton",

@@ -52,7 +52,7 @@ def constraints(robot, packed, n_rows: int, q):
     computes them: the reference the loader's geometric K (LoopMap.loop_jacobian) is held to."""
     data = Data(robot)
     r, K = np.zeros(n_rows), np.zeros((n_rows, robot.nv))
-    status = compiled.loop_constraints(data.core, np.ascontiguousarray(q, dtype=float), *packed, r, K)
+    status = compiled.loop_constraints(data.core, np.ascontiguousarray(q, dtype=float), None, *packed, r, K)
     if failed(status):
         calls.report_status(robot, status, q)
     return r, K
@@ -116,7 +116,7 @@ class LoopSolver:
     def _rate(self, q, u):
         """K̇ along the full joint velocity u."""
         Kdot = np.zeros((self.n_rows, self.robot.nv))
-        status = compiled.loop_constraint_rate(self._core, q, np.ascontiguousarray(u, dtype=float), *self.packed, Kdot)
+        status = compiled.loop_constraints(self._core, q, np.ascontiguousarray(u, dtype=float), *self.packed, None, Kdot)
         if failed(status):
             calls.report_status(self.robot, status, q)
         return Kdot
