@@ -41,3 +41,20 @@ def test_a_run_that_read_a_file_leaves_library_writes_after_it_alone(run_cli, tm
     run_cli("compute", "panda", "--state", state, "--what", "M")
     assert not READ
     write_atomic(str(state), "q: {}\n", force=True)  # the run is over: its inputs bind nothing
+
+
+def test_ctrl_c_after_one_output_removes_what_the_run_wrote(run_cli, tmp_path, monkeypatch):
+    """click turns Ctrl-C into Abort: the run's files written before it are removed, as for any
+    failure, and it says 'interrupted' (it said 'aborted' and left the picture)."""
+    import coriolis_cli.report.formats as formats
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(formats, "to_json", interrupted)  # after the picture is written
+    plot, out = tmp_path / "structure.png", tmp_path / "out.json"
+    r = run_cli("compute", "panda", "--random", "--what", "M", "--plot", plot, "-o", out)
+    assert r.code == 130, r
+    lines = [line for line in r.err.splitlines() if line.strip()]
+    assert lines[-1] == "interrupted" and "Traceback" not in r.err, r.err
+    assert not plot.exists() and not out.exists()

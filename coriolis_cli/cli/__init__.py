@@ -82,8 +82,9 @@ def _main(argv):
         if e.code in (None, 0, 1):
             _say_all()
         raise
-    except click.exceptions.Abort:
-        err.print("aborted")
+    except click.exceptions.Abort as e:  # click's Ctrl-C (it turns KeyboardInterrupt into Abort)
+        remove_written()
+        err.print("interrupted" if isinstance(e.__cause__, KeyboardInterrupt) else "aborted")
         sys.exit(130)
     except click.UsageError as e:  # one line, in the same voice as every other error
         err.print(styled(("error:", "red"), f" {_usage_message(e)}"), soft_wrap=True)
