@@ -62,10 +62,9 @@ def _main(argv):
     import signal
     import threading
 
-    from ..report.output import READ, WRITTEN, remove_written
+    from ..report.output import WRITTEN, remove_written
 
     WRITTEN.clear()  # this run's own files only (tests call main many times in one process)
-    READ.clear()
     SAID.clear()
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv

@@ -270,12 +270,13 @@ def resolve_format(fmt: str | None, output: str | None, formats=FORMATS) -> str:
         return fmt
     if output:
         ext = os.path.splitext(output)[1].lower()
-        if ext in OTHER_FORMATS or EXT_FORMAT.get(ext, "table") not in formats:
+        fmt = EXT_FORMAT.get(ext, "table")
+        if ext in OTHER_FORMATS or fmt not in formats:
             names = {"table": "a table (.txt)", "json": "JSON", "npz": "NPZ", "csv": "CSV"}
             said = ", ".join(names[f] for f in formats[:-1]) + f" or {names[formats[-1]]}"
             raise OutputError(f"-o {output}: this command writes {said}, not {ext[1:]}",
                               hint="name the file by its format, or give --format")
-        return EXT_FORMAT.get(ext, "table")
+        return fmt
     return "table"
 
 

@@ -63,8 +63,6 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     from ..control.simulation import check_step, simulate as run, simulation_steps
 
     fmt = resolve_format(fmt, output, ("table", "json", "npz"))
-    if fmt not in ("table", "json", "npz"):
-        raise StateError(f"-o: simulate writes a table, JSON or NPZ, not {fmt}")
     check_outputs(force, output, plot, inputs=(robot,))
     lam, kappa = _gains(gains)
     steps = simulation_steps(duration, rate)

@@ -266,7 +266,7 @@ def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel"
         if batch:
             raise StateError(f"q: data= takes one state at a time, got a batch of {len(q)}; call without data= "
                              "for batches")
-        check_data(robot, data, type(data) if isinstance(data, (Data, ReducedData)) else Data)
+        check_data(robot, data, ReducedData if isinstance(robot, ReducedRobot) else Data)
         result = coriolis_matrix_derivatives(robot, q, qd, factorization, force)
         if data.dC_dq is None:
             data.dC_dq = np.empty_like(result)

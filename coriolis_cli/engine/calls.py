@@ -214,7 +214,9 @@ _threads: list = [None]  # set_num_threads's, else read from the environment on 
 def get_num_threads() -> int:
     """Threads a batch runs on: set_num_threads, else CORIOLIS_THREADS, else the CPUs this process
     may use. A CORIOLIS_THREADS that is not a count from 1 to max_threads() is a StateError."""
-    return _threads[0] if _threads[0] is not None else _threads_from_environment()
+    if _threads[0] is None:
+        _threads[0] = _threads_from_environment()
+    return _threads[0]
 
 
 def set_num_threads(n: int) -> None:
@@ -284,8 +286,6 @@ def gravity_of(gravity) -> np.ndarray:
     if g is None or g.shape != (3,) or not np.all(np.isfinite(g)):
         raise StateError("gravity must be True, False or a finite 3-vector")
     return g
-
-
 
 
 def positive_definite(M: np.ndarray) -> bool:

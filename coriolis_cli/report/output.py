@@ -56,15 +56,6 @@ def _refuse_if_read(path: str, read: dict) -> None:
         raise OutputError(f"{path}: is an input of this run ({source}); write the output elsewhere")
 
 
-def check_not_an_input(outputs, inputs) -> None:
-    """No output of a run may be one of its inputs (a recording, a robot file), whatever the links
-    between them: --force replaces an output, never what the run reads."""
-    read = _read_paths(inputs)
-    for path in outputs:
-        if path:
-            _refuse_if_read(path, read)
-
-
 # The files this run reads (the command line notes them: its robot, state, recordings, every path
 # an option names), which no output of the run may replace, whichever code writes it: every write
 # goes through check_writable. Empty outside a command's run (cli.main clears it).
@@ -73,6 +64,16 @@ READ: dict[str, str] = {}
 
 def note_inputs(paths) -> None:
     READ.update(_read_paths(paths))
+
+
+def check_not_an_input(outputs, inputs) -> None:
+    """No output of a run may be one of its inputs (a recording, a robot file), whatever the links
+    between them: --force replaces an output, never what the run reads. ``inputs`` join the run's
+    (READ), so that every later write of the run is held to them too."""
+    note_inputs(inputs)
+    for path in outputs:
+        if path:
+            _refuse_if_read(path, READ)
 
 
 def _target(path: str) -> str:
