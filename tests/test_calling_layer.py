@@ -15,10 +15,16 @@ from .conftest import robot_path
 
 DESCRIBED = [name for name in api.__all__ if hasattr(getattr(api, name), "algorithm")]
 NOT_YET_IN_OTHER_COORDINATES: set[str] = set()
+# made of the described functions rather than of one kernel
+COMPOSED = {"christoffel_slices", "christoffel_largest", "coriolis_matrix_derivatives"}
 
 
 def test_every_kernel_function_is_described_once_and_keeps_its_declared_signature():
-    assert len(DESCRIBED) == 20
+    of_a_state = [name for name in api.__all__ if inspect.isfunction(getattr(api, name))
+                  and list(inspect.signature(getattr(api, name)).parameters)[:1] == ["robot"]
+                  and name not in ("check_gamma_size", "create_data", "gamma_bytes", "positive_definite",
+                                   "singular_mass_matrix")]
+    assert sorted(DESCRIBED) == sorted(set(of_a_state) - COMPOSED) and len(DESCRIBED) >= 20
     for name in DESCRIBED:
         function = getattr(api, name)
         declared = function.__wrapped__

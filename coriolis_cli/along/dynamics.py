@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import engine
-from ..engine.conventions import TRAJECTORY_QUANTITIES
+from ..engine.conventions import TRAJECTORY_OUTPUTS, TRAJECTORY_QUANTITIES
 from ..errors import StateError
 from ..model.friction import friction_torque, has_friction
 
-WHAT = ("g", "Cqd", "CTqd", "p", "tau", "energy")
-DEFAULT_WHAT = ("g", "Cqd", "CTqd", "p", "energy")
-_ROW = {"g": 0, "Cqd": 1, "CTqd": 2, "p": 3, "tau": 4}
+WHAT = TRAJECTORY_OUTPUTS
+DEFAULT_WHAT = tuple(w for w in WHAT if w != "tau")  # τ needs q̈
+_ROW = {w: row for row, w in enumerate(WHAT[:TRAJECTORY_QUANTITIES])}
 
 
 def parse_what(text) -> tuple[str, ...]:

@@ -166,14 +166,14 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
     def timed(key, call, how):
         out.timings.append(Timing(key, OURS_DATA, 1e6 * median_call_time(call, repeat), f"{how}create_data(robot) reused"))
 
-    if "crba" in what:
-        timed("crba", lambda: engine.mass_matrix(robot, q, data=data), f"CRBA in {frame}, ")
-    if "rnea" in what:
-        timed("rnea", lambda: engine.inverse_dynamics(robot, q, qd, qdd_r, data=data), f"RNEA in {frame}, ")
-    if "gravity" in what:
-        timed("gravity", lambda: engine.gravity_vector(robot, q, data=data), f"RNEA at rest in {frame}, ")
-    if "fd" in what:
-        timed("fd", lambda: engine.forward_dynamics(robot, q, qd, tau, data=data),
+    if "M" in what:
+        timed("M", lambda: engine.mass_matrix(robot, q, data=data), f"CRBA in {frame}, ")
+    if "tau" in what:
+        timed("tau", lambda: engine.inverse_dynamics(robot, q, qd, qdd_r, data=data), f"RNEA in {frame}, ")
+    if "g" in what:
+        timed("g", lambda: engine.gravity_vector(robot, q, data=data), f"RNEA at rest in {frame}, ")
+    if "qdd" in what:
+        timed("qdd", lambda: engine.forward_dynamics(robot, q, qd, tau, data=data),
               f"{'ABA in body coordinates' if frame == 'body coordinates' else 'CRBA + LᵀDL'}, ")
     if "slotine" in what:
         timed("slotine", lambda: engine.slotine_li(robot, q, qd, qd_r, qdd_r, data=data), "Alg. 3, ")
@@ -212,8 +212,8 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
     # the same kernels in a compiled loop (the call's overhead is the difference)
     if not getattr(robot, "is_reduced", False):
         Q, QD = np.ascontiguousarray(q[None]), np.ascontiguousarray(qd[None])
-        for key, kernel, second in (("crba", "M", QD), ("rnea", "tau", qdd_r[None]), ("gravity", "g", QD),
-                                    ("fd", "fd", tau[None]), ("slotine", "slotine", qdd_r[None])):
+        for key, kernel, second in (("M", "M", QD), ("tau", "tau", qdd_r[None]), ("g", "g", QD),
+                                    ("qdd", "fd", tau[None]), ("slotine", "slotine", qdd_r[None])):
             if key in what:
                 X = np.ascontiguousarray(second)
                 out.timings.append(Timing(key, OURS_LOOP, 1e6 * median_loop_time(
@@ -264,20 +264,20 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
                                       "M and C (Ṁ = C + Cᵀ)"))
             out.timings.append(Timing("centroidal", "pinocchio dccrba", 1e6 * median_call_time(
                 lambda: pin.dccrba(model, data, pq, pv), repeat), "centroidal Ag and its derivative"))
-        if {"fd", "slotine", "rnea", "dqdd", *DERIVATIVE_OUTPUTS} & set(what):
+        if {"qdd", "slotine", "tau", "dqdd", *DERIVATIVE_OUTPUTS} & set(what):
             rng = np.random.default_rng(1)
             ptau, pa = peer.v(rng.standard_normal(n)), peer.v(rng.standard_normal(n))
-        if "crba" in what:
-            out.timings.append(Timing("crba", "pinocchio crba", 1e6 * median_call_time(
+        if "M" in what:
+            out.timings.append(Timing("M", "pinocchio crba", 1e6 * median_call_time(
                 lambda: pin.crba(model, data, pq), repeat), "composite rigid bodies"))
-        if "rnea" in what:
-            out.timings.append(Timing("rnea", "pinocchio rnea", 1e6 * median_call_time(
+        if "tau" in what:
+            out.timings.append(Timing("tau", "pinocchio rnea", 1e6 * median_call_time(
                 lambda: pin.rnea(model, data, pq, pv, pa), repeat), "Newton-Euler"))
-        if "gravity" in what:
-            out.timings.append(Timing("gravity", "pinocchio computeGeneralizedGravity", 1e6 * median_call_time(
+        if "g" in what:
+            out.timings.append(Timing("g", "pinocchio computeGeneralizedGravity", 1e6 * median_call_time(
                 lambda: pin.computeGeneralizedGravity(model, data, pq), repeat), "g(q)"))
-        if "fd" in what:
-            out.timings.append(Timing("fd", "pinocchio aba", 1e6 * median_call_time(
+        if "qdd" in what:
+            out.timings.append(Timing("qdd", "pinocchio aba", 1e6 * median_call_time(
                 lambda: pin.aba(model, data, pq, pv, ptau), repeat), "articulated-body algorithm, O(n)"))
         derivatives = not any(key in what for key in DERIVATIVE_OUTPUTS) or derivatives_refusal(robot) is None
         if "dg" in what and derivatives:

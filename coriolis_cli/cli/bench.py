@@ -7,22 +7,27 @@ import click
 from ..errors import StateError
 from .common import check_outputs, cli, emit, err, load, parse_list, progress, robot_options, styled
 
-# C means M, Ṁ and C together; fd: forward dynamics; slotine: the Slotine–Li torque; crba, rnea
-# and gravity: M, τ and g alone
-OUTPUT_NAMES = {"c": "C", "m": "C", "mdot": "C", "gamma": "Gamma", "fd": "fd", "forward_dynamics": "fd",
-                "slotine": "slotine", "slotine-li": "slotine", "slotine_li": "slotine", "crba": "crba",
-                "mass_matrix": "crba", "rnea": "rnea", "inverse_dynamics": "rnea", "tau": "rnea", "gravity": "gravity",
-                "g": "gravity", "gravity_vector": "gravity", "dtau": "dtau", "inverse_dynamics_derivatives": "dtau",
-                "dqdd": "dqdd", "forward_dynamics_derivatives": "dqdd", "dg": "dg", "gravity_derivatives": "dg",
-                "dslotine": "dslotine", "slotine_li_derivatives": "dslotine", "dcv": "dCv",
-                "coriolis_product_derivatives": "dCv", "dctqd": "dCTqd", "coriolis_transpose_derivatives": "dCTqd",
-                "d2tau": "d2tau", "inverse_dynamics_second_derivatives": "d2tau"}
-# the engine functions each output compiles
-ENGINE_FUNCTIONS = {"C": "coriolis_matrix", "Gamma": "christoffel", "fd": "forward_dynamics", "slotine": "slotine_li",
-                    "crba": "mass_matrix", "rnea": "inverse_dynamics", "gravity": "gravity_vector",
-                    "dtau": "inverse_dynamics_derivatives", "dqdd": "forward_dynamics_derivatives",
-                    "dg": "gravity_derivatives", "dslotine": "slotine_li_derivatives", "dCv": "coriolis_product_derivatives",
-                    "dCTqd": "coriolis_transpose_derivatives", "d2tau": "inverse_dynamics_second_derivatives"}
+# What bench times, by the engine's keys (engine.NAMED): C is M, Ṁ and C together (Algorithm 1),
+# M, tau and g alone are CRBA and RNEA
+BENCH_KEYS = ("C", "Gamma", "M", "tau", "g", "qdd", "slotine", "dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd", "d2tau")
+# the names 0.1.0 gave four of them, still taken
+FORMER_NAMES = {"crba": "M", "rnea": "tau", "gravity": "g", "fd": "qdd", "slotine-li": "slotine"}
+
+
+def what_names() -> dict[str, str]:
+    """--what's names, case-insensitive, to keys: the keys, the public functions' names, the
+    outputs' names (Mdot: C) and the former names."""
+    from .. import engine
+
+    functions = {key: engine.NAMED[key] for key in BENCH_KEYS}
+    names = {key.lower(): key for key in BENCH_KEYS}
+    names.update({f.__name__: key for key, f in functions.items()})
+    for key, f in functions.items():
+        for output in f.names.outputs:
+            names.setdefault(output.lower(), key)
+    return {**names, **FORMER_NAMES}
+
+
 MAX_SWEEP = 200  # systems in one --dofs sweep
 
 
@@ -93,8 +98,8 @@ def _table2(conflict, budget, fmt, output, force):
               help="Generated topologies of the DoF sweep (without ROBOT).")
 @click.option("--dofs", default="5:40:5", show_default=True,
               help="Joint DoF of the sweep: START:STOP[:STEP] (stop included) or a comma list; at most 5000 DoF, 200 systems.")
-@click.option("--what", default="C,Gamma", show_default=True, help="Comma list of C (M, Ṁ and C together), Gamma, fd (forward dynamics, against Pinocchio's aba), "
-              "slotine (the Slotine–Li torque, against Pinocchio's rnea), and crba, rnea and gravity (M, τ and g alone, "
+@click.option("--what", default="C,Gamma", show_default=True, help="Comma list of C (M, Ṁ and C together), Gamma, qdd (forward dynamics, against Pinocchio's aba), "
+              "slotine (the Slotine–Li torque, against Pinocchio's rnea), and M, tau and g (CRBA and RNEA alone, "
               "against crba, rnea and computeGeneralizedGravity), dtau and dqdd (the inverse and forward dynamics' "
               "derivatives, against computeRNEADerivatives and computeABADerivatives), dg (∂g/∂q, against "
               "computeGeneralizedGravityDerivatives), and dslotine, dCv and dCTqd (the derivatives of the Slotine–Li "
@@ -127,7 +132,7 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, cod
     from ..report.formats import to_json
     from ..report.output import figure_format
 
-    whats = parse_list(what, OUTPUT_NAMES, "--what")
+    whats = parse_list(what, what_names(), "--what")
     check_outputs(force, output, plot)
     if table2:
         return _table2(robots or table1 or plot or codegen, budget, fmt, output, force)

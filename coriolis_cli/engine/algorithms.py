@@ -49,7 +49,7 @@ from .calls import (
     stacked_states,
 )
 from .conventions import CHRISTOFFEL
-from .data import check_memory
+from .data import ALLOCATED_ON_FIRST_USE, BLOCKS, check_memory
 from .workspaces import KERNEL_SCRATCH, ReducedData, kernel_scratch, shared_data
 
 MODEL_THETA = np.zeros(0)  # θ of length zero: the model's own inertial parameters
@@ -91,6 +91,58 @@ def _whole(out):
     return out
 
 
+class Names(NamedTuple):
+    """A public function's names, one for each quantity and used alike everywhere: ``key``, the
+    function's (bench's and codegen's --what), and ``outputs``, each output's in the order returned
+    (the field of Data that holds it, compute's --what, the JSON, CSV and NPZ keys)."""
+
+    key: str
+    outputs: tuple
+
+
+NAMED: dict = {}  # key → public function, in the order api declares them
+
+
+def named(key: str, outputs=()) -> Callable:
+    """Gives a public function its Names (``algorithm`` does it for the functions it makes)."""
+
+    def register(function):
+        if key in NAMED and NAMED[key].__name__ != function.__name__:
+            raise TypeError(f"{function.__name__}: the key {key!r} is {NAMED[key].__name__}'s already")
+        function.names = Names(key, tuple(outputs))
+        NAMED[key] = function
+        return function
+
+    return register
+
+
+def function_of(name: str):
+    """The public function a key, a public function's name or an output's name names (the key
+    first: M is mass_matrix's, though coriolis_matrix and others also return M), or None."""
+    if name in NAMED:
+        return NAMED[name]
+    for function in NAMED.values():
+        if function.__name__ == name:
+            return function
+    for function in NAMED.values():
+        if name in function.names.outputs:
+            return function
+    return None
+
+
+def _outputs_of(into, returns, outputs):
+    """The names of what a data= form returns: the fields of its block (data.BLOCKS), where it
+    returns a block's tuple of views, else the field it returns; those of a function without one,
+    as given."""
+    if into is None:
+        return tuple(outputs)
+    block = next((b for b in BLOCKS if b.outputs == returns), None)
+    found = block.views if block is not None else ALLOCATED_ON_FIRST_USE.get(returns, (returns,))
+    if outputs and tuple(outputs) != found:
+        raise TypeError(f"outputs {outputs} differ from the names of Data's fields {found}")
+    return found
+
+
 @dataclass(eq=False)
 class Algorithm:
     """One algorithm as the calling layer knows it (see the module's documentation)."""
@@ -110,15 +162,18 @@ class Algorithm:
     guard: Callable | None  # (robot, K, data, **options): refuses what is too large, readies data
     prepare: Callable | None  # (robot, states, options) → (states, kernel options), where not OPTIONS'
     finish: Callable | None  # (robot, result, states, kernel options) → what the caller gets
+    names: Names | None = None  # its key and its outputs' names
     optional: tuple = ()  # the states that may be None (their default)
     reduced: Callable | None = None  # one state in other coordinates, public states and options as given (no
     # prepare): engine.coordinates's, called by _in_other_coordinates
     reduced_finish: bool = True  # whether ``finish`` applies to what ``reduced`` writes
 
 
-def algorithm(kernel=None, *, shape, take=_whole, batch=None, batch_shape=None, batch_take=None, into=None,
-              returns=None, guard=None, prepare=None, finish=None):
-    """The decorator of engine.api: the public function of the declared signature and documentation."""
+def algorithm(kernel=None, *, key, outputs=(), shape, take=_whole, batch=None, batch_shape=None, batch_take=None,
+              into=None, returns=None, guard=None, prepare=None, finish=None):
+    """The decorator of engine.api: the public function of the declared signature and documentation,
+    named ``key``; its outputs' names are the Data fields its data= form returns (data.BLOCKS), or
+    ``outputs`` for a function without one."""
 
     def make(declared):
         parameters = list(inspect.signature(declared).parameters.values())
@@ -130,12 +185,13 @@ def algorithm(kernel=None, *, shape, take=_whole, batch=None, batch_shape=None, 
         optional = tuple(p.name for p in parameters if p.name in states and p.default is None)
         description = Algorithm(
             declared.__name__, states, tuple(n.lower() for n in states), options, kernel, shape, take, batch, batch_shape or shape,
-            batch_take or take, into, returns, guard, prepare, finish, optional)
+            batch_take or take, into, returns, guard, prepare, finish, Names(key, _outputs_of(into, returns, outputs)),
+            optional)
         made = _function(description, parameters)
         made.__doc__, made.__module__, made.__qualname__ = declared.__doc__, declared.__module__, declared.__qualname__
         made.__wrapped__ = declared  # inspect.signature and the documentation read the declaration
         made.algorithm = description
-        return made
+        return named(key, description.names.outputs)(made)
 
     return make
 

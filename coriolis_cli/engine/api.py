@@ -21,7 +21,7 @@ from ..model.coordinates import ReducedRobot
 from ..model.joints import FREE as FREE_CODE
 from ..model.parameters import N_PARAMETERS
 from . import compiled
-from .algorithms import algorithm, gravity_for
+from .algorithms import algorithm, gravity_for, named
 from .calls import (
     QuaternionWarning,
     check_data,
@@ -29,7 +29,7 @@ from .calls import (
     positive_definite,
     singular_mass_matrix,
 )
-from .conventions import FACTORIZATIONS, TRAJECTORY_QUANTITIES, MomentumRegressors
+from .conventions import FACTORIZATIONS, MOMENTUM_REGRESSORS, TRAJECTORY_OUTPUTS, TRAJECTORY_QUANTITIES, MomentumRegressors
 from .data import (
     GAMMA_MAX_BYTES,
     Data,
@@ -72,7 +72,7 @@ def _gamma_guard(robot, K, data, force=False):
 
 
 # ---- Algorithms 1 and 2 ------------------------------------------------------------------------
-@algorithm(compiled.coriolis_matrix, shape=lambda r: (3, r.nv, r.nv), take=_three, batch=compiled.coriolis_matrix_batch,
+@algorithm(compiled.coriolis_matrix, key="C", shape=lambda r: (3, r.nv, r.nv), take=_three, batch=compiled.coriolis_matrix_batch,
            batch_take=_three_of_each, into="coriolis_block", returns="coriolis_outputs")
 def coriolis_matrix(robot, q, qd, factorization: str = "christoffel", data: Data | None = None):
     """Algorithm 1: ``M, Mdot, C`` at (q, q̇). ``factorization`` selects the body-level B:
@@ -82,7 +82,7 @@ def coriolis_matrix(robot, q, qd, factorization: str = "christoffel", data: Data
     overwritten on every call."""
 
 
-@algorithm(compiled.christoffel, shape=lambda r: (r.nv,) * 3, batch=compiled.christoffel_batch, into="gamma_out",
+@algorithm(compiled.christoffel, key="Gamma", shape=lambda r: (r.nv,) * 3, batch=compiled.christoffel_batch, into="gamma_out",
            returns="Gamma", guard=_gamma_guard)
 def christoffel(robot, q, force: bool = False, data: Data | None = None):
     """Algorithm 2: Christoffel symbols of the first kind, ``Gamma[i, j, k]`` with
@@ -116,13 +116,13 @@ def christoffel_largest(robot, q, top: int, tiny: float = 0.0):
 
 
 # ---- CRBA and RNEA (in body coordinates where they apply: engine/core/engine.hpp chooses) -------
-@algorithm(compiled.mass_matrix, shape=_square, batch=compiled.mass_matrix_batch, into="M_out", returns="M")
+@algorithm(compiled.mass_matrix, key="M", shape=_square, batch=compiled.mass_matrix_batch, into="M_out", returns="M")
 def mass_matrix(robot, q, data: Data | None = None):
     """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``). Robots of 1-DoF joints under
     at most a free root take it in body coordinates (engine/core/crba_body.hpp)."""
 
 
-@algorithm(compiled.inverse_dynamics, shape=_vector, batch=compiled.inverse_dynamics_batch, into="tau_out",
+@algorithm(compiled.inverse_dynamics, key="tau", shape=_vector, batch=compiled.inverse_dynamics_batch, into="tau_out",
            returns="tau")
 def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
     """RNEA: τ = M q̈ + C q̇ + g. ``gravity``: True (the robot's: 9.81 m/s² along −z unless its
@@ -131,14 +131,14 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
     it in body coordinates (engine/core/rnea_body.hpp)."""
 
 
-@algorithm(compiled.gravity_vector, shape=_vector, batch=compiled.gravity_vector_batch, into="g_out", returns="g")
+@algorithm(compiled.gravity_vector, key="g", shape=_vector, batch=compiled.gravity_vector_batch, into="g_out", returns="g")
 def gravity_vector(robot, q, gravity=True, data: Data | None = None):
     """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``). Robots of 1-DoF joints
     under at most a free root take the RNEA at rest in body coordinates (engine/core/rnea_body.hpp)."""
 
 
 # ---- derivatives (core/rnea_derivatives.hpp) -----------------------------------------------------
-@algorithm(compiled.inverse_dynamics_derivatives, shape=lambda r: (3, r.nv, r.nv), take=_three,
+@algorithm(compiled.inverse_dynamics_derivatives, key="dtau", shape=lambda r: (3, r.nv, r.nv), take=_three,
            batch=compiled.inverse_dynamics_derivatives_batch, batch_take=_three_of_each, into="derivatives_block",
            returns="derivatives_outputs")
 def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | None = None):
@@ -146,18 +146,18 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | N
     backward pass in O(N d) (Carpentier & Mansard, RSS 2018; engine/core/rnea_derivatives.hpp),
     the joints' armature included. [i, j] = ∂τ_i/∂x_j; on free, spherical and planar joints q
     moves in the tangent space, as Pinocchio's does (q ⊕ δ = ``integrate(robot, q, δ)``). With
-    ``data=`` the results are ``data.dtau_dq, data.dtau_dv, data.dtau_da``. Batches: q, qd, qdd
+    ``data=`` the results are ``data.dtau_dq, data.dtau_dqd, data.dtau_dqdd``. Batches: q, qd, qdd
     of shape (K, ·), in parallel."""
 
 
-@algorithm(compiled.forward_dynamics_derivatives, shape=lambda r: (3, r.nv, r.nv), take=_three,
+@algorithm(compiled.forward_dynamics_derivatives, key="dqdd", shape=lambda r: (3, r.nv, r.nv), take=_three,
            batch=compiled.forward_dynamics_derivatives_batch, batch_take=_three_of_each, into="fd_derivatives_block",
            returns="fd_derivatives_outputs")
 def forward_dynamics_derivatives(robot, q, qd, tau, gravity=True, data: Data | None = None):
     """(∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ = ∂q̈/∂τ) of q̈ = M⁻¹ (τ − C q̇ − g) at (q, q̇, τ): the inverse
     dynamics' derivatives at q̈, then ∂q̈/∂x = −M⁻¹ ∂τ/∂x with M = LᵀDL along the tree
     (engine/core/forward_dynamics_derivatives.hpp); q in the tangent space as above. With
-    ``data=`` the results are ``data.dqdd_dq, data.dqdd_dv, data.Minv``. Batches: q, qd, tau of
+    ``data=`` the results are ``data.dqdd_dq, data.dqdd_dqd, data.Minv``. Batches: q, qd, tau of
     shape (K, ·), in parallel."""
 
 
@@ -177,17 +177,17 @@ def _four_of_each(out):
     return out[:, 0], out[:, 1], out[:, 2], out[:, 3]
 
 
-@algorithm(compiled.coriolis_product_derivatives, shape=lambda r: (2, r.nv, r.nv), take=_first_two,
+@algorithm(compiled.coriolis_product_derivatives, key="dCv", shape=lambda r: (2, r.nv, r.nv), take=_first_two,
            batch=compiled.coriolis_product_derivatives_batch, batch_take=_first_two_of_each,
            into="coriolis_product_block", returns="coriolis_product_outputs")
 def coriolis_product_derivatives(robot, q, qd, v, factorization: str = "christoffel", data: Data | None = None):
     """(∂(C v)/∂q, ∂(C v)/∂q̇) of C(q, q̇) v for a fixed v ≠ q̇, e.g. Slotine–Li's C q̇_r, in O(N d)
     (engine/core/slotine_li_derivatives.hpp; ∂(C v)/∂v is C itself). ``factorization`` as in
     coriolis_matrix. q in the tangent space as in inverse_dynamics_derivatives. With ``data=``
-    the results are ``data.dCv_dq, data.dCv_dv``. Batches: q, qd, v of shape (K, ·)."""
+    the results are ``data.dCv_dq, data.dCv_dqd``. Batches: q, qd, v of shape (K, ·)."""
 
 
-@algorithm(compiled.slotine_li_derivatives, shape=lambda r: (4, r.nv, r.nv), take=_four,
+@algorithm(compiled.slotine_li_derivatives, key="dslotine", shape=lambda r: (4, r.nv, r.nv), take=_four,
            batch=compiled.slotine_li_derivatives_batch, batch_take=_four_of_each,
            into="slotine_derivatives_block", returns="slotine_derivatives_outputs")
 def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel",
@@ -196,10 +196,10 @@ def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorizatio
     at (q, q̇, q̇_r, q̈_r), in O(N d) (engine/core/slotine_li_derivatives.hpp), the armature
     included: what linearizing a passivity-based or adaptive controller needs. q in the tangent
     space as in inverse_dynamics_derivatives. With ``data=`` the results are ``data.dslotine_dq,
-    data.dslotine_dv, data.dslotine_dvr, data.dslotine_dar``. Batches: (K, ·) states."""
+    data.dslotine_dqd, data.dslotine_dqd_r, data.dslotine_dqdd_r``. Batches: (K, ·) states."""
 
 
-@algorithm(compiled.gravity_derivatives, shape=lambda r: (r.nv, r.nv), batch=compiled.gravity_derivatives_batch,
+@algorithm(compiled.gravity_derivatives, key="dg", shape=lambda r: (r.nv, r.nv), batch=compiled.gravity_derivatives_batch,
            into="dg_block", returns="dg_dq")
 def gravity_derivatives(robot, q, gravity=True, data: Data | None = None):
     """∂g/∂q of the gravity vector, in O(N d) (engine/core/gravity_derivatives.hpp; Pinocchio's
@@ -207,14 +207,14 @@ def gravity_derivatives(robot, q, gravity=True, data: Data | None = None):
     inverse_dynamics_derivatives. With ``data=`` the result is ``data.dg_dq``. Batches: q (K, nq)."""
 
 
-@algorithm(compiled.coriolis_transpose_derivatives, shape=lambda r: (2, r.nv, r.nv), take=_first_two,
+@algorithm(compiled.coriolis_transpose_derivatives, key="dCTqd", shape=lambda r: (2, r.nv, r.nv), take=_first_two,
            batch=compiled.coriolis_transpose_derivatives_batch, batch_take=_first_two_of_each,
            into="coriolis_transpose_block", returns="coriolis_transpose_outputs")
 def coriolis_transpose_derivatives(robot, q, qd, data: Data | None = None):
     """(∂(Cᵀq̇)/∂q, ∂(Cᵀq̇)/∂q̇) of coriolis_transpose_velocity's Cᵀ(q, q̇) q̇, in O(N d)
     (engine/core/coriolis_transpose_derivatives.hpp), the armature included: what linearizing a
     momentum observer needs. q in the tangent space as in inverse_dynamics_derivatives. With
-    ``data=`` the results are ``data.dCTqd_dq, data.dCTqd_dv``. Batches: q, qd of shape (K, ·)."""
+    ``data=`` the results are ``data.dCTqd_dq, data.dCTqd_dqd``. Batches: q, qd of shape (K, ·)."""
 
 
 def _second_guard(robot, K, data, force=False, **options):
@@ -234,7 +234,7 @@ def _second_guard(robot, K, data, force=False, **options):
     check_memory(gamma_bytes_for(robot.nv, 4 * K), "the second-order derivatives")
 
 
-@algorithm(compiled.inverse_dynamics_second_derivatives, shape=lambda r: (4, r.nv, r.nv, r.nv), take=_four,
+@algorithm(compiled.inverse_dynamics_second_derivatives, key="d2tau", shape=lambda r: (4, r.nv, r.nv, r.nv), take=_four,
            batch=compiled.inverse_dynamics_second_derivatives_batch, batch_take=_four_of_each, into="second_out",
            returns="second_outputs", guard=_second_guard)
 def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: bool = False,
@@ -245,9 +245,11 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: 
     ``integrate(robot, q, δ)`` would be. ∂²τ/∂q̇² is Γ_ijk + Γ_ikj and ∂²τ/∂q∂q̈ is ∂M_ik/∂q_j. On free,
     spherical and planar joints q moves in the tangent space, where ∂²τ/∂q² is not symmetric in
     (j, k). Four nv³ tensors: above 256 MiB refused unless ``force=True``. With ``data=`` the
-    results are ``data.second_outputs``, allocated on the first such call. Batches: (K, ·) states."""
+    results are ``data.second_outputs`` (``data.d2tau_dq2``, ``d2tau_dqd2``, ``d2tau_dqdqd``,
+    ``d2tau_dqdqdd``), allocated on the first such call. Batches: (K, ·) states."""
 
 
+@named("dC", ("dC_dq",))
 def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel", force: bool = False,
                                 data: Data | None = None):
     """∂C/∂q, shape (nv, nv, nv) with ``[i, j, k] = ∂C_ij/∂q_k`` (q in the tangent space as in
@@ -291,14 +293,14 @@ def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel"
 
 
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
-@algorithm(compiled.momentum, shape=lambda r: (2, r.nv), take=lambda out: out[0], batch=compiled.momentum_batch,
+@algorithm(compiled.momentum, key="p", shape=lambda r: (2, r.nv), take=lambda out: out[0], batch=compiled.momentum_batch,
            batch_take=lambda out: out[:, 0].copy(), into="momentum_block", returns="p")
 def generalized_momentum(robot, q, qd, data: Data | None = None):
     """p = M(q) q̇ by one O(N) recursion that forms no M (Wensing–Slotine App. B-B; core/momentum.hpp),
     armature included. With ``data=`` the result is ``data.p``. Batches: q, qd of shape (K, ·)."""
 
 
-@algorithm(compiled.momentum, shape=lambda r: (2, r.nv), take=lambda out: out[1], batch=compiled.momentum_batch,
+@algorithm(compiled.momentum, key="CTqd", shape=lambda r: (2, r.nv), take=lambda out: out[1], batch=compiled.momentum_batch,
            batch_take=lambda out: out[:, 1].copy(), into="momentum_block", returns="CTqd")
 def coriolis_transpose_velocity(robot, q, qd, data: Data | None = None):
     """C(q, q̇)ᵀ q̇ by one O(N) recursion that forms no C (eq. B-B1), the same for every C with
@@ -313,7 +315,8 @@ def _momentum_regressors(robot, out, states, arguments) -> MomentumRegressors:
                               np.einsum("...r,...rc->...c", qd, Yg))
 
 
-@algorithm(compiled.momentum_regressors, shape=lambda r: (3 * r.nv + 1, N_PARAMETERS * r.n_bodies),
+@algorithm(compiled.momentum_regressors, key="Y_momentum",
+           outputs=MOMENTUM_REGRESSORS, shape=lambda r: (3 * r.nv + 1, N_PARAMETERS * r.n_bodies),
            batch=compiled.momentum_regressor_batch, finish=_momentum_regressors)
 def momentum_regressors(robot, q, qd, gravity=True) -> MomentumRegressors:
     """Y_p, Y_c, Y_g, Y_T and Y_V̇ at (q, q̇) (see MomentumRegressors), by one O(N d) pass with
@@ -343,7 +346,7 @@ def _potential_offset(robot, out, states, arguments):
     return out
 
 
-@algorithm(shape=lambda r: (TRAJECTORY_QUANTITIES * r.nv + 2,), batch=compiled.trajectory_batch, prepare=_trajectory_states,
+@algorithm(key="trajectory", outputs=TRAJECTORY_OUTPUTS, shape=lambda r: (TRAJECTORY_QUANTITIES * r.nv + 2,), batch=compiled.trajectory_batch, prepare=_trajectory_states,
            finish=_potential_offset)
 def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
     """Along K samples (Q: (K, nq), QD, QDD: (K, nv)), one array (K, 5 nv + 2) whose columns are
@@ -353,7 +356,7 @@ def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
 
 
 # ---- control: forward dynamics, Slotine–Li ---------------------------------------------------------
-@algorithm(compiled.forward_dynamics, shape=_vector, batch=compiled.forward_dynamics_batch, into="qdd_out",
+@algorithm(compiled.forward_dynamics, key="qdd", shape=_vector, batch=compiled.forward_dynamics_batch, into="qdd_out",
            returns="qdd")
 def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):
     """q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)). Robots of 1-DoF joints under at most a free root take
@@ -363,7 +366,7 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):
     gives it). Batches: q, qd, tau of shape (K, ·)."""
 
 
-@algorithm(compiled.slotine_li, shape=_vector, into="tau_out", returns="tau")
+@algorithm(compiled.slotine_li, key="slotine", shape=_vector, into="tau_out", returns="tau")
 def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization: str = "christoffel",
                data: Data | None = None):
     """τ = M(q) q̈_r + C(q, q̇) q̇_r + g(q) by the O(N) recursion of Wensing–Slotine Alg. 3, never
@@ -373,7 +376,7 @@ def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorizatio
     is ``data.tau``."""
 
 
-@algorithm(compiled.regressor, shape=lambda r: (r.nv + 1, N_PARAMETERS * r.n_bodies), take=lambda out: out[:-1],
+@algorithm(compiled.regressor, key="Y", outputs=("Y",), shape=lambda r: (r.nv + 1, N_PARAMETERS * r.n_bodies), take=lambda out: out[:-1],
            batch=compiled.regressor_batch, batch_shape=lambda r: (r.nv, N_PARAMETERS * r.n_bodies),
            batch_take=lambda out: out)
 def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel"):
@@ -384,7 +387,7 @@ def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "chr
     Y of shape (K, nv, 10 N), in parallel."""
 
 
-@algorithm(compiled.adaptation_gradient, shape=lambda r: (N_PARAMETERS * r.n_bodies,))
+@algorithm(compiled.adaptation_gradient, key="YTs", outputs=("YTs",), shape=lambda r: (N_PARAMETERS * r.n_bodies,))
 def adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel"):
     """Yᵀ s with s = q̇ − q̇_r, by the recursion of Alg. 3, line 9 ([Yᵀs]_j = 𝒴_jᵀ (v_j − w_j)),
     without the nv x 10N product: the Slotine–Li update is θ̂̇ = −P Yᵀ s."""

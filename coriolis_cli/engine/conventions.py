@@ -32,6 +32,9 @@ PIVOT_SHARE = compiled.PIVOT_SHARE
 # Columns of a trajectory row: g, C q̇, Cᵀq̇, p, τ (each nv), then T and V (computation frame).
 G_COL, CQD_COL, CTQD_COL, P_COL, TAU_COL = compiled.TRAJECTORY_COLUMNS
 TRAJECTORY_QUANTITIES = compiled.TRAJECTORY_QUANTITIES
+# their names (trajectory_dynamics's outputs, compute --recording's --what and columns), the nv-wide
+# ones in the core's order (tests/test_names.py), then the two energies as one
+TRAJECTORY_OUTPUTS = ("g", "Cqd", "CTqd", "p", "tau", "energy")
 
 
 class MomentumRegressors(NamedTuple):
@@ -44,6 +47,10 @@ class MomentumRegressors(NamedTuple):
     g: np.ndarray  # (nv, 10 N)
     T: np.ndarray  # (10 N,)
     Vdot: np.ndarray  # (10 N,)
+
+
+# their names as momentum_regressors's outputs (Y_p, ...: p names the momentum itself)
+MOMENTUM_REGRESSORS = tuple(f"Y_{field}" for field in MomentumRegressors._fields)
 
 
 def failed(status: int) -> bool:

@@ -1,8 +1,8 @@
 """The per-caller workspace (Pinocchio's Data, RigidBodyDynamics.jl's state caches).
 
 ``create_data(robot)`` returns a :class:`Data`: the compiled core's workspace (engine/core/data.hpp) and the output
-arrays ``M``, ``Mdot``, ``C``, ``Gamma``, ``tau``, ``g``, ``qdd``, ``p``, ``CTqd``, ``dtau_dq``, ``dtau_dv``,
-``dtau_da``, ``dqdd_dq``, ``dqdd_dv`` and ``Minv``. A function called with ``data=``
+arrays named as the functions name their outputs (``M``, ``Mdot``, ``C``, ``Gamma``, ``tau``, ``g``, ``qdd``,
+``p``, ``CTqd``, ``dtau_dq``, ``dtau_dqd``, ...: BLOCKS). A function called with ``data=``
 writes into these arrays and returns them, the same objects on every call, allocating nothing.
 
 The kernels write only the structurally nonzero entries (DoF on one root-to-leaf path): the
@@ -114,20 +114,43 @@ BLOCKS = (
     Block("coriolis_block", 3, True, ("M_out", "Mdot_out", "C_out"), ("M", "Mdot", "C"), "coriolis_outputs"),
     Block("vector_block", 3, False, ("tau_out", "g_out", "qdd_out"), ("tau", "g", "qdd"), None),
     Block("momentum_block", 2, False, ("p_out", "ct_out"), ("p", "CTqd"), None),  # one pass writes both
-    Block("derivatives_block", 3, True, (), ("dtau_dq", "dtau_dv", "dtau_da"), "derivatives_outputs"),
-    Block("fd_derivatives_block", 3, True, (), ("dqdd_dq", "dqdd_dv", "Minv"), "fd_derivatives_outputs"),
-    Block("slotine_derivatives_block", 4, True, (), ("dslotine_dq", "dslotine_dv", "dslotine_dvr", "dslotine_dar"),
+    Block("derivatives_block", 3, True, (), ("dtau_dq", "dtau_dqd", "dtau_dqdd"), "derivatives_outputs"),
+    Block("fd_derivatives_block", 3, True, (), ("dqdd_dq", "dqdd_dqd", "Minv"), "fd_derivatives_outputs"),
+    Block("slotine_derivatives_block", 4, True, (), ("dslotine_dq", "dslotine_dqd", "dslotine_dqd_r", "dslotine_dqdd_r"),
           "slotine_derivatives_outputs"),
-    Block("coriolis_product_block", 2, True, (), ("dCv_dq", "dCv_dv"), "coriolis_product_outputs"),
+    Block("coriolis_product_block", 2, True, (), ("dCv_dq", "dCv_dqd"), "coriolis_product_outputs"),
     Block("dg_block", 0, True, (), ("dg_dq",), None),
-    Block("coriolis_transpose_block", 2, True, (), ("dCTqd_dq", "dCTqd_dv"), "coriolis_transpose_outputs"),
+    Block("coriolis_transpose_block", 2, True, (), ("dCTqd_dq", "dCTqd_dqd"), "coriolis_transpose_outputs"),
 )
 
+
+# the outputs allocated on first use (nv³ doubles each), by the tuple a data= call returns
+SECOND_OUTPUTS = ("d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd")
+ALLOCATED_ON_FIRST_USE = {"second_outputs": SECOND_OUTPUTS}
 
 # every name under which Data holds an output (BLOCKS', and those allocated on first use)
 _OUTPUTS = frozenset(
     [b.name for b in BLOCKS] + [n for b in BLOCKS for n in (*b.writable, *b.views)] + [b.outputs for b in BLOCKS if b.outputs]
-    + ["Gamma", "gamma_out", "second_out", "second_outputs", "dC_dq"])
+    + ["Gamma", "gamma_out", "second_out", "second_outputs", "dC_dq", *SECOND_OUTPUTS])
+
+# Data's fields as 0.1.0 named them, read for one more release with a DeprecationWarning: the
+# velocity is qd everywhere now, as the functions' parameters and compute's --what name it
+# (dCv_dv was ∂(C v)/∂q̇, not ∂(C v)/∂v)
+RENAMED = {"dtau_dv": "dtau_dqd", "dtau_da": "dtau_dqdd", "dqdd_dv": "dqdd_dqd", "dslotine_dv": "dslotine_dqd",
+           "dslotine_dvr": "dslotine_dqd_r", "dslotine_dar": "dslotine_dqdd_r", "dCv_dv": "dCv_dqd",
+           "dCTqd_dv": "dCTqd_dqd"}
+
+
+def renamed_field(workspace, name: str):
+    """A field read by its 0.1.0 name: the field, with a DeprecationWarning naming the new one."""
+    new = RENAMED.get(name)
+    if new is None:
+        raise AttributeError(f"'{type(workspace).__name__}' object has no attribute '{name}'")
+    import warnings
+
+    warnings.warn(f"data.{name} is data.{new} now; the old name goes in the next release", DeprecationWarning,
+                  stacklevel=3)
+    return getattr(workspace, new)
 
 
 def lay_out_blocks(workspace, nv: int) -> None:
@@ -179,6 +202,8 @@ class Data:
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.gamma_out = None  # the core's writable Γ
         self.second_out, self.second_outputs = None, None  # the second-order derivatives: 4 nv³, on first use
+        for name in SECOND_OUTPUTS:
+            object.__setattr__(self, name, None)
         self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use
 
     def __setattr__(self, name, value):
@@ -189,6 +214,9 @@ class Data:
             raise AttributeError(f"data.{name} is an output that the data= calls write in place: it cannot be "
                                  f"replaced; copy it to keep or change its values (data.{name}.copy())")
         object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):  # only for names not found: the fields' old names
+        return renamed_field(self, name)
 
     @property
     def bytes(self) -> int:
@@ -204,6 +232,8 @@ class Data:
             block = np.zeros((4, self.nv, self.nv, self.nv))
             self.second_out = block
             self.second_outputs = tuple(_read_only(x) for x in block)
+            for name, view in zip(SECOND_OUTPUTS, self.second_outputs):
+                setattr(self, name, view)
 
     def ensure_gamma(self, force: bool = False) -> None:
         if self.Gamma is None:

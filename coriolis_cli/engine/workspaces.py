@@ -17,7 +17,7 @@ import numpy as np
 
 from ..model.coordinates import ReducedRobot
 from ..model.tree import RobotModel
-from .data import BLOCKS, Data, lay_out_blocks
+from .data import BLOCKS, SECOND_OUTPUTS, Data, lay_out_blocks
 
 KERNEL_SCRATCH, PER_THREAD = "engine: kernel scratch", "engine: per-thread workspaces"
 
@@ -37,6 +37,8 @@ class ReducedData:
         lay_out_blocks(self, n)  # as Data lays them out
         self.gamma_out, self.Gamma = None, None  # nv³: on first use
         self.second_out, self.second_outputs = None, None  # 4 nv³: on first use
+        for name in SECOND_OUTPUTS:
+            object.__setattr__(self, name, None)
         self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use
         self._tmp = np.zeros((robot.full.nv, n))  # scratch of the congruences Aᵀ X A
         self._sq = np.zeros((n, n))
@@ -45,6 +47,7 @@ class ReducedData:
     ensure_gamma = Data.ensure_gamma
     ensure_second = Data.ensure_second
     __setattr__ = Data.__setattr__
+    __getattr__ = Data.__getattr__  # the fields' 0.1.0 names
 
     def _contents(self):
         return (self.full, *(getattr(self, b.name) for b in BLOCKS), self.gamma_out, self.second_out)

@@ -12,11 +12,6 @@ from ..common import FORMATS, check_outputs, cli, emit, load, parse_list, resolv
 DERIVATIVE_TITLES = {"dtau_dq": "∂τ/∂q (inverse dynamics)", "dtau_dqd": "∂τ/∂q̇ (inverse dynamics)",
                      "dqdd_dq": "∂q̈/∂q (forward dynamics)", "dqdd_dqd": "∂q̈/∂q̇ (forward dynamics)",
                      "Minv": "M⁻¹ = ∂q̈/∂τ", "dg_dq": "∂g/∂q", "dCTqd_dq": "∂(Cᵀq̇)/∂q", "dCTqd_dqd": "∂(Cᵀq̇)/∂q̇"}
-QUANTITY_NAMES = {"m": "M", "mdot": "Mdot", "c": "C", "gamma": "Gamma", "g": "g", "tau": "tau",
-                  "dtau_dq": "dtau_dq", "dtau_dqd": "dtau_dqd", "dqdd_dq": "dqdd_dq", "dqdd_dqd": "dqdd_dqd",
-                  "minv": "Minv", "dg_dq": "dg_dq", "dctqd_dq": "dCTqd_dq", "dctqd_dqd": "dCTqd_dqd",
-                  "d2tau_dq2": "d2tau_dq2", "d2tau_dqd2": "d2tau_dqd2", "d2tau_dqdqd": "d2tau_dqdqd",
-                  "d2tau_dqdqdd": "d2tau_dqdqdd", "dc_dq": "dC_dq"}
 # the nv³ tensors as tables title them: (symbol, entry, caption)
 TENSOR_TITLES = {"d2tau_dq2": ("∂²τ/∂q²", "∂/∂q_j ∂τ_i/∂q_k", "q in the tangent space"),
                  "d2tau_dqd2": ("∂²τ/∂q̇²", "∂²τ_i/∂q̇_j∂q̇_k", "= Γ_ijk + Γ_ikj"),
@@ -151,7 +146,9 @@ def compute(robot, floating_base, q, qd, qdd, state, random, seed, what, recordi
     if top < 1:
         raise StateError("--top must be at least 1")
     check_outputs(force, output, plot, inputs=(robot, recording))
-    quantities = parse_list(what, QUANTITY_NAMES, "--what")
+    from .evaluation import COMPUTE_QUANTITIES
+
+    quantities = parse_list(what, {n.lower(): n for n in COMPUTE_QUANTITIES}, "--what")
     model = load(robot, floating_base)
     qv, qdv, qddv = _state(model, q, qd, qdd, state, random, seed)
     result = evaluate(model, qv, qdv, qddv, quantities, factorization, top, fmt, allow_large)

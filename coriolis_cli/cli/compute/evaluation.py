@@ -21,13 +21,22 @@ from ...model.tree import RobotModel
 # what compute says to do about an nv³ result above the guard
 ALLOW_LARGE_HINT = "pass --allow-large to compute it anyway, if the machine has the memory"
 
-COMPUTE_QUANTITIES = ("M", "Mdot", "C", "Gamma", "g", "tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq",
-              "dCTqd_dq", "dCTqd_dqd", "d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd", "dC_dq")
-USES_QDD = {"tau", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd",
-            "d2tau_dqdqdd"}  # the quantities taken at q̈
-DERIVATIVES = ("dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "Minv", "dg_dq", "dCTqd_dq", "dCTqd_dqd")  # [i, j] = ∂y_i/∂x_j
+# What compute evaluates at one state, by the engine's keys; --what takes their outputs' names
+# (∂τ/∂q̈ is M, asked for as M), and the JSON, CSV and NPZ keys are the same names.
+COMPUTE_FUNCTIONS = ("C", "Gamma", "g", "tau", "dtau", "dqdd", "dg", "dCTqd", "d2tau", "dC")
+DERIVATIVE_FUNCTIONS = ("dtau", "dqdd", "dg", "dCTqd")  # [i, j] = ∂y_i/∂x_j
 # nv³ tensors beside Γ: the second derivatives of τ ([i, j, k] = ∂/∂x_j (∂τ_i/∂y_k)) and ∂C/∂q
-TENSORS = ("d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd", "dC_dq")
+TENSOR_FUNCTIONS = ("d2tau", "dC")
+
+
+def _outputs(keys) -> tuple:
+    return tuple(n for k in keys for n in engine.NAMED[k].names.outputs if n != "dtau_dqdd")
+
+
+COMPUTE_QUANTITIES = _outputs(COMPUTE_FUNCTIONS)
+DERIVATIVES = _outputs(DERIVATIVE_FUNCTIONS)
+TENSORS = _outputs(TENSOR_FUNCTIONS)
+USES_QDD = {"tau", *_outputs(("dtau", "dqdd", "d2tau"))}  # the quantities taken at q̈
 # Above this condition number M is reported as nearly singular.
 COND_WARN = 1e10
 # Γ entries below this fraction of max |M| are round-off, not counted as nonzero in tables.
@@ -139,8 +148,9 @@ def _tensors(robot, q, qd, qdd, quantities, result, top, allow_large) -> None:
         return
     values = {}
     try:
-        if set(asked) & set(TENSORS[:4]):
-            for name, T in zip(TENSORS[:4], engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd,
+        second = engine.inverse_dynamics_second_derivatives.names.outputs
+        if set(asked) & set(second):
+            for name, T in zip(second, engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd,
                                                                                       force=allow_large)):
                 values[name] = T
         if "dC_dq" in asked:
