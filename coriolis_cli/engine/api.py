@@ -307,6 +307,16 @@ def coriolis_transpose_velocity(robot, q, qd, data: Data | None = None):
     Ṁ = C + Cᵀ: what a momentum observer needs. With ``data=`` the result is ``data.CTqd``."""
 
 
+@algorithm(compiled.momentum_derivatives, key="dp", shape=_square, batch=compiled.momentum_derivatives_batch,
+           into="dp_block", returns="dp_dq")
+def momentum_derivatives(robot, q, qd, data: Data | None = None):
+    """∂p/∂q of the generalized momentum p = M(q) q̇, ``[i, j] = ∂p_i/∂q_j`` with q in the tangent
+    space as in inverse_dynamics_derivatives, in O(N d) (engine/core/momentum_derivatives.hpp): the
+    inverse dynamics' ∂τ/∂q at rest with q̈ = q̇ and no gravity, as M(q) u = τ(q, 0, u). For a
+    momentum observer's or a trajectory optimizer's linearization; (∂p/∂q) q̇ = Ṁ q̇. With
+    ``data=`` the result is ``data.dp_dq``. Batches: q, qd of shape (K, ·)."""
+
+
 def _momentum_regressors(robot, out, states, arguments) -> MomentumRegressors:
     """The block (3 nv + 1, 10 N) (or (K, ·) of them) as its parts, and Y_V̇ = q̇ᵀ Y_g."""
     n, qd = robot.nv, states[1]
@@ -431,6 +441,7 @@ __all__ = [
     "inverse_dynamics_second_derivatives",
     "largest_entries",
     "mass_matrix",
+    "momentum_derivatives",
     "momentum_regressors",
     "positive_definite",
     "regressor",

@@ -509,6 +509,8 @@ NB_MODULE(compiled, m) {
         m, "coriolis_transpose_derivatives", "coriolis_transpose_derivatives_batch", {"q", "qd", "out"}, squares<2>,
         ADAPT(coriolis_transpose_derivatives(model, d, q, v[0], out[0], out[1])),
         "∂(Cᵀq̇)/∂q and ∂(Cᵀq̇)/∂q̇ into out (2, nv, nv).");
+    def_kernel<1, STATES_ONLY>(m, "momentum_derivatives", "momentum_derivatives_batch", {"q", "qd", "out"}, square,
+                               ADAPT(momentum_derivatives(model, d, q, v[0], out[0])), "∂p/∂q into out (nv, nv).");
     def_kernel<2, GRAVITY>(m, "inverse_dynamics_second_derivatives", "inverse_dynamics_second_derivatives_batch",
                            {"q", "qd", "qdd", "gravity", "out"}, cubes<4>,
                            ADAPT(rnea_second_derivatives(model, d, q, v[0], v[1], o.gravity, out[0], out[1], out[2],

@@ -448,6 +448,16 @@ def gravity_derivatives(robot, d, qbar, gravity, out):
     _congruent(A, d, (api.gravity_derivatives(robot.full, qf, gravity, data=d.full),), (out,))
 
 
+@in_other_coordinates(api.momentum_derivatives)
+def momentum_derivatives(robot, d, qbar, vbar, out):
+    """∂τ̄/∂q̄ at rest with q̄̈ = q̄̇ and no gravity, as on the tree: τ̄(q̄, 0, u) = Aᵀ τ(q, 0, A u) = M̄ u
+    (Ȧ multiplies q̄̇ = 0), so p̄ = M̄ q̄̇ is the same function of q̄ (into a block of its own, so that
+    data.dtau_dq stays what the last inverse_dynamics_derivatives gave)."""
+    block = np.empty((3, robot.nv, robot.nv))
+    inverse_dynamics_derivatives(robot, d, qbar, np.zeros(robot.nv), vbar, False, block)
+    out[...] = block[0]
+
+
 @in_other_coordinates(api.coriolis_transpose_derivatives)
 def coriolis_transpose_derivatives(robot, d, qbar, vbar, out):
     """Aᵀ X A of the tree's two (A constant: C̄ᵀq̄̇ = Aᵀ Cᵀ(q, A q̄̇) A q̄̇)."""

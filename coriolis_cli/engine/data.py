@@ -121,6 +121,7 @@ BLOCKS = (
     Block("coriolis_product_block", 2, True, (), ("dCv_dq", "dCv_dqd"), "coriolis_product_outputs"),
     Block("dg_block", 0, True, (), ("dg_dq",), None),
     Block("coriolis_transpose_block", 2, True, (), ("dCTqd_dq", "dCTqd_dqd"), "coriolis_transpose_outputs"),
+    Block("dp_block", 0, True, (), ("dp_dq",), None),
 )
 
 

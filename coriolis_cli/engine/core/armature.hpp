@@ -143,7 +143,7 @@ inline void add_armature_force(const Model& model, const double* q, const double
 
 // The derivatives of the free joints' τ_a = M_a(q) u, u = x_v + ω × y_v (ω from q̇; x, y: q̈ and q̇
 // in the inverse dynamics, q̈_r and q̇_r in Slotine–Li), added: ∂τ_a/∂ω = M_a (e_k × y_v) to dqd,
-// ∂τ_a/∂y_v = M_a (ω × e_k) to dy (null: left out) and, as the child turns by exp(δ)
+// ∂τ_a/∂y_v = M_a (ω × e_k) to dy (dqd, dy null: left out) and, as the child turns by exp(δ)
 // (R → R (1 + [δ]×)), ∂τ_a/∂δ_k = M_a (e_k × u) − e_k × (M_a u) to dq. The diagonal armature's
 // a_c x_c has none.
 inline void add_armature_derivatives(const Model& model, const double* q, const double* qd, const double* x,
@@ -169,7 +169,7 @@ inline void add_armature_derivatives(const Model& model, const double* q, const 
             for (int r = 0; r < 3; ++r) {
                 const double* m = Ma + 3 * r;
                 if (dy) dy[(s + r) * n + s + k] += m[0] * we[0] + m[1] * we[1] + m[2] * we[2];
-                dqd[(s + r) * n + s + 3 + k] += m[0] * ev[0] + m[1] * ev[1] + m[2] * ev[2];
+                if (dqd) dqd[(s + r) * n + s + 3 + k] += m[0] * ev[0] + m[1] * ev[1] + m[2] * ev[2];
                 dq[(s + r) * n + s + 3 + k] += m[0] * eu[0] + m[1] * eu[1] + m[2] * eu[2] - eMu[r];
             }
         }

@@ -14,6 +14,7 @@
 #include "forward_dynamics_derivatives.hpp"
 #include "gravity_derivatives.hpp"
 #include "momentum.hpp"
+#include "momentum_derivatives.hpp"
 #include "rnea.hpp"
 #include "rnea_body.hpp"
 #include "rnea_derivatives.hpp"
