@@ -75,14 +75,22 @@ def _mapping(value, where: str) -> dict:
     return value
 
 
+def _where(error) -> str:
+    """' at line L, column C: what (while ...)' of a YAML syntax error, or its first line."""
+    mark, problem, context = (getattr(error, x, None) for x in ("problem_mark", "problem", "context"))
+    if mark is None or not problem:
+        first = str(error).splitlines()[0] if str(error) else "syntax error"
+        return f" ({first})"
+    return f" at line {mark.line + 1}, column {mark.column + 1}: {problem}" + (f" ({context})" if context else "")
+
+
 def parse_yaml(text: str, source: str = "<string>") -> RobotDescription:
     if not text.strip():
         raise ModelError(f"{source}: the file is empty")
     try:
         data = load_yaml(text)
     except yaml.YAMLError as e:
-        first = str(e).splitlines()[0] if str(e) else "syntax error"
-        raise ModelError(f"{source}: malformed YAML ({first})") from None
+        raise ModelError(f"{source}: malformed YAML{_where(e)}") from None
     except ValueError as e:
         raise ModelError(f"{source}: refused: {e}") from None
     data = _mapping(data, f"{source}: the document")
