@@ -17,11 +17,12 @@ import numpy as np
 
 from ..model.coordinates import ReducedRobot
 from ..model.tree import RobotModel
-from .data import BLOCKS, SECOND_OUTPUTS, Data, lay_out_blocks
+from .data import BLOCKS, SECOND_OUTPUTS, Data, former_names, lay_out_blocks
 
 KERNEL_SCRATCH, PER_THREAD = "engine: kernel scratch", "engine: per-thread workspaces"
 
 
+@former_names
 class ReducedData:
     """Workspace of a robot in other coordinates (engine.coordinates): the tree's workspace
     (``full``) and the outputs in the robot's own coordinates, in Data's blocks and under Data's
@@ -47,7 +48,6 @@ class ReducedData:
     ensure_gamma = Data.ensure_gamma
     ensure_second = Data.ensure_second
     __setattr__ = Data.__setattr__
-    __getattr__ = Data.__getattr__  # the fields' 0.1.0 names
 
     def _contents(self):
         return (self.full, *(getattr(self, b.name) for b in BLOCKS), self.gamma_out, self.second_out)
