@@ -49,7 +49,7 @@ from .calls import (
     stacked_states,
 )
 from .conventions import CHRISTOFFEL
-from .data import ALLOCATED_ON_FIRST_USE, BLOCKS, check_memory
+from .data import ALLOCATED_ON_FIRST_USE, BLOCKS, Data, check_memory
 from .workspaces import KERNEL_SCRATCH, ReducedData, kernel_scratch, shared_data
 
 MODEL_THETA = np.zeros(0)  # θ of length zero: the model's own inertial parameters
@@ -165,7 +165,7 @@ class Algorithm:
     names: Names | None = None  # its key and its outputs' names
     optional: tuple = ()  # the states that may be None (their default)
     reduced: Callable | None = None  # one state in other coordinates, public states and options as given (no
-    # prepare): engine.coordinates's, called by _in_other_coordinates
+    # prepare): engine.coordinates's, called by call (_InOtherCoordinates)
     reduced_finish: bool = True  # whether ``finish`` applies to what ``reduced`` writes
 
 
@@ -270,108 +270,104 @@ def in_other_coordinates(public: Callable, *, finish: bool = True) -> Callable:
 
 
 def call(description: Algorithm, robot, states: tuple, options: tuple, data):
-    """The checked path of every public function: the robot's type, the options converted, then one
-    state with data=, a batch, or one state into fresh arrays."""
+    """The checked path of every public function, for trees and for robots in other coordinates
+    alike: the robot's route (_Tree or _InOtherCoordinates), the options converted, then one state
+    with data=, a batch, or one state into fresh arrays."""
     kind = robot.__class__
-    if kind is not RobotModel:
-        if isinstance(robot, ReducedRobot):
-            return _in_other_coordinates(description, robot, states, options, data)
+    if kind is RobotModel:
+        route = _Tree
+    elif isinstance(robot, ReducedRobot):
+        if description.reduced is None:
+            raise StateError(f"{description.name} does not take robots in other coordinates (mimic joints, "
+                             "base velocities, closed loops) yet; call it on robot.full")
+        route = _InOtherCoordinates
+    else:
         raise TypeError(f"{description.name}() takes a robot from coriolis_cli.load_robot (a RobotModel or a "
                         f"ReducedRobot), got {type(robot).__name__}")
     named = dict(zip(description.options, options))
-    if description.prepare is not None:
+    if description.prepare is not None:  # only trees' functions prepare (trajectory_dynamics)
         states, arguments = description.prepare(robot, states, named)
-    else:
+    else:  # converted for the kernel, and so refused as for a tree before any state
         arguments = tuple(OPTIONS[o].convert(robot, v) for o, v in named.items() if OPTIONS[o].convert)
-    velocities = tuple(zip(description.labels[1:], states[1:]))
+    finish = description.finish if route is _Tree or description.reduced_finish else None
     if data is not None:
-        check_data(robot, data)
+        check_data(robot, data, route.workspace_kind)
         if description.guard is not None:
             description.guard(robot, 1, data, **named)
-        out = getattr(data, description.into)
-        _run(description.kernel, robot, data.core, states, velocities, arguments, out)
+        route.one(description, robot, data, states, arguments, options, getattr(data, description.into))
         return getattr(data, description.returns)
-    if description.kernel is None or not all(is_vector(x) for x in states):
-        Q, rest, batch = stacked_states(robot, states[0], *velocities)
-        if batch or description.kernel is None:
-            return _batch(description, robot, Q, rest, arguments, named)
-        states = (Q[0], *(x[0] for x in rest))
-        velocities = tuple(zip(description.labels[1:], states[1:]))
-    if description.guard is not None:
-        description.guard(robot, 1, None, **named)
-    out = np.zeros(description.shape(robot))  # written by the kernel itself: fresh outputs, no copy
-    _run(description.kernel, robot, kernel_scratch(robot).core, states, velocities, arguments, out)
-    result = description.take(out)
-    return result if description.finish is None else description.finish(robot, result, states, arguments)
-
-
-def _run(kernel, robot, workspace, states, velocities, arguments, out) -> None:
-    status = kernel(workspace, *states, *arguments, out)
-    if status:
-        settle(robot, status, kernel, workspace, states[0], velocities, (*arguments, out))
-
-
-def _batch(description: Algorithm, robot, Q, rest, arguments, named):
-    """K states on the batch kernel (calls.run_batch), in parallel, memory checked first."""
-    if description.batch is None:
-        raise StateError(f"q: {description.name} takes one state at a time, got a batch of {Q.shape[0]}")
-    K = Q.shape[0]
-    if description.guard is not None:
-        description.guard(robot, K, None, **named)
-    shape = (K, *description.batch_shape(robot))
-    check_memory(8 * int(np.prod(shape)), f"{description.name} of {K} states")
-    velocities = tuple(zip(description.labels[1:], rest))
-    # calloc'd zeros: the kernels write only the related entries, and untouched pages cost nothing
-    out = run_batch(robot, description.batch, np.zeros(shape), Q, (*rest, *arguments), *velocities)
-    result = description.batch_take(out)
-    return result if description.finish is None else description.finish(robot, result, (Q, *rest), arguments)
-
-
-def _in_other_coordinates(description: Algorithm, robot, states: tuple, options: tuple, data):
-    """A robot in other coordinates on the same path as a tree: its one-state function
-    (``description.reduced(robot, workspace, *states, *options, out)``, engine.coordinates) in
-    place of the kernel, with the same checks and refusals, the workspace's own block and field for
-    data=, fresh arrays otherwise, and a batch state by state into the block the batch kernel
-    would fill (so that every output gains its leading K as a tree's does)."""
-    function = description.reduced
-    if function is None:
-        raise StateError(f"{description.name} does not take robots in other coordinates (mimic joints, "
-                         "base velocities, closed loops) yet; call it on robot.full")
-    # the options refused as for a tree, before any state; the function passes them on to the tree's
-    arguments = tuple([OPTIONS[o].convert(robot, v) for o, v in zip(description.options, options) if OPTIONS[o].convert])
-    guard = description.guard
-    if data is not None:
-        check_data(robot, data, ReducedData)
-        if guard is not None:
-            guard(robot, 1, data, **dict(zip(description.options, options)))
-        if not _vectors(robot, description, states):
-            states = _with_none(states, checked(robot, states[0], *_given(description, states)))  # a batch refused
-        function(robot, data, *states, *options, getattr(data, description.into))
-        return getattr(data, description.returns)
-    finish = description.finish if description.reduced_finish else None
-    if description.kernel is None or not _vectors(robot, description, states):
+    if description.kernel is None or not route.vectors(robot, description, states):
         Q, rest, batch = stacked_states(robot, states[0], *_given(description, states))
         rest = _with_none(states, (Q, *rest))[1:]
         if batch or description.kernel is None:
             if description.batch is None:
                 raise StateError(f"q: {description.name} takes one state at a time, got a batch of {Q.shape[0]}")
             K = Q.shape[0]
-            if guard is not None:
-                guard(robot, K, None, **dict(zip(description.options, options)))
+            if description.guard is not None:
+                description.guard(robot, K, None, **named)
             shape = (K, *description.batch_shape(robot))
             check_memory(8 * int(np.prod(shape)), f"{description.name} of {K} states")
-            out, workspace = np.zeros(shape), shared_data(robot)
-            for k in range(K):
-                function(robot, workspace, Q[k], *(None if x is None else x[k] for x in rest), *options, out[k])
+            # calloc'd zeros: the kernels write only the related entries, and untouched pages cost nothing
+            out = route.batch(description, robot, Q, rest, arguments, options, np.zeros(shape))
             result = description.batch_take(out)
             return result if finish is None else finish(robot, result, (Q, *rest), arguments)
         states = (Q[0], *(None if x is None else x[0] for x in rest))
-    if guard is not None:
-        guard(robot, 1, None, **dict(zip(description.options, options)))
-    out = np.zeros(description.shape(robot))
-    function(robot, shared_data(robot), *states, *options, out)
+    if description.guard is not None:
+        description.guard(robot, 1, None, **named)
+    out = np.zeros(description.shape(robot))  # written by the kernel itself: fresh outputs, no copy
+    route.one(description, robot, None, states, arguments, options, out)
     result = description.take(out)
     return result if finish is None else finish(robot, result, states, arguments)
+
+
+class _Tree:
+    """A tree's states reach its kernels, which check the vectors themselves (RECHECK: converted
+    and checked in full, calls.settle), and its batches the batch kernel on threads."""
+
+    workspace_kind = Data
+
+    @staticmethod
+    def vectors(robot, description, states) -> bool:
+        return all(is_vector(x) for x in states)
+
+    @staticmethod
+    def one(description, robot, data, states, arguments, options, out) -> None:
+        workspace = (kernel_scratch(robot) if data is None else data).core
+        status = description.kernel(workspace, *states, *arguments, out)
+        if status:
+            velocities = tuple(zip(description.labels[1:], states[1:]))
+            settle(robot, status, description.kernel, workspace, states[0], velocities, (*arguments, out))
+
+    @staticmethod
+    def batch(description, robot, Q, rest, arguments, options, out):
+        velocities = tuple(zip(description.labels[1:], rest))
+        return run_batch(robot, description.batch, out, Q, (*rest, *arguments), *velocities)
+
+
+class _InOtherCoordinates:
+    """A robot in other coordinates: its one-state function (``description.reduced(robot,
+    workspace, *states, *options, out)``, engine.coordinates) in place of the kernel, on states
+    checked here in full, with the options as the caller gave them; its batches state by state
+    into the block the batch kernel would fill."""
+
+    workspace_kind = ReducedData
+
+    @staticmethod
+    def vectors(robot, description, states) -> bool:
+        return _vectors(robot, description, states)
+
+    @staticmethod
+    def one(description, robot, data, states, arguments, options, out) -> None:
+        if data is not None and not _vectors(robot, description, states):
+            states = _with_none(states, checked(robot, states[0], *_given(description, states)))  # a batch refused
+        description.reduced(robot, shared_data(robot) if data is None else data, *states, *options, out)
+
+    @staticmethod
+    def batch(description, robot, Q, rest, arguments, options, out):
+        workspace = shared_data(robot)
+        for k in range(Q.shape[0]):
+            description.reduced(robot, workspace, Q[k], *(None if x is None else x[k] for x in rest), *options, out[k])
+        return out
 
 
 def _vectors(robot, description: Algorithm, states) -> bool:
