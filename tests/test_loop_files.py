@@ -22,8 +22,9 @@ CASES = {
     "a joint twice": (FOURBAR.replace("independent: [crank_joint]", "independent: [crank_joint, crank_joint]"),
                       "listed twice"),
     "not a list": (FOURBAR.replace("independent: [crank_joint]", "independent: crank_joint"), "must be a list"),
-    "an empty list": (FOURBAR.replace("independent: [crank_joint]", "independent: []"), "no independent coordinate"),
-    "none listed": (FOURBAR.replace("independent: [crank_joint]\n", ""), "no independent coordinate"),
+    "an empty list": (FOURBAR.replace("independent: [crank_joint]", "independent: []"),
+                      "no joint is listed in 'independent:'"),
+    "none listed": (FOURBAR.replace("independent: [crank_joint]\n", ""), "no joint is listed in 'independent:'"),
 }
 
 

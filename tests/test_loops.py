@@ -274,7 +274,7 @@ def test_approaching_a_dead_point(tmp_path, run_cli):
     (("axis: [0, 0, 1]}\nindependent", "axis: [0, 0, 1], color: red}\nindependent"), "unknown key 'color'"),
     (("name: pin,", "name: crank_joint,"), "name is taken by a joint"),
     (("parent: coupler, child: rocker", "parent: ground, child: frame"), "closes no loop"),
-    (("independent: [crank_joint]", "independent: []"), "no independent coordinate"),
+    (("independent: [crank_joint]", "independent: []"), "no joint is listed in 'independent:'"),
     (("guess: {coupler_joint: 1.0, rocker_joint: 1.9}", "guess: {coupler_joint: 3.0, rocker_joint: -2.0}"),
      None),  # converges to the other assembly: allowed, a branch is the user's choice
 ])

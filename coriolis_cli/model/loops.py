@@ -104,8 +104,10 @@ class LoopMap:
                                for k in range(robot.bodies[i].joint.nv)], dtype=np.int64)
         self.nq, self.nv = len(self.ind_q), len(self.ind_v)
         if self.nv == 0:
-            raise ModelError("the loops leave no independent coordinate: list the minimal coordinates among the "
-                             f"loops' joints in 'independent:' (loop joints: {', '.join(self.dependent_names)})")
+            said = ("no joint is listed in 'independent:'" if not desc.independent
+                    else "the loops leave no independent coordinate")
+            raise ModelError(f"{said}: list the linkage's minimal coordinates among its joints there (loop joints: "
+                             f"{', '.join(self.dependent_names)})")
         loop_ind = sorted(chosen)  # 1-DoF: one q and one v entry each
         self.loop_ind_q = np.array([robot.q_start[i] for i in loop_ind], dtype=np.int64)
         self.loop_ind_v = np.array([robot.v_start[i] for i in loop_ind], dtype=np.int64)
