@@ -180,3 +180,25 @@ def test_excite_refuses_a_limit_without_its_range(tmp_path, run_cli):
     path.write_text(text[: found.start(1)] + bare + text[found.end(1) :])
     _one_line(run_cli("excite", path, "-o", tmp_path / "e.csv", "--seconds", "1"),
               "joint 'panda_joint3': its <limit> gives no lower and upper, which URDF reads as 0")
+
+
+def _wait_forever():
+    time.sleep(3600)
+
+
+def test_ctrl_c_stops_this_runs_workers_at_once_and_no_other_process():
+    """The local workers are killed rather than drained on Ctrl-C (the exit took 1.5 s, 1.4 of them
+    the workers finishing their parts); a process the caller started itself is left alone."""
+    import multiprocessing
+
+    from coriolis_cli.along.distributed import _stop_workers_now
+
+    theirs, ours = (multiprocessing.get_context("spawn").Process(target=_wait_forever) for _ in range(2))
+    theirs.start()
+    ours.start()
+    try:
+        _stop_workers_now({ours.pid})
+        assert not ours.is_alive() and theirs.is_alive()
+    finally:
+        theirs.kill()
+        theirs.join()

@@ -9,6 +9,7 @@ import contextlib
 import glob
 import logging
 import os
+import sys
 import time
 
 from ..errors import OutputError, RecordingError
@@ -180,6 +181,21 @@ def check_workers(workers, scheduler, recordings: int) -> None:
                              "workers (a Dask cluster's are given with --scheduler)")
 
 
+def _stop_workers_now(pids) -> None:
+    """On Ctrl-C, this run's local worker processes (``pids``, children of this process) stopped at
+    once: a graceful close lets each finish its part first (1.4 s of a 1.6 s exit). Their parts
+    are removed with the rest of the output."""
+    import multiprocessing
+
+    workers = [child for child in multiprocessing.active_children() if child.pid in pids]
+    for child in workers:
+        with contextlib.suppress(Exception):
+            child.kill()
+    for child in workers:
+        with contextlib.suppress(Exception):
+            child.join(5)
+
+
 def _run(robot, inputs, parts, what, options, workers, scheduler):
     if workers is None and scheduler is None:
         return _say([(target, compute_part(robot, path, target, what, options)) for path, target in zip(inputs, parts)])
@@ -187,7 +203,7 @@ def _run(robot, inputs, parts, what, options, workers, scheduler):
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise RecordingError("running on workers needs dask.distributed", hint="pip install 'coriolis-cli[recordings]'") from None
-    cluster = None
+    cluster, local_workers = None, set()
     try:
         if scheduler is not None:
             client = Client(scheduler, timeout="10s")
@@ -199,6 +215,7 @@ def _run(robot, inputs, parts, what, options, workers, scheduler):
                                    dashboard_address=None, env={"CORIOLIS_THREADS": threads},
                                    silence_logs=logging.CRITICAL)
             client = Client(cluster)
+            local_workers = set(client.run(os.getpid).values())
     except (OSError, TimeoutError) as e:
         raise RecordingError(f"no Dask scheduler at {scheduler} ({' '.join(str(e).split())[:120]})") from None
     futures = []
@@ -211,6 +228,8 @@ def _run(robot, inputs, parts, what, options, workers, scheduler):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         with contextlib.suppress(Exception):
             client.cancel(futures)
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            _stop_workers_now(local_workers)
         raise
     finally:
         client.close()
