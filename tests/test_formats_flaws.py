@@ -52,11 +52,12 @@ def test_xacro_bombs_are_bounded(tmp_path, run_cli, monkeypatch):
 </robot>""")
     bounded = run_cli("info", power)
     assert_one_line_error(bounded, "xacro ran out of its time (2 s)", "CORIOLIS_XACRO_SECONDS")
-    # a busy machine can starve the child until the wall clock (2 + 5 s) ends it before its CPU limit:
-    # the same cause, the same line
+    # a busy machine can starve the child until the wall clock ends it before its CPU limit: the
+    # same cause, the same line, and the same bound (it had 5 s of grace: 35.8 s for "30 s")
     import subprocess
 
     def starved(args, **kwargs):
+        assert kwargs["timeout"] == 2
         raise subprocess.TimeoutExpired(args, kwargs["timeout"])
 
     monkeypatch.setattr(subprocess, "run", starved)
