@@ -252,6 +252,38 @@ def test_four_bar_closed_by_connect_equals_the_yaml_four_bar():
     _closed_in_mujoco(mj, _data("fourbar_connect.xml"))
 
 
+FOURBAR_IN_LINE = """<mujoco model="fourbar_in_line"><compiler angle="radian"/>
+<worldbody><body name="frame" euler="1.5707963267948966 0 0">
+ <body name="crank"><joint name="crank_joint" type="hinge" axis="0 0 1"/>
+  <inertial pos="0.15 0 0" mass="1" diaginertia="0.0005 0.008 0.008"/>
+  <body name="coupler" pos="0.3 0 0"><joint name="coupler_joint" type="hinge" axis="0 0 1" ref="1.019479357663014"/>
+   <inertial pos="0.45 0 0" mass="2" diaginertia="0.001 0.136 0.136"/></body></body>
+ <body name="rocker" pos="1 0 0"><joint name="rocker_joint" type="hinge" axis="0 0 1" ref="1.8605480282309441"/>
+  <inertial pos="0.4 0 0" mass="1.5" diaginertia="0.0008 0.081 0.081"/></body></body></worldbody>
+<equality><connect body1="coupler" body2="rocker" anchor="0.9 0 0"/></equality>
+<actuator><motor joint="crank_joint"/></actuator></mujoco>"""
+
+
+def test_a_linkage_assembled_with_its_links_in_line_is_refused_with_the_reason(tmp_path, run_cli):
+    """The bodies drawn in line, with joint refs: MuJoCo closes <connect> where the file draws the
+    bodies (qpos0 = ref), so this is a four-bar with its links in line and a 0.2 m rocker arm, at
+    the change point where the rows have rank 1 (2 nearby). Counting 2 free joints there, as the
+    loader did, gave coordinates that could move nowhere; it is refused, saying why."""
+    from .conftest import assert_one_line_error
+
+    path = _write(tmp_path, FOURBAR_IN_LINE)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)  # at qpos0: closed, the anchor where the links meet in line
+    assert np.abs(d.efc_pos[: d.nefc]).max() <= 1e-12
+    assert np.allclose(d.xpos[m.body("rocker").id] + d.xmat[m.body("rocker").id].reshape(3, 3) @ m.eq_data[0][3:6],
+                       d.xpos[m.body("frame").id] + d.xmat[m.body("frame").id].reshape(3, 3) @ [1.2, 0, 0])
+    assert_one_line_error(run_cli("info", path), "singular pose of the linkage", "rank 1 there, 2 at every pose nearby",
+                          "--loops open")
+    with pytest.warns(cc.ModelWarning):
+        assert cc.load_robot(str(path), loops="open").nv == 3
+
+
 def _closed_in_mujoco(robot, path, trials=4):
     """MuJoCo's equality rows at our solved configurations: residual at round-off, and A in the
     null space of their Jacobian (the loops closed as MuJoCo means them)."""

@@ -22,8 +22,16 @@ from .tree import RobotModel
 
 _ONE_DOF = ("revolute", "continuous", "prismatic")
 RANK_TOL = 1e-9  # singular values of the loops' constraint Jacobian below this share of the largest: redundant rows
+SINGULAR_PROBE = 0.05  # rad or m: the loop joints moved this much to see the linkage's rank near its assembly
 CHOICE_RATIO = 1e-6  # the solved joints' Jacobian must keep σ_min/σ_max above this (engine.loops.SINGULAR_RATIO)
+
 CLOSURE_GEOM_WIDTH = 33  # per closure: RP (9), oP, RC (9), oC, axis, n1, n2 (engine/core/closure.hpp)
+
+
+def _rank(K) -> int:
+    """The rank of the loops' constraint Jacobian: singular values above RANK_TOL of the largest."""
+    sigma = np.linalg.svd(K, compute_uv=False)
+    return int(np.sum(sigma > RANK_TOL * sigma[0])) if sigma.size and sigma[0] > 0 else 0
 
 
 class _Closure:
@@ -130,8 +138,8 @@ class LoopMap:
         for i in loop_bodies:
             q[robot.q_start[i]] = guess.get(robot.bodies[i].joint.name, 0.0)
         KL = self.loop_jacobian(q, loop_bodies)
-        sigma = np.linalg.svd(KL, compute_uv=False)
-        rank = int(np.sum(sigma > RANK_TOL * sigma[0])) if sigma.size and sigma[0] > 0 else 0
+        rank = _rank(KL)
+        self._refuse_a_singular_assembly(q, loop_bodies, rank)
         preferred = [k for k, i in enumerate(loop_bodies) if robot.bodies[i].joint.name in actuated]
         if len(preferred) == len(loop_bodies) - rank:
             rest = KL[:, [k for k in range(len(loop_bodies)) if k not in preferred]]
@@ -148,6 +156,25 @@ class LoopMap:
             solved.append(k)
         self.choice = "from the constraint Jacobian"
         return {int(loop_bodies[k]) for k in range(len(loop_bodies)) if k not in solved}
+
+    def _refuse_a_singular_assembly(self, q, loop_bodies, rank: int) -> None:
+        """ModelError where the file's assembly is a singular pose of the linkage (links in line,
+        say): its rows have a lower rank there than at any pose nearby, so the joints counted free
+        there cannot move freely anywhere else (MuJoCo's four-bar with its links drawn in line)."""
+        robot, rng = self.robot, np.random.default_rng(0)
+        columns = [robot.q_start[i] for i in loop_bodies]
+        nearby = rank
+        for _ in range(3):
+            moved = q.copy()
+            moved[columns] += SINGULAR_PROBE * rng.standard_normal(len(columns))
+            nearby = max(nearby, _rank(self.loop_jacobian(moved, loop_bodies)))
+        if nearby > rank:
+            raise ModelError(
+                f"the loops are assembled at a singular pose of the linkage (closure rows of rank {rank} there, "
+                f"{nearby} at every pose nearby: links in line, say), where {len(loop_bodies) - rank} of their joints "
+                f"would count as free against {len(loop_bodies) - nearby} anywhere else",
+                hint="assemble the file away from it, in the bodies' placement or a first keyframe, or open the loops "
+                     "with --loops open")
 
     @property
     def independent_names(self) -> tuple[str, ...]:
