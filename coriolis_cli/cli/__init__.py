@@ -58,6 +58,20 @@ def main(argv=None):
         READ.clear()  # what a run read binds that run's outputs only, not a library call after it
 
 
+def _applies(hint, argv) -> bool:
+    """Whether ``hint`` can be followed in the command being run: it names no option that command
+    lacks (a robot file's 'pass --floating-base' means nothing to simulate, which takes fixed bases)."""
+    import re
+
+    if not hint:
+        return False
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", hint))
+    command = next((cli.commands[a] for a in argv if a in cli.commands), None)
+    if not named or command is None:
+        return True
+    return named <= {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+
+
 def _main(argv):
     import signal
     import threading
@@ -92,7 +106,7 @@ def _main(argv):
         err.print(styled(("error:", "red"), f" {' '.join(e.format_message().split())}"), soft_wrap=True)
         sys.exit(e.exit_code)
     except CoriolisError as e:
-        hint = f" ({e.hint})" if getattr(e, "hint", None) else ""
+        hint = f" ({e.hint})" if _applies(getattr(e, "hint", None), argv) else ""
         if e.exit_code == 1:
             _say_all()
         err.print(styled(("error:", "red"), f" {e}{hint}"), soft_wrap=True)

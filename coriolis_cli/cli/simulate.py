@@ -41,14 +41,16 @@ def _gains(text: str):
               help="γ in θ̂̇ = −γ Γ₀ Yᵀ s (slotine-li), Γ₀ scaled to the robot's bodies so that at γ = 1 the fastest "
               "adaptation mode is at 4κ.")
 @click.option("--no-friction", is_flag=True, help="Simulate without the joints' friction the robot file gives.")
+@click.option("--friction-unknown", is_flag=True, help="Keep the file's friction from the controller, which otherwise "
+              "compensates it at its reference velocity q̇_r (the robot file is its model too).")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Write tracking error, V and parameter error against time (PNG).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "npz"]), default=None,
               help="Default: from the -o extension, else table. JSON and NPZ hold every sample, q, q̇ and τ "
               "included (NPZ: what compute --recording reads back).")
 @click.option("-o", "--output", help="Write to this file instead of standard output.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def simulate(robot, controller, factorization, duration, rate, gains, adaptation_gain, no_friction, plot, fmt, output,
-             force):
+def simulate(robot, controller, factorization, duration, rate, gains, adaptation_gain, no_friction, friction_unknown,
+             plot, fmt, output, force):
     """Simulate ROBOT (fixed base) tracking a smooth reference under a passivity-based controller.
 
     With an admissible C (christoffel, featherstone) the Lyapunov function V never rises; with the
@@ -73,11 +75,14 @@ def simulate(robot, controller, factorization, duration, rate, gains, adaptation
     bar, task = progress(steps, f"simulating {steps:,} steps")
     with bar:
         result = run(model, controller, factorization, duration, rate, (lam, kappa), adaptation_gain,
-                     progress=lambda k: bar.update(task, completed=k), friction=not no_friction)
+                     progress=lambda k: bar.update(task, completed=k), friction=not no_friction,
+                     friction_known=not friction_unknown)
     from ..model.friction import friction_note, has_friction
 
     if not no_friction and has_friction(model):
-        say_note(friction_note(model, "the simulated robot has"))
+        say_note(friction_note(model, "the simulated robot has")
+                 + ("; the controller does not know it (--friction-unknown)" if friction_unknown
+                    else "; the controller compensates it at q̇_r"))
     if plot:
         emit(simulation_plot(result, figure_format(plot)), plot, force)
     if fmt == "json":

@@ -34,9 +34,14 @@ admissible C V never rises; with C + S it rises whenever s is far from q̇'s dir
 
 The plant is integrated with fixed-step RK4, step 1/rate, the control law evaluated at every
 stage (a continuous-time controller sampled at the integration step); configurations move along
-the exponential map of the stages' velocities. The joints' friction from the robot file, which
-the controllers do not know, follows each step by implicit Euler (_ImplicitFriction): a light
-joint's friction is far too stiff for an explicit step. Before running, the step is held against the
+the exponential map of the stages' velocities. The joints' friction from the robot file follows
+each step by implicit Euler (_ImplicitFriction): a light joint's friction is far too stiff for an
+explicit step. The robot file is the controllers' model too, so by default they compensate that
+friction at their reference velocity, τ_f(q̇_r): the plant's τ_f(q̇) less it is monotone in
+s = q̇ − q̇_r (b s, and c (tanh(q̇/ε) − tanh(q̇_r/ε)) of the sign of s), so it only adds to
+V̇ = −sᵀ K_D s a further −sᵀ(τ_f(q̇) − τ_f(q̇_r)) ≤ 0, and q̇_r, a function of t and q, keeps the
+compensation smooth. Unknown to them (``friction_known=False``), the adaptive law drifts on it:
+example-robot-data's Allegro hand diverged at 0.69 s. Before running, the step is held against the
 stiffest mode of the linearized closed loop. A run whose state stops being finite is a result
 (``diverged_at``), not an error.
 """
@@ -50,7 +55,7 @@ import numpy as np
 
 from ..errors import SingularMassMatrixError, StateError
 from ..model import joints as joint_types
-from ..model.friction import STATIC_SPEED, has_friction
+from ..model.friction import STATIC_SPEED, friction_torque, has_friction
 from ..model.geometry import axis_angle, quat_to_matrix
 from ..model.parameters import N_PARAMETERS, inertial_parameters
 
@@ -430,28 +435,33 @@ class _ImplicitFriction:
         self.robot, self.b, self.c = robot, tree.joint_friction[:, 0], tree.joint_friction[:, 1]
         self.reduced = getattr(robot, "is_reduced", False)
 
-    def _phi(self, x, u, M, A, h):
+    def _phi(self, x, u, M, A, h, held):
         y = A @ x
         z = np.abs(y / STATIC_SPEED)
         log_cosh = z + np.log1p(np.exp(-2.0 * z)) - math.log(2.0)
-        return 0.5 * (x - u) @ M @ (x - u) + h * np.sum(0.5 * self.b * y * y + self.c * STATIC_SPEED * log_cosh)
+        return 0.5 * (x - u) @ M @ (x - u) + h * np.sum(0.5 * self.b * y * y + self.c * STATIC_SPEED * log_cosh
+                                                        - held * y)
 
-    def __call__(self, q, u, h):
+    def __call__(self, q, u, h, compensated=None):
+        """q̇⁺ after the joints' friction, less the controller's compensation τ_f(``compensated``)
+        (the tree's velocities at which it is evaluated) where given: a force held over the step,
+        taken here with the friction it cancels, so that the stiff pair is stepped implicitly."""
         from .. import engine
 
         M = engine.mass_matrix(self.robot, q)
         A = np.asarray(engine.coordinates.evaluation(self.robot).jacobian(q)) if self.reduced else np.eye(len(u))
+        held = 0.0 if compensated is None else friction_torque(self.robot, compensated)
         x = u.copy()
         for _ in range(60):
             y = A @ x
             t = np.tanh(y / STATIC_SPEED)
-            grad = M @ (x - u) + h * A.T @ (self.b * y + self.c * t)
+            grad = M @ (x - u) + h * A.T @ (self.b * y + self.c * t - held)
             H = M + h * A.T @ ((self.b + self.c / STATIC_SPEED * (1.0 - t * t))[:, None] * A)
             step = -np.linalg.solve(H, grad)
             if np.abs(step).max() <= 1e-13 * (1.0 + np.abs(x).max()):
                 return x + step
-            phi, slope, alpha = self._phi(x, u, M, A, h), grad @ step, 1.0
-            while alpha > 1e-12 and self._phi(x + alpha * step, u, M, A, h) > phi + 1e-4 * alpha * slope:
+            phi, slope, alpha = self._phi(x, u, M, A, h, held), grad @ step, 1.0
+            while alpha > 1e-12 and self._phi(x + alpha * step, u, M, A, h, held) > phi + 1e-4 * alpha * slope:
                 alpha *= 0.5
             x = x + alpha * step
         return x
@@ -459,11 +469,11 @@ class _ImplicitFriction:
 
 def simulate(robot, controller: str = "slotine-li", factorization: str = "christoffel", duration: float = 2.0,
              rate: float = 1000.0, gains=(10.0, 20.0), adaptation_gain: float = 1.0, progress=None,
-             friction: bool = True) -> SimulationResult:
+             friction: bool = True, friction_known: bool = True) -> SimulationResult:
     """Track the reference for ``duration`` seconds; ``gains`` = (λ, κ) in 1/s, ``adaptation_gain``
     γ scales the robot's own Γ₀ (see the module's docstring). The simulated robot has the joints'
-    friction its file gives (model.friction; the controllers do not know it) unless ``friction`` is
-    False. ``progress(k)`` is called with the
+    friction its file gives (model.friction) unless ``friction`` is False; the controllers
+    compensate it at their reference velocity unless ``friction_known`` is False. ``progress(k)`` is called with the
     number of steps done. M(q) singular at the start raises SingularMassMatrixError (lock the
     joints it names); a run that stops being finite returns with ``diverged_at`` set."""
     from .. import engine
@@ -493,6 +503,20 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     # M singular at the start or on the reference: the typed error, before running
     masses = [check_invertible(robot, state[0]) for state in states]
     friction_step = _ImplicitFriction(robot) if plant_friction else None
+    compensated = plant_friction and friction_known
+    A_of = engine.coordinates.evaluation(robot).jacobian if getattr(robot, "is_reduced", False) else None
+
+    def reference_velocity(t, q, qd):
+        """q̇_r, the tree's velocities at it: where the controller evaluates the friction it knows
+        (the law's torque plus τ_f(q̇_r); stepped with the plant's friction, _ImplicitFriction)."""
+        qd_r = ref.tracking(t, q, qd)[1]
+        return qd_r if A_of is None else np.asarray(A_of(q)) @ qd_r
+
+    def compensation(t, q, qd):
+        """τ_f(q̇_r) in the robot's coordinates (Aᵀ τ_f(A q̇_r)), for the recorded control torque."""
+        tau_f = friction_torque(robot, reference_velocity(t, q, qd))
+        return tau_f if A_of is None else np.asarray(A_of(q)).T @ tau_f
+
     gain = adaptation_gain * adaptation_gains(robot, states, masses, theta, kappa) if adapting else None
     adapted = gain > 0 if adapting else None
 
@@ -526,7 +550,7 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
         """‖e‖, V = ½ sᵀMs (+ ½ θ̃ᵀΓ⁻¹θ̃ over the adapted parameters) and the parameter error."""
         e, _, _, s = ref.tracking(t, q, qd)
         Q[k], QD[k] = q, qd
-        TAU[k] = law(t, q, qd, theta_hat)[0]
+        TAU[k] = law(t, q, qd, theta_hat)[0] + (compensation(t, q, qd) if compensated else 0.0)
         err[k] = np.linalg.norm(e)
         V[k] = 0.5 * s @ engine.mass_matrix(robot, q) @ s
         if adapting:
@@ -551,7 +575,7 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
                 q = ref.integrate(q, h / 6 * (v1 + 2 * v2 + 2 * v3 + v4))
                 qd = qd + h / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
                 if friction_step is not None:  # what the joints' friction takes, implicitly
-                    qd = friction_step(q, qd, h)
+                    qd = friction_step(q, qd, h, reference_velocity(t + h, q, qd) if compensated else None)
                 if adapting:
                     theta_hat = theta_hat + h / 6 * (r1 + 2 * r2 + 2 * r3 + r4)
                 record(k + 1, t + h, q, qd, theta_hat)
@@ -567,7 +591,9 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
                 "integrator": f"RK4, step {h:g} s, control law at every stage",
                 "fastest_mode_per_s": stiffest_mode(controller, lam, kappa, adaptation_gain),
                 "reference": f"c + A sin(2π·{FREQUENCY} t + j π/4), A ≤ {MAX_AMPLITUDE}, start {START_OFFSET} off",
-                "theta_hat_start": f"{ESTIMATE_START} × θ" if adapting else None}
+                "theta_hat_start": f"{ESTIMATE_START} × θ" if adapting else None,
+                "friction": ("the file's, compensated at q̇_r" if compensated else "the file's, unknown to the controller")
+                if plant_friction else None}
     return SimulationResult(robot.name, settings, t_out[:keep], err[:keep], V[:keep], perr[:keep],
                             theta_hat.copy() if adapting else theta.copy(), theta, tuple(robot.dof_names),
                             diverged_at, because, Q[:keep], QD[:keep], TAU[:keep], tuple(robot.config_names))
