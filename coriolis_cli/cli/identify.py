@@ -26,6 +26,12 @@ from .common import (check_outputs, cli, emit, err, load, recording_options, rob
 @click.option("--fit-offset", is_flag=True,
               help="Also fit a constant offset per 1-DoF joint in the recorded effort (a torque sensor's, a current "
                    "reading's); observe takes it with --effort-offset.")
+@click.option("--equal-weights", is_flag=True,
+              help="Weigh every DoF's rows alike; by default each DoF's are weighed by 1/σ² of its residual "
+                   "(3 fits), so that the joints of large torque do not rule the fit of a wrist's small ones.")
+@click.option("--allow-inconsistent", is_flag=True,
+              help="With --method ols, write the model to -o even where a body is not physically consistent "
+                   "(inertias no rigid body has, a negative mass), which MuJoCo refuses and other tools misread.")
 @click.option("--weight", type=float, default=1e-6, show_default=True,
               help="Pull towards ROBOT's parameters, relative to the data's mean column weight (see the identify page of the documentation).")
 @click.option("--cutoff", type=float, default=20.0, show_default=True, help="λ (1/s) of the momentum and energy forms' filter.")
@@ -41,9 +47,9 @@ from .common import (check_outputs, cli, emit, err, load, recording_options, rob
               help="table: the report; json: the same with every number.")
 @recording_options
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def identify(robot, recordings, floating_base, output, form, method, friction, fit_offset, weight, cutoff, effort, validation,
-             split, plot,
-             fmt, topic, base_topic, effort_scale, effort_offset, window, force):
+def identify(robot, recordings, floating_base, output, form, method, friction, fit_offset, equal_weights,
+             allow_inconsistent, weight, cutoff, effort, validation, split, plot, fmt, topic, base_topic, effort_scale,
+             effort_offset, window, force):
     """Fit ROBOT's inertial parameters to RECORDINGs (their effort is the applied τ), starting from
     and regularized towards the file's own, and report what the data identify.
 
@@ -87,7 +93,13 @@ def identify(robot, recordings, floating_base, output, form, method, friction, f
     for k, path in enumerate(recordings):
         span = spans.get("fit") if k == len(recordings) - 1 else None
         equations = ID.accumulate(model, path, form, terms, cutoff, equations, effort, span=span, **options)
-    fit = ID.fit(model, equations, method, terms, weight)
+    fit = ID.fit(model, equations, method, terms, weight, reweight=not equal_weights)
+    consistent = bool(ID.physically_consistent(fit.theta))
+    if output and not consistent and not allow_inconsistent:
+        raise StateError(f"{output}: not written: the {method} fit is not physically consistent ("
+                         + ID.inconsistent_bodies(model, fit.theta) + "): no rigid body has those inertias, MuJoCo "
+                         "refuses such a file and other tools misread it", hint="use --method consistent, or "
+                         "--allow-inconsistent to write it anyway")
     bodies, friction_rows = ID.body_reports(model, fit), ID.friction_reports(fit)
     check = validation or (recordings[-1] if spans else recordings[0])
     models = {"prior": (inertial_parameters(model), np.zeros(len(fit.friction))), "identified": (fit.theta, fit.friction)}
@@ -102,7 +114,8 @@ def identify(robot, recordings, floating_base, output, form, method, friction, f
               "identified": v.rms["identified"]}
     summary = {"robot": model.name, "recordings": list(recordings), "form": form, "method": method, "friction_model": friction, "offset": fit_offset,
                "weight": weight, "effort": effort, "rows": equations.rows, "samples": equations.samples,
-               "physically_consistent": bool(ID.physically_consistent(fit.theta))}
+               "physically_consistent": consistent, "joint_weights": "residual" if fit.joint_weights is not None else "equal",
+               "dof_names": list(ID.fitted_dof_names(model))}
     if output:
         from .convert import write_description
 
@@ -128,6 +141,10 @@ def identify(robot, recordings, floating_base, output, form, method, friction, f
     if offsets:
         say_note("the offsets fitted are the recording's, not the robot's; observe takes them with --effort-offset "
                  + ",".join(f"{j}={-o:.6g}" for j, o in offsets.items()))
+    biased = ID.offset_suspects(model, fit) if not fit_offset else []
+    if biased:
+        say_note("the residuals of " + ", ".join(biased) + " have a mean of a third of their RMS or more: a constant "
+                 "offset in the recorded effort (a torque sensor's, a current reading's)? --fit-offset fits it")
     if not summary["physically_consistent"]:
         err.print(styled(("note:", "yellow"), " some identified bodies are not physically consistent (a pseudo-inertia "
                          "is not ⪰ 0); --method consistent prevents it"), soft_wrap=True)

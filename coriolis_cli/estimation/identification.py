@@ -42,6 +42,10 @@ DEFAULT_WEIGHT = 1e-6
 SETTLE = 5.0  # time constants of the filter left out at the start of a recording
 RANK_TOLERANCE = 1e-10  # eigenvalues of the scaled WᵀW below this × the largest: directions not reached
 BLOCK_VALUES = 1 << 21  # regressor entries per block (16 MB), whatever the robot
+PER_JOINT_BYTES = 256 * 2**20  # the per-DoF normal equations (nv P² doubles) are kept up to this size
+REWEIGHTING_PASSES = 3  # fits with the DoF weighed by their residual spread (the first: unweighted)
+OFFSET_SHARE = 0.3  # a DoF's residual mean above this share of its RMS: an offset in its effort
+CONSISTENCY_MARGIN = 1e-4  # the consistent fit's pseudo-inertias ⪰ this × their scale (see _consistent)
 PARAMETER_NAMES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")  # θ_i: what the dynamics are linear in
 
 
@@ -151,23 +155,67 @@ def friction_names(robot, friction: str) -> tuple[str, ...]:
 @dataclass
 class NormalEquations:
     """WᵀW, Wᵀy and yᵀy of every row added so far, how many rows, and how many samples of the
-    recordings they came from."""
+    recordings they came from; and the same per DoF (``joints``, for rows that belong to one: the
+    torque and momentum forms'), with each DoF's column sums and Σy, from which the fit weighs the
+    DoF by their residuals and tells a constant offset in a DoF's effort."""
 
     A: np.ndarray
     b: np.ndarray
     yy: float = 0.0
     rows: int = 0
     samples: int = 0
+    joints: "JointEquations | None" = None
 
     @classmethod
-    def empty(cls, width: int) -> "NormalEquations":
-        return cls(np.zeros((width, width)), np.zeros(width))
+    def empty(cls, width: int, dofs: int = 0) -> "NormalEquations":
+        per_joint = dofs and dofs * width * width * 8 <= PER_JOINT_BYTES
+        return cls(np.zeros((width, width)), np.zeros(width), joints=JointEquations.empty(dofs, width) if per_joint else None)
 
-    def add(self, W: np.ndarray, y: np.ndarray) -> None:
+    def add(self, W: np.ndarray, y: np.ndarray, joint: np.ndarray | None = None) -> None:
+        """Rows W, y; ``joint``: each row's DoF (None: rows of no one DoF, as the energy form's)."""
         self.A += W.T @ W
         self.b += W.T @ y
         self.yy += float(y @ y)
         self.rows += len(y)
+        if joint is None:
+            self.joints = None  # a form without rows per DoF: nothing to weigh by
+        elif self.joints is not None:
+            self.joints.add(W, y, joint)
+
+
+@dataclass
+class JointEquations:
+    """NormalEquations' terms per DoF j: Aⱼ = WⱼᵀWⱼ, bⱼ = Wⱼᵀyⱼ, yyⱼ, nⱼ rows, and the column sums
+    1ᵀWⱼ and Σyⱼ (a residual's mean, which a constant offset in the effort leaves)."""
+
+    A: np.ndarray  # (nv, P, P)
+    b: np.ndarray  # (nv, P)
+    yy: np.ndarray  # (nv,)
+    n: np.ndarray  # (nv,)
+    column_sums: np.ndarray  # (nv, P)
+    y_sums: np.ndarray  # (nv,)
+
+    @classmethod
+    def empty(cls, dofs: int, width: int) -> "JointEquations":
+        return cls(np.zeros((dofs, width, width)), np.zeros((dofs, width)), np.zeros(dofs), np.zeros(dofs, dtype=np.int64),
+                   np.zeros((dofs, width)), np.zeros(dofs))
+
+    def add(self, W, y, joint) -> None:
+        for j in np.unique(joint):
+            rows = joint == j
+            Wj, yj = W[rows], y[rows]
+            self.A[j] += Wj.T @ Wj
+            self.b[j] += Wj.T @ yj
+            self.yy[j] += float(yj @ yj)
+            self.n[j] += len(yj)
+            self.column_sums[j] += Wj.sum(axis=0)
+            self.y_sums[j] += float(yj.sum())
+
+    def residuals(self, x) -> tuple[np.ndarray, np.ndarray]:
+        """Each DoF's residual RMS and mean at x (rows W x − y)."""
+        n = np.maximum(self.n, 1)
+        rss = np.maximum(np.einsum("i,jik,k->j", x, self.A, x) - 2 * self.b @ x + self.yy, 0.0)
+        return np.sqrt(rss / n), (self.column_sums @ x - self.y_sums) / n
 
 
 class _Previous:
@@ -229,7 +277,8 @@ class Rows:
         self.start = None  # the recording's first stamp
 
     def blocks(self, samples):
-        """(W, y) for each block of one chunk of recordings.Samples (effort = τ; q̈ for the torque form)."""
+        """(W, y, each row's DoF) for each block of one chunk of recordings.Samples (effort = τ; q̈ for
+        the torque form)."""
         step = max(1, BLOCK_VALUES // max(1, self.robot.nv * self.width))
         for s in range(0, len(samples.t), step):
             e = min(len(samples.t), s + step)
@@ -282,10 +331,15 @@ class Rows:
         return self._keep(W[settled][:, None, :], (Fpower - WT[:, P])[settled][:, None])
 
     def _keep(self, W, y):
-        """The rows (k·rows, width) whose measured side is known."""
+        """The rows (k·rows, width) whose measured side is known, and each row's DoF (None for the
+        energy form's one row per sample)."""
+        per_sample = y.shape[1]
+        joint = None if self.form == "energy" else np.broadcast_to(np.arange(per_sample), y.shape).reshape(-1)
         W, y = W.reshape(-1, self.width), y.reshape(-1)
         known = np.isfinite(y)
-        return (W, y) if known.all() else (W[known], y[known])
+        if known.all():
+            return W, y, joint
+        return W[known], y[known], None if joint is None else joint[known]
 
 
 @dataclass
@@ -303,6 +357,9 @@ class Fit:
     null_space: np.ndarray  # (P, P − rank), in scaled parameters: the directions the data do not reach
     scales: np.ndarray  # (P,) each parameter's size
     moved: np.ndarray  # (P,) bool: whether the parameter's column of W is not zero
+    joint_weights: np.ndarray | None = None  # (nv,) each DoF's rows' weight, 1/σⱼ² normalized (None: unweighted)
+    joint_rms: np.ndarray | None = None  # (nv,) each DoF's residual RMS at the fit, unweighted
+    joint_mean: np.ndarray | None = None  # (nv,) each DoF's residual mean: an offset in its effort?
 
     def identifiable(self, gradient: np.ndarray, tol: float = 1e-6) -> bool:
         """Whether the linear function gradient · [θ; f] is fixed by the data (orthogonal to every
@@ -318,8 +375,11 @@ class Fit:
 
 
 def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = "none",
-        weight: float = DEFAULT_WEIGHT) -> Fit:
-    """θ and friction from the accumulated normal equations (see the module's docstring)."""
+        weight: float = DEFAULT_WEIGHT, reweight: bool = True) -> Fit:
+    """θ and friction from the accumulated normal equations (see the module's docstring). With
+    ``reweight`` (and rows per DoF), each DoF's rows are weighed by 1/σⱼ², σⱼ its residual RMS at
+    the previous fit, over REWEIGHTING_PASSES fits: an unweighted fit is ruled by the joints of
+    large torque (and by their sensors' offsets), and leaves a wrist's small torques unexplained."""
     if method not in METHODS:
         raise StateError(f"method must be one of {', '.join(METHODS)}, got '{method}'")
     if not 0 <= weight < float("inf"):
@@ -328,12 +388,41 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     theta0 = inertial_parameters(tree)
     nf = friction_width(tree, friction)
     P = len(theta0) + nf
-    A, b = equations.A, equations.b
-    if A.shape != (P, P):
-        raise StateError(f"the normal equations hold {A.shape[0]} parameters; this robot and friction need {P}")
+    if equations.A.shape != (P, P):
+        raise StateError(f"the normal equations hold {equations.A.shape[0]} parameters; this robot and friction need {P}")
     if equations.rows == 0:
         raise StateError("no rows to fit: the recordings gave no samples with effort")
+    if method == "consistent" and weight == 0:
+        raise StateError("the consistent fit needs a regularization weight > 0", hint="e.g. --weight 1e-6")
+    joints = equations.joints if reweight else None
     scale = regressor_scales(tree, theta0, nf)
+    x0 = np.concatenate([theta0, np.zeros(nf)])
+    A, b, yy, omega = equations.A, equations.b, equations.yy, None
+    for step in range(REWEIGHTING_PASSES if joints is not None else 1):
+        if step:
+            sigma, _ = joints.residuals(x)
+            sigma = np.maximum(sigma, 1e-3 * max(float(sigma.max()), 1e-300))
+            omega = 1.0 / sigma**2
+            omega *= joints.n.sum() / max(float(omega @ joints.n), 1e-300)  # as many rows' worth as unweighted
+            A, b, yy = np.einsum("j,jik->ik", omega, joints.A), omega @ joints.b, float(omega @ joints.yy)
+        x, solved = _solve(tree, A, b, method, friction, weight, x0, scale, nf)
+    rank, condition, reached, vec, Hs_inv, top = solved
+    rss = max(float(x @ A @ x - 2 * b @ x + yy), 0.0)  # weighted, as the fit sees it
+    sigma2 = rss / max(equations.rows - rank, 1)
+    Hinv = Hs_inv * np.outer(scale, scale)
+    names = parameter_names(tree) + friction_names(tree, friction)
+    plain = max(float(x @ equations.A @ x - 2 * equations.b @ x + equations.yy), 0.0)
+    joint_rms, joint_mean = equations.joints.residuals(x) if equations.joints is not None else (None, None)
+    As = A * np.outer(scale, scale)
+    return Fit(x[: len(theta0)], x[len(theta0):], names, rank, condition, float(np.sqrt(plain / equations.rows)),
+               equations.rows, sigma2 * Hinv @ A @ Hinv, vec[:, ~reached], scale, np.diag(As) > RANK_TOLERANCE * top,
+               omega, joint_rms, joint_mean)
+
+
+def _solve(tree, A, b, method, friction, weight, x0, scale, nf):
+    """x of one (weighted) least-squares fit, and what the scaled WᵀW says: (rank, condition,
+    the directions reached, its eigenvectors, the scaled inverse of the regularized H, its top
+    eigenvalue)."""
     As = A * np.outer(scale, scale)
     eig, vec = np.linalg.eigh(As)
     top = max(float(eig[-1]), 1e-300)
@@ -341,7 +430,6 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     rank = int(np.sum(reached))
     kept = eig[reached]
     condition = float(np.sqrt(kept[-1] / kept[0])) if len(kept) else float("inf")
-    x0 = np.concatenate([theta0, np.zeros(nf)])
     w = weight * float(np.mean(np.diag(As)))
     # in scaled offsets from the prior, z = (x − x0)/scale: (S A S + w 1) z = S (b − A x0); with
     # w = 0, the least-norm z (the prior kept exactly where the data say nothing)
@@ -350,16 +438,9 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     if method == "ols":
         x = x0 + scale * (Hs_inv @ (scale * (b - A @ x0)))
     else:
-        if w == 0:
-            raise StateError("the consistent fit needs a regularization weight > 0", hint="e.g. --weight 1e-6")
         H = A + w * np.diag(1.0 / scale**2)
-        x = _consistent(tree, H, b + w * x0 / scale**2, nf, friction_width(tree, friction, signed_only=True))
-    rss = max(float(x @ A @ x - 2 * b @ x + equations.yy), 0.0)
-    sigma2 = rss / max(equations.rows - rank, 1)
-    Hinv = Hs_inv * np.outer(scale, scale)
-    names = parameter_names(tree) + friction_names(tree, friction)
-    return Fit(x[: len(theta0)], x[len(theta0):], names, rank, condition, float(np.sqrt(rss / equations.rows)),
-               equations.rows, sigma2 * Hinv @ A @ Hinv, vec[:, ~reached], scale, np.diag(As) > RANK_TOLERANCE * top)
+        x = _consistent(tree, H, b + w * x0 / scale**2, nf, friction_width(tree, friction, signed_only=True), scale)
+    return x, (rank, condition, reached, vec, Hs_inv, top)
 
 
 def regressor_scales(tree, theta0, nf) -> np.ndarray:
@@ -394,6 +475,28 @@ def physically_consistent(theta, tol: float = 1e-9) -> bool:
                for k in range(0, len(theta), N_PARAMETERS))
 
 
+def inconsistent_bodies(robot, theta) -> str:
+    """The bodies whose parameters no mass distribution has, named with their mass, for a message."""
+    tree = _tree(robot)
+    bad = [f"{tree.bodies[k // N_PARAMETERS].name}: mass {theta[k]:.3g} kg" for k in range(0, len(theta), N_PARAMETERS)
+           if not physically_consistent(theta[k : k + N_PARAMETERS])]
+    return ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+
+
+def fitted_dof_names(robot) -> tuple:
+    """The DoF whose rows JointEquations keeps, in its order: the tree's."""
+    return _tree(robot).dof_names
+
+
+def offset_suspects(robot, fit) -> list[str]:
+    """The DoF whose residual mean is OFFSET_SHARE of its RMS or more: a constant offset in the
+    effort, which --fit-offset fits, more likely than a model that errs on one side."""
+    if fit.joint_mean is None:
+        return []
+    names = fitted_dof_names(robot)
+    return [names[j] for j in np.flatnonzero(np.abs(fit.joint_mean) >= OFFSET_SHARE * np.maximum(fit.joint_rms, 1e-300))]
+
+
 def require_solver() -> None:
     """StateError, saying what to install, unless the consistent fit's cvxpy and Clarabel import."""
     try:
@@ -404,9 +507,12 @@ def require_solver() -> None:
                          hint="pip install 'coriolis-cli[identify]', or use --method ols") from None
 
 
-def _consistent(tree, H, g, nf, signed) -> np.ndarray:
-    """min xᵀHx − 2gᵀx with every body's pseudo-inertia ⪰ 0 and friction ≥ 0 (the first ``signed``
-    of the ``nf`` joint terms; offsets take either sign)."""
+def _consistent(tree, H, g, nf, signed, scale) -> np.ndarray:
+    """min xᵀHx − 2gᵀx with every body's pseudo-inertia J ⪰ CONSISTENCY_MARGIN · diag(m s², m s², m s², m)
+    (m and s its scales: regressor_scales) and friction ≥ 0 (the first ``signed`` of the ``nf``
+    joint terms; offsets take either sign). The margin keeps the fit inside the consistent set
+    rather than on its boundary, where the solver's round-off left principal moments of −1e-11
+    that MuJoCo refuses to compile and every later command warned about."""
     require_solver()
     import cvxpy as cp
 
@@ -422,7 +528,8 @@ def _consistent(tree, H, g, nf, signed) -> np.ndarray:
         Ixx, Ixy, Iyy, Ixz, Iyz, Izz = (x[o + k] for k in range(4, 10))
         tr = 0.5 * (Ixx + Iyy + Izz)
         J = cp.bmat([[tr - Ixx, -Ixy, -Ixz, hx], [-Ixy, tr - Iyy, -Iyz, hy], [-Ixz, -Iyz, tr - Izz, hz], [hx, hy, hz, m]])
-        constraints.append(0.5 * (J + J.T) >> 0)
+        m_s, ms2 = float(scale[o]), float(scale[o + 4])
+        constraints.append(0.5 * (J + J.T) >> CONSISTENCY_MARGIN * np.diag([ms2, ms2, ms2, m_s]))
     if signed:
         constraints.append(x[P - nf : P - nf + signed] >= 0)
     problem = cp.Problem(cp.Minimize(cp.sum_squares(L.T @ x - target)), constraints)
@@ -515,7 +622,7 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
     from ..recordings import stream_recording
 
     rows = Rows(robot, form, friction, cutoff, effort)
-    equations = equations or NormalEquations.empty(rows.width)
+    equations = equations or NormalEquations.empty(rows.width, 0 if form == "energy" else _tree(robot).nv)
     last = None
     moved = np.zeros(_tree(robot).nv, dtype=bool)  # which DoF's effort is ever other than 0
     for samples in stream_recording(path, robot, accelerations=form == "torque", **options):
@@ -525,8 +632,8 @@ def accumulate(robot, path, form: str = "torque", friction: str = "none", cutoff
         samples = _within(samples, span)
         if samples is None:
             continue
-        for W, y in rows.blocks(samples):
-            equations.add(W, y)
+        for W, y, joint in rows.blocks(samples):
+            equations.add(W, y, joint)
         equations.samples += len(samples.t)
         last = samples.t[-1]
     if last is not None and not moved.all():

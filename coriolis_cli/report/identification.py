@@ -57,6 +57,14 @@ def identification_table(summary: dict, fit, bodies, friction_rows, validation):
         for name, kind, x, s in friction_rows:
             table.add_row(name, kind, _number(x), _std(s))
         parts.append(table)
+    if fit.joint_weights is not None:
+        table = Table(title="each DoF's rows weighed by 1/σ² of its residual (--equal-weights: all alike)",
+                      title_justify="left")
+        for col in ("DoF", "residual RMS", "residual mean", "weight"):
+            table.add_column(col, justify="left" if col == "DoF" else "right")
+        for name, r, m, w in zip(summary["dof_names"], fit.joint_rms, fit.joint_mean, fit.joint_weights):
+            table.add_row(name, _number(r), _number(m), f"{w:.3g}")
+        parts.append(table)
     if validation is not None:
         table = Table(title=f"torque RMS on {validation['label']} ({validation['samples']:,} samples)",
                       title_justify="left")
@@ -82,6 +90,10 @@ def identification_json(summary: dict, fit, bodies, friction_rows, validation) -
                                  for b in bodies if not np.isfinite(b.std).all()},
             "friction": [{"dof": n, "kind": k, "identified": float(x), "std": clean([s])[0]}
                          for n, k, x, s in friction_rows],
+            "joints": None if fit.joint_rms is None else {
+                "dof_names": list(summary["dof_names"]), "residual_rms": clean(fit.joint_rms),
+                "residual_mean": clean(fit.joint_mean),
+                "weight": None if fit.joint_weights is None else clean(fit.joint_weights)},
             "validation": None if validation is None else {
                 "recording": validation["label"], "samples": validation["samples"],
                 "dof_names": list(validation["dof_names"]), "rms_prior": clean(validation["prior"]),
