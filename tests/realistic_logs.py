@@ -39,8 +39,8 @@ def as_logged(t, Q, V, TAU, seed=0, rate=1000.0):
 
 def pushed_while_holding(pushes, seconds=12.0, seed=0, frictionloss=None, damping=None, stiffness=400.0):
     """A MuJoCo Panda holding a pose under a stiff joint PD with gravity compensation, pushed by a
-    person: each push (start s, duration s, link, force N in the world) ramps up over 0.1 s, holds
-    and ramps down over 0.1 s. The joints have dry friction (MuJoCo's frictionloss, which holds the
+    person: each push (start s, duration s, link, force N in the world[, ramp s]) ramps up over its
+    ramp (0.1 s unless given), holds and ramps down over it. The joints have dry friction (MuJoCo's frictionloss, which holds the
     arm where a push leaves it: the holding torque then drifts from push to push) and damping.
     (t, Q, V, TAU, EXT): TAU the drives' torque, EXT the push's joint torque Jᵀ F, per 1 ms sample."""
     import mujoco
@@ -66,8 +66,8 @@ def pushed_while_holding(pushes, seconds=12.0, seed=0, frictionloss=None, dampin
     for k in range(steps):
         s = k * m.opt.timestep
         d.xfrc_applied[:] = 0.0
-        for start, duration, link, force in pushes:
-            ramp = np.clip(min(s - start, start + duration - s) / 0.1, 0.0, 1.0)
+        for start, duration, link, force, *rise in pushes:
+            ramp = np.clip(min(s - start, start + duration - s) / (rise[0] if rise else 0.1), 0.0, 1.0)
             if ramp > 0:
                 body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, link)
                 d.xfrc_applied[body, 0:3] += ramp * np.asarray(force, float)

@@ -33,9 +33,11 @@ def _quiet(text: str | None):
 @click.option("--bandwidth", type=float, default=50.0, show_default=True,
               help="The observer's gain K as a bandwidth (1/s): r follows τ_ext with time constant 1/K.")
 @click.option("--threshold", default="auto", show_default=True,
-              help="auto: 6 × the residual's robust spread over the recording, plus each joint's Coulomb friction "
-              "while it is at rest (static friction); quiet: 3 × the largest |r| of the --quiet stretch; or a value "
-              "(N·m or N) for every DoF. 5 % of the joint's recorded |τ| is added either way, and an event lasts 50 ms.")
+              help="auto: 6 × the residual's robust spread, measured from a baseline that follows the residual's "
+              "drift between events (where static friction leaves the arm after a push); friction: 6 × the spread "
+              "plus each joint's Coulomb friction while it is at rest (the former auto); quiet: 3 × the largest |r| "
+              "of the --quiet stretch; or a value (N·m or N) for every DoF. 5 % of the joint's recorded |τ| is added "
+              "either way, and an event lasts 50 ms beyond the residual's own decay.")
 @click.option("--quiet", "quiet", default=None, help="START:END (s from the first sample) of motion without contact, "
               "which sets the threshold of --threshold quiet and raises auto's where the residual is larger there "
               "(default 0:1, where the recording has it; a stretch given must lie within the recording).")
@@ -45,7 +47,8 @@ def _quiet(text: str | None):
 @click.option("--plot", type=click.Path(dir_okay=False), help="Residual per DoF, threshold band, events shaded (PNG, SVG, PDF).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: the events; json: the events, thresholds and settings.")
-@click.option("-o", "--output", help="The residual per sample: .parquet, .csv or .mcap (r/<dof>, threshold/<dof>, energy/sigma).")
+@click.option("-o", "--output", help="The residual per sample: .parquet, .csv or .mcap (r/<dof>, threshold/<dof>, "
+              "baseline/<dof> under --threshold auto, energy/sigma).")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
 def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic, base_topic, effort_scale, effort_offset,
             window, no_friction, plot, fmt, output, force):
@@ -59,12 +62,14 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
     from ..report.output import figure_format
     from ..report.streams import table_format
 
+    from ..estimation.observers import THRESHOLD_RULES
+
     limit = threshold
-    if threshold not in ("auto", "quiet"):
+    if threshold not in THRESHOLD_RULES:
         try:
             limit = float(threshold)
         except ValueError:
-            raise StateError(f"--threshold '{threshold}': 'auto', 'quiet' or a number (N·m or N)") from None
+            raise StateError(f"--threshold '{threshold}': {', '.join(THRESHOLD_RULES)} or a number (N·m or N)") from None
         if not (limit > 0 and limit < float("inf")):
             raise StateError("--threshold must be positive and finite")
     if output:
@@ -91,9 +96,10 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
         from ..report.streams import TableWriter
 
         columns = (["time"] + [f"r/{d}" for d in obs.dof_names] + [f"threshold/{d}" for d in obs.dof_names]
-                   + ["energy/sigma"])
+                   + ([f"baseline/{d}" for d in obs.dof_names] if obs.baseline is not None else []) + ["energy/sigma"])
+        parts = [obs.t[:, None], obs.r, obs.threshold] + ([obs.baseline] if obs.baseline is not None else [])
         with TableWriter(output, columns, force) as w:
-            w.write(np.concatenate([obs.t[:, None], obs.r, obs.threshold, obs.sigma[:, None]], axis=1))
+            w.write(np.concatenate(parts + [obs.sigma[:, None]], axis=1))
     from ..report.observe import observation_json, observation_table
 
     if fmt == "json":

@@ -164,16 +164,22 @@ class EnergyObserver:
 
 
 # ---- over a recording --------------------------------------------------------------------------
-# The automatic rule (threshold="auto"): θ_j(t) = b_j + TORQUE_SHARE |τ_j(t)| + c_j·[joint j at
-# rest], with b_j the larger of NOISE_MARGIN σ_j and MARGIN times the largest |r_j| of the quiet
-# stretch (the first second: it shows what the model lacks, such as friction the robot file does
-# not give), σ_j the residual's robust spread over the whole recording (1.4826 × its median
-# absolute deviation, recomputed without the samples beyond CLIP σ_j), and c_j the joint's Coulomb
-# friction from the robot file where it is at rest (weighted by exp(−(q̇_j / 3 STATIC_SPEED)²)),
-# where its static friction is unknown in [−c_j, c_j] and shifts the residual from one rest to the
-# next (after each push, say). An event must stay over the threshold for MIN_EVENT: a brake's 10 ms torque blip is
-# not a collision. The quiet-stretch rule (threshold="quiet") is the older one: MARGIN times the
-# largest |r_j| of a stretch known to be free of contact.
+# The automatic rule (threshold="auto") follows the residual's drift: static friction, unknown in
+# [−c_j, c_j], holds the arm where each push leaves it, and the residual with it, at a new level
+# after every push. Events are where |r_j − β_j| > θ_j, the baseline β (see _baseline) following
+# the residual slowly between events (BASELINE_TIME, far slower than a push's 0.1-0.3 s ramp),
+# held through an event's first HOLD_TIME, then following it again (CATCH_TIME), and closely for
+# AFTER_TIME after it (an arm sliding back after a push); a level the residual keeps for
+# STEADY_TIME is taken at once. The threshold is θ_j(t) = b_j + TORQUE_SHARE |τ_j(t)|, b_j the
+# larger of NOISE_MARGIN σ_j and MARGIN times the largest |r_j| of the quiet stretch (the first
+# second: it shows what the model lacks), with
+# σ_j the robust spread (1.4826 × the median absolute deviation) of the residual's changes over
+# SPREAD_LAG, divided by √2: steps from one rest to the next do not inflate it.
+# The former automatic rule (threshold="friction") instead adds c_j while joint j is at rest
+# (weighted by exp(−(q̇_j / 3 STATIC_SPEED)²)): on an arm whose shoulders hold tens of N·m of
+# static friction, that hid pushes of that size. The quiet-stretch rule (threshold="quiet"):
+# MARGIN times the largest |r_j| of a stretch known to be free of contact. Under every rule an
+# event must stay over the threshold for MIN_EVENT: a brake's 10 ms torque blip is not a collision.
 NOISE_MARGIN = 6.0  # times the robust spread σ_j
 MARGIN = 3.0  # times the largest residual of the quiet stretch
 TORQUE_SHARE = 0.05  # of the joint's recorded torque, added: model error grows with the motion
@@ -182,6 +188,14 @@ ROBUST_SPREAD = 1.4826  # the median absolute deviation's factor to a normal spr
 SPREAD_ROUNDS = 4  # of the spread recomputed without the samples beyond CLIP times it
 CLIP = 3.0
 JOIN = 0.25  # s: events closer than this are one (a push that dips under the threshold on its way)
+BASELINE_TIME = 2.0  # s: the time constant with which the baseline follows the residual between events
+STEADY_TIME = 0.3  # s: a residual that changes by less than half its threshold over this long ends an event
+HOLD_TIME = 1.0  # s: the baseline held at an event's start: longer than a push, most often
+CATCH_TIME = 0.15  # s: then the time constant with which it follows again
+AFTER_TIME = 1.0  # s: after an event the baseline follows at AFTER_CATCH this long (an arm sliding back)
+AFTER_CATCH = 0.05  # s: (the 50 ms average itself)
+SPREAD_LAG = 0.2  # s: the residual's changes over this lag give its spread (see above)
+THRESHOLD_RULES = ("auto", "friction", "quiet")
 
 
 @dataclass
@@ -205,8 +219,9 @@ class Observation:
     bandwidth: np.ndarray | None = None
     quiet: tuple = (0.0, 1.0)
     rule: str = "auto"  # auto, quiet or fixed
-    noise: np.ndarray | None = None  # (nv,) σ_j, the residual's robust spread (rule auto)
-    static: np.ndarray | None = None  # (nv,) c_j, the static friction allowed at rest (rule auto)
+    noise: np.ndarray | None = None  # (nv,) σ_j, the residual's robust spread (rules auto, friction)
+    static: np.ndarray | None = None  # (nv,) c_j, the static friction allowed at rest (rule friction)
+    baseline: np.ndarray | None = None  # (K, nv) β_j(t), what the residual is measured from (rule auto)
 
 
 def _no_effort(path) -> RecordingError:
@@ -274,9 +289,16 @@ def observe(robot, path, bandwidth=50.0, threshold="auto", quiet=(None, None), f
         raise StateError(f"the quiet stretch {start:g}:{end:g} s holds {int(inside.sum())} samples of the recording's "
                          f"{t[-1] - t[0]:.3g} s; give --quiet START:END within it")
     floor = 1e-9 * max(1.0, float(np.abs(R).max()))
-    noise = static = None
+    noise = static = baseline = None
     rule = threshold if isinstance(threshold, str) else "fixed"
     if rule == "auto":
+        noise = _change_spread(t, R)
+        base = np.maximum(NOISE_MARGIN * noise, floor)
+        if inside.sum() >= 2:  # and what the quiet stretch shows: friction the robot file lacks, say
+            base = np.maximum(base, MARGIN * np.abs(R[inside] - np.median(R[inside], axis=0)).max(axis=0))
+        limit = base + TORQUE_SHARE * TAU
+        baseline = _baseline(t, R, limit)
+    elif rule == "friction":
         static = tree.joint_friction[:, 1] if friction else np.zeros(n)
         allowance = TORQUE_SHARE * TAU + static * np.concatenate(rest)
         # the spread of what is not contact: the median absolute deviation, recomputed without the
@@ -301,11 +323,61 @@ def observe(robot, path, bandwidth=50.0, threshold="auto", quiet=(None, None), f
         base = np.broadcast_to(np.asarray(threshold, float), (n,)).copy()
         limit = base + TORQUE_SHARE * TAU
     else:
-        raise StateError(f"threshold: 'auto', 'quiet' or a value (N·m or N), got '{threshold}'")
+        raise StateError(f"threshold: 'auto', 'friction', 'quiet' or a value (N·m or N), got '{threshold}'")
     obs = Observation(t, R, S, limit, base, tuple(robot.dof_names), bandwidth=K, quiet=(start, end), rule=rule,
-                      noise=noise, static=static)
-    obs.events = _events(tree, t, R, limit, gap=JOIN if rule == "auto" else 0.05)
+                      noise=noise, static=static, baseline=baseline)
+    obs.events = _events(tree, t, R if baseline is None else R - baseline, limit,
+                         gap=JOIN if rule in ("auto", "friction") else 0.05, gains=K)
     return obs
+
+
+def _change_spread(t, R) -> np.ndarray:
+    """σ_j from the residual's changes over SPREAD_LAG: 1.4826 × their median absolute deviation / √2,
+    recomputed without the changes beyond CLIP times it (pushes). Steps from one rest to the next
+    are a few of the changes, where they make a large part of the residual's own deviation."""
+    lag = np.searchsorted(t, t + SPREAD_LAG)
+    ok = lag < len(t)
+    change = R[lag[ok]] - R[ok] if ok.any() else np.zeros((1, R.shape[1]))
+    deviation = np.abs(change - np.median(change, axis=0))
+    calm = np.ones_like(deviation, dtype=bool)
+    for _ in range(SPREAD_ROUNDS):
+        spread = ROBUST_SPREAD * np.array([np.median(deviation[calm[:, j], j]) if calm[:, j].any() else 0.0
+                                           for j in range(R.shape[1])])
+        calm = deviation <= CLIP * spread
+    return spread / np.sqrt(2.0)
+
+
+def _baseline(t, R, limit) -> np.ndarray:
+    """β(t) of the automatic rule: the residual's 50 ms average followed with time constant
+    BASELINE_TIME while no DoF is over its threshold, AFTER_CATCH for AFTER_TIME after one was;
+    during an event held for HOLD_TIME, then followed with time constant CATCH_TIME; and where the
+    average has changed by less than θ/2 over STEADY_TIME while standing more than θ/2 from β,
+    taken as it is (the level a push leaves, where static friction holds the arm)."""
+    K = R.shape[0]
+    out = np.empty_like(R)
+    back = np.searchsorted(t, t - STEADY_TIME, side="right") - 1  # the sample STEADY_TIME before
+    smooth = np.empty_like(R)  # r's 50 ms average: levels are taken from it, not from noisy samples
+    beta, level, opened, last_over = R[0].copy(), R[0].copy(), None, -math.inf
+    for k in range(K):
+        dt = t[k] - t[k - 1] if k else 0.0
+        r, theta = R[k], limit[k]
+        level += (1.0 - math.exp(-dt / 0.05)) * (r - level)
+        smooth[k] = level
+        if np.any(np.abs(r - beta) > theta):
+            opened = t[k] if opened is None else opened
+            last_over = t[k]
+        elif t[k] - last_over > JOIN:  # an event is one across dips shorter than JOIN, as _events joins it
+            opened = None
+        after = t[k] - last_over <= AFTER_TIME
+        if back[k] >= 0 and np.all(np.abs(level - smooth[back[k]]) <= 0.5 * theta) \
+                and np.any(np.abs(level - beta) > 0.5 * theta):
+            beta = level.copy()  # a new rest
+        elif opened is None:
+            beta += (1.0 - math.exp(-dt / (AFTER_CATCH if after else BASELINE_TIME))) * (level - beta)
+        elif t[k] - opened > HOLD_TIME:
+            beta += (1.0 - math.exp(-dt / CATCH_TIME)) * (level - beta)
+        out[k] = beta
+    return out
 
 
 def _check_bandwidth(K, t) -> None:
@@ -338,9 +410,11 @@ def _recorded_torque(robot, samples, path) -> np.ndarray:
     return tau
 
 
-def _events(tree, t, R, limit, gap: float = 0.05, shortest: float = MIN_EVENT) -> list:
+def _events(tree, t, R, limit, gap: float = 0.05, shortest: float = MIN_EVENT, gains=None) -> list:
     """Stretches where some |r_j| > θ_j (joined across gaps shorter than ``gap`` s), those that last
-    at least ``shortest`` s."""
+    at least ``shortest`` s; with the observer's ``gains`` K, at least ``shortest`` s beyond the
+    residual's own decay from its peak to the threshold, ln(peak/θ)/K (a 10 ms torque blip keeps r
+    over a low threshold for 67 ms at K = 50/s: the blip lasted 10)."""
     over = np.abs(R) > limit
     anywhere = over.any(axis=1)
     if not anywhere.any():
@@ -353,7 +427,16 @@ def _events(tree, t, R, limit, gap: float = 0.05, shortest: float = MIN_EVENT) -
             first = k
         last = k
     runs.append((first, last))
-    runs = [(a, b) for a, b in runs if t[b] - t[a] >= shortest]
+    if gains is None:
+        runs = [(a, b) for a, b in runs if t[b] - t[a] >= shortest]
+    else:
+        kept = []
+        for a, b in runs:
+            ratio = np.abs(R[a : b + 1]) / limit[a : b + 1]
+            j = int(np.unravel_index(int(np.argmax(ratio)), ratio.shape)[1])
+            if t[b] - t[a] - math.log(max(float(ratio[:, j].max()), 1.0)) / float(gains[j]) >= shortest:
+                kept.append((a, b))
+        runs = kept
     depth = {b.joint.name: tree.depth_of(i) if hasattr(tree, "depth_of") else _depth(tree, i) for i, b in enumerate(tree.bodies)}
     names = tree.dof_names
     body_of_dof = tree.col_body

@@ -19,8 +19,10 @@ def observation_table(obs):
     from rich.text import Text
 
     t0 = float(obs.t[0])
-    rule = {"auto": "threshold 6σ of the residual (+ static friction at rest)", "quiet": "threshold from the quiet "
-            f"stretch {obs.quiet[0]:g}:{obs.quiet[1]:g} s", "fixed": "threshold given"}.get(obs.rule, obs.rule)
+    rule = {"auto": "threshold 6σ of the residual from its drifting baseline",
+            "friction": "threshold 6σ of the residual (+ static friction at rest)",
+            "quiet": f"threshold from the quiet stretch {obs.quiet[0]:g}:{obs.quiet[1]:g} s",
+            "fixed": "threshold given"}.get(obs.rule, obs.rule)
     head = Text(f"{len(obs.t):,} samples over {obs.t[-1] - t0:.3f} s; momentum observer at {obs.bandwidth[0]:g} 1/s, "
                 f"{rule}; {len(obs.events)} event{'s' if len(obs.events) != 1 else ''}")
     if not obs.events:

@@ -271,10 +271,13 @@ def residual_plot(observation, fmt: str = "png", max_panels: int = 24) -> bytes:
     obs = observation
     t = obs.t - obs.t[0]
     n = obs.r.shape[1]
-    order = np.argsort(-(np.abs(obs.r) / obs.threshold).max(axis=0))[:max_panels] if n > max_panels else np.arange(n)
+    measured = obs.r if obs.baseline is None else obs.r - obs.baseline
+    order = np.argsort(-(np.abs(measured) / obs.threshold).max(axis=0))[:max_panels] if n > max_panels else np.arange(n)
     fig, axes = panel_grid(len(order))
     for ax, j in zip(axes.ravel(), order):
-        ax.fill_between(t, -obs.threshold[:, j], obs.threshold[:, j], color="#d9e6f2", lw=0, label="threshold")
+        middle = obs.baseline[:, j] if obs.baseline is not None else 0.0  # the band around the baseline
+        ax.fill_between(t, middle - obs.threshold[:, j], middle + obs.threshold[:, j], color="#d9e6f2", lw=0,
+                        label="threshold")
         ax.plot(t, obs.r[:, j], color="#1f4e79", lw=0.9, label="residual r")
         for e in obs.events:
             ax.axvspan(e.start - obs.t[0], e.end - obs.t[0], color="#f4b183", alpha=0.5, lw=0)
