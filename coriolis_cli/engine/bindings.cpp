@@ -586,6 +586,32 @@ NB_MODULE(compiled, m) {
         nb::arg("K"), nb::arg("kE"), nb::arg("p0"), nb::arg("integral"), nb::arg("r"), nb::arg("u"), nb::arg("scalars"),
         nb::arg("R"), nb::arg("SIGMA"), "The momentum and energy observers' residuals for one chunk (state in place).");
     m.attr("OBSERVER_SCALARS") = OBSERVER_SCALARS;
+    m.def(
+        "drift_baseline",
+        [](nb::handle t, nb::handle R, nb::handle L, nb::handle back, double join, double slow, double hold,
+           double catch_up, double after, double after_catch, double average, nb::handle level, nb::handle out) {
+            PyObject* o = R.ptr();
+            if (!PyArray_Check(o) || PyArray_NDIM(reinterpret_cast<PyArrayObject*>(o)) != 2)
+                throw nb::value_error("R: expected a (k, nv) float64 array");
+            const npy_intp k = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 0),
+                           n = PyArray_DIM(reinterpret_cast<PyArrayObject*>(o), 1);
+            PyObject* b = back.ptr();
+            if (!PyArray_Check(b) || PyArray_TYPE(reinterpret_cast<PyArrayObject*>(b)) != NPY_INT64 ||
+                PyArray_NDIM(reinterpret_cast<PyArrayObject*>(b)) != 1 || PyArray_DIM(reinterpret_cast<PyArrayObject*>(b), 0) != k ||
+                !PyArray_IS_C_CONTIGUOUS(reinterpret_cast<PyArrayObject*>(b)))
+                throw nb::value_error("back: expected a contiguous (k,) int64 array");
+            const int64_t* before = static_cast<const int64_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(b)));
+            for (npy_intp s = 0; s < k; ++s)
+                if (before[s] >= s) throw nb::value_error("back: each sample's index must come before it");
+            if (!(average > 0.0 && slow > 0.0 && catch_up > 0.0 && after_catch > 0.0))
+                throw nb::value_error("drift_baseline: time constants must be positive");
+            drift_baseline(k, int(n), array_in(t, {k}, "t"), array_in(R, {k, n}, "R"), array_in(L, {k, n}, "L"),
+                           before, join, slow, hold, catch_up, after, after_catch, average,
+                           array_out(level, {k, n}, "level"), array_out(out, {k, n}, "out"));
+        },
+        nb::arg("t"), nb::arg("R"), nb::arg("L"), nb::arg("back"), nb::arg("join"), nb::arg("slow"),
+        nb::arg("hold"), nb::arg("catch_up"), nb::arg("after"), nb::arg("after_catch"), nb::arg("average"),
+        nb::arg("level"), nb::arg("out"), "observe's drift-following baseline of the residual R (k, nv) into out.");
 
     m.def(
         "low_pass",

@@ -194,6 +194,7 @@ HOLD_TIME = 1.0  # s: the baseline held at an event's start: longer than a push,
 CATCH_TIME = 0.15  # s: then the time constant with which it follows again
 AFTER_TIME = 1.0  # s: after an event the baseline follows at AFTER_CATCH this long (an arm sliding back)
 AFTER_CATCH = 0.05  # s: (the 50 ms average itself)
+AVERAGE_TIME = 0.05  # s: the residual's average, from which the baseline takes its levels
 SPREAD_LAG = 0.2  # s: the residual's changes over this lag give its spread (see above)
 THRESHOLD_RULES = ("auto", "friction", "quiet")
 
@@ -353,30 +354,13 @@ def _baseline(t, R, limit) -> np.ndarray:
     during an event held for HOLD_TIME, then followed with time constant CATCH_TIME; and where the
     average has changed by less than θ/2 over STEADY_TIME while standing more than θ/2 from β,
     taken as it is (the level a push leaves, where static friction holds the arm)."""
-    K = R.shape[0]
-    out = np.empty_like(R)
-    back = np.searchsorted(t, t - STEADY_TIME, side="right") - 1  # the sample STEADY_TIME before
-    smooth = np.empty_like(R)  # r's 50 ms average: levels are taken from it, not from noisy samples
-    beta, level, opened, last_over = R[0].copy(), R[0].copy(), None, -math.inf
-    for k in range(K):
-        dt = t[k] - t[k - 1] if k else 0.0
-        r, theta = R[k], limit[k]
-        level += (1.0 - math.exp(-dt / 0.05)) * (r - level)
-        smooth[k] = level
-        if np.any(np.abs(r - beta) > theta):
-            opened = t[k] if opened is None else opened
-            last_over = t[k]
-        elif t[k] - last_over > JOIN:  # an event is one across dips shorter than JOIN, as _events joins it
-            opened = None
-        after = t[k] - last_over <= AFTER_TIME
-        if back[k] >= 0 and np.all(np.abs(level - smooth[back[k]]) <= 0.5 * theta) \
-                and np.any(np.abs(level - beta) > 0.5 * theta):
-            beta = level.copy()  # a new rest
-        elif opened is None:
-            beta += (1.0 - math.exp(-dt / (AFTER_CATCH if after else BASELINE_TIME))) * (level - beta)
-        elif t[k] - opened > HOLD_TIME:
-            beta += (1.0 - math.exp(-dt / CATCH_TIME)) * (level - beta)
-        out[k] = beta
+    from ..engine.compiled import drift_baseline
+
+    R, limit = np.ascontiguousarray(R, dtype=float), np.ascontiguousarray(limit, dtype=float)
+    back = np.ascontiguousarray(np.searchsorted(t, t - STEADY_TIME, side="right") - 1, dtype=np.int64)
+    out, level = np.empty_like(R), np.empty_like(R)
+    drift_baseline(np.ascontiguousarray(t, dtype=float), R, limit, back, JOIN, BASELINE_TIME, HOLD_TIME, CATCH_TIME,
+                   AFTER_TIME, AFTER_CATCH, AVERAGE_TIME, level, out)
     return out
 
 
