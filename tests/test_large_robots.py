@@ -88,3 +88,14 @@ def test_a_yaml_syntax_error_names_its_line_and_column(tmp_path, run_cli):
     path = tmp_path / "bad.yaml"
     path.write_text("name: x\nlinks:\n  - name: a\n   mass: 1\n")
     assert_one_line_error(run_cli("info", path), "malformed YAML at line 4, column 4")
+
+
+def test_long_names_are_given_by_index_and_a_legend_at_80_columns():
+    n = MAX_TABLE_DOF + 1
+    A = np.diag(np.arange(n, dtype=float))
+    names = [f"left_arm_shoulder_pitch_joint_{k}" for k in range(n)]
+    lines = _lines(matrix_table("M", A, names), width=80)
+    assert all(len(line) <= 80 for line in lines)
+    assert f"{n - 1} {names[n - 1]}" in lines  # the legend, whole names on their own lines
+    first = next(line for line in lines if line.startswith("│"))
+    assert first.split("│")[1].strip() == str(n - 1) and first.split("│")[2].strip() == str(n - 1)

@@ -299,14 +299,19 @@ def largest_entries_table(title: str, A: np.ndarray, names, related: np.ndarray 
     heading = Text(f"{title}: {n} x {n}, {nonzero:,} nonzero entries; the {k} largest"
                    f"{' (i ≤ j: symmetric)' if symmetric else ''}", style="italic")
     t = Table()
+    pairs = [divmod(int(index), n) for index in picked]
+    shown = sorted({k for pair in pairs for k in pair})
+    by_name = max((len(str(names[k])) for k in shown), default=0) <= SHORT_NAME  # else indices and a legend
     for col in ("i", "j", "value"):
-        t.add_column(col, justify="right" if col == "value" else "left")
-    for index in picked:
-        i, j = divmod(int(index), n)
-        t.add_row(str(names[i]), str(names[j]), f"{A[i, j]: .6g}")
+        t.add_column(col, justify="right" if col == "value" else "left", no_wrap=col != "value")
+    for i, j in pairs:
+        t.add_row(*((str(names[i]), str(names[j])) if by_name else (str(i), str(j))), f"{A[i, j]: .6g}")
     note = Text(f"above {MAX_TABLE_DOF} DoF a table lists a matrix's largest entries; -o FILE (.json, .csv, .npz) "
                 "writes every entry", style="dim")
-    return Group(heading, fit_columns(t), note)
+    if by_name:
+        return Group(heading, fit_columns(t), note)
+    legend = Text("\n".join(f"{k} {names[k]}" for k in shown))
+    return Group(heading, fit_columns(t), legend, note)
 
 
 def fit_columns(table: Table) -> Table:
