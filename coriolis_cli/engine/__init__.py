@@ -6,7 +6,7 @@ start without it.
 """
 
 from . import coordinates  # noqa: F401 (registers each function's form for robots in other coordinates)
-from .algorithms import NAMED, function_of  # every public function by its key (Names)
+from .algorithms import NAMED  # every public function by its key (Names)
 from .api import *  # api.__all__: every public function, described there
 from .calls import get_num_threads, set_num_threads
 from .conventions import FACTORIZATIONS

@@ -116,20 +116,6 @@ def named(key: str, outputs=()) -> Callable:
     return register
 
 
-def function_of(name: str):
-    """The public function a key, a public function's name or an output's name names (the key
-    first: M is mass_matrix's, though coriolis_matrix and others also return M), or None."""
-    if name in NAMED:
-        return NAMED[name]
-    for function in NAMED.values():
-        if function.__name__ == name:
-            return function
-    for function in NAMED.values():
-        if name in function.names.outputs:
-            return function
-    return None
-
-
 def _outputs_of(into, returns, outputs):
     """The names of what a data= form returns: the fields of its block (data.BLOCKS), where it
     returns a block's tuple of views, else the field it returns; those of a function without one,
