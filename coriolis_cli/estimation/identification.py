@@ -398,13 +398,13 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     scale = regressor_scales(tree, theta0, nf)
     x0 = np.concatenate([theta0, np.zeros(nf)])
     A, b, yy, omega = equations.A, equations.b, equations.yy, None
-    for step in range(REWEIGHTING_PASSES if joints is not None else 1):
-        if step:
-            sigma, _ = joints.residuals(x)
-            sigma = np.maximum(sigma, 1e-3 * max(float(sigma.max()), 1e-300))
-            omega = 1.0 / sigma**2
-            omega *= joints.n.sum() / max(float(omega @ joints.n), 1e-300)  # as many rows' worth as unweighted
-            A, b, yy = np.einsum("j,jik->ik", omega, joints.A), omega @ joints.b, float(omega @ joints.yy)
+    x, solved = _solve(tree, A, b, method, friction, weight, x0, scale, nf)
+    for _ in range(REWEIGHTING_PASSES - 1 if joints is not None else 0):
+        sigma, _ = joints.residuals(x)
+        sigma = np.maximum(sigma, 1e-3 * max(float(sigma.max()), 1e-300))
+        omega = 1.0 / sigma**2
+        omega *= joints.n.sum() / max(float(omega @ joints.n), 1e-300)  # as many rows' worth as unweighted
+        A, b, yy = np.einsum("j,jik->ik", omega, joints.A), omega @ joints.b, float(omega @ joints.yy)
         x, solved = _solve(tree, A, b, method, friction, weight, x0, scale, nf)
     rank, condition, reached, vec, Hs_inv, top = solved
     rss = max(float(x @ A @ x - 2 * b @ x + yy), 0.0)  # weighted, as the fit sees it

@@ -10,8 +10,6 @@ they are chosen from the constraint Jacobian at the guess, taken here from the l
 
 from __future__ import annotations
 
-from functools import cached_property
-
 import numpy as np
 
 from ..errors import ModelError
