@@ -84,8 +84,9 @@ inline int64_t rnea_second_derivatives(const Model& model, Data& data, const dou
     const int64_t status = forward_pass(model, data, q, qd, qdd, qdd, 2);
     if (failed(status)) return status;
     const int n = model.nv, N = model.N;
-    const int64_t n3 = int64_t(n) * n * n;
-    for (double* out : {d2q, d2v, dqv, dqa}) std::fill(out, out + n3, 0.0);
+    // Every entry the robot's tree can fill is assigned below on every call, so the outputs are
+    // zeroed once, by their owner (Data's block, fresh or batch arrays: calloc'd), as the first
+    // derivatives' are: filling 4 nv³ doubles a call was 13 % of a reduced TALOS's time.
     const double *S = data.S.data(), *Sdot = data.Sdot.data(), *v = data.v.data();
     double* a = data.a.data();
     double a0[6], zero[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
