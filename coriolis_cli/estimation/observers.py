@@ -204,7 +204,8 @@ class Event:
     start: float
     end: float
     joint: str  # the joint whose residual rose furthest past its threshold (relative to it)
-    peak: float  # that joint's residual of largest magnitude during the event (N·m or N)
+    peak: float  # that joint's residual of largest magnitude during the event, from the baseline under the
+    # automatic rule (N·m or N)
     link: str  # the isolated link: the child of the most distal joint whose residual crossed
 
 
