@@ -473,9 +473,10 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     """Track the reference for ``duration`` seconds; ``gains`` = (λ, κ) in 1/s, ``adaptation_gain``
     γ scales the robot's own Γ₀ (see the module's docstring). The simulated robot has the joints'
     friction its file gives (model.friction) unless ``friction`` is False; the controllers
-    compensate it at their reference velocity unless ``friction_known`` is False. ``progress(k)`` is called with the
-    number of steps done. M(q) singular at the start raises SingularMassMatrixError (lock the
-    joints it names); a run that stops being finite returns with ``diverged_at`` set."""
+    compensate it at their reference velocity unless ``friction_known`` is False.
+    ``progress(k)`` is called with the number of steps done. M(q) singular at the start raises
+    SingularMassMatrixError (lock the joints it names); a run that stops being finite returns
+    with ``diverged_at`` set."""
     from .. import engine
 
     if controller not in CONTROLLERS:

@@ -154,14 +154,15 @@ def friction_names(robot, friction: str) -> tuple[str, ...]:
 
 @dataclass
 class NormalEquations:
-    """WᵀW, Wᵀy and yᵀy of every row added so far, how many rows, and how many samples of the
-    recordings they came from; and the same per DoF (``joints``, for rows that belong to one: the
-    torque and momentum forms'), with each DoF's column sums and Σy, from which the fit weighs the
-    DoF by their residuals and tells a constant offset in a DoF's effort."""
+    """WᵀW, Wᵀy and yᵀy of every row added so far (``A``, ``b``, ``yy``), how many rows, and how
+    many samples of the recordings they came from. Rows that belong to one DoF (the torque and
+    momentum forms') are kept per DoF (``joints``), with each DoF's column sums and Σy, from which
+    the fit weighs the DoF by their residuals and tells a constant offset in a DoF's effort; the
+    totals are their sums, each row's product formed once."""
 
-    A: np.ndarray
-    b: np.ndarray
-    yy: float = 0.0
+    rest_A: np.ndarray  # the rows not kept per DoF
+    rest_b: np.ndarray
+    rest_yy: float = 0.0
     rows: int = 0
     samples: int = 0
     joints: "JointEquations | None" = None
@@ -171,16 +172,29 @@ class NormalEquations:
         per_joint = dofs and dofs * width * width * 8 <= PER_JOINT_BYTES
         return cls(np.zeros((width, width)), np.zeros(width), joints=JointEquations.empty(dofs, width) if per_joint else None)
 
+    @property
+    def A(self) -> np.ndarray:
+        return self.rest_A if self.joints is None else self.rest_A + self.joints.A.sum(axis=0)
+
+    @property
+    def b(self) -> np.ndarray:
+        return self.rest_b if self.joints is None else self.rest_b + self.joints.b.sum(axis=0)
+
+    @property
+    def yy(self) -> float:
+        return self.rest_yy if self.joints is None else self.rest_yy + float(self.joints.yy.sum())
+
     def add(self, W: np.ndarray, y: np.ndarray, joint: np.ndarray | None = None) -> None:
         """Rows W, y; ``joint``: each row's DoF (None: rows of no one DoF, as the energy form's)."""
-        self.A += W.T @ W
-        self.b += W.T @ y
-        self.yy += float(y @ y)
         self.rows += len(y)
-        if joint is None:
-            self.joints = None  # a form without rows per DoF: nothing to weigh by
-        elif self.joints is not None:
+        if joint is not None and self.joints is not None:
             self.joints.add(W, y, joint)
+            return
+        if joint is None and self.joints is not None:  # a form without rows per DoF: nothing to weigh by
+            self.rest_A, self.rest_b, self.rest_yy, self.joints = self.A, self.b, self.yy, None
+        self.rest_A += W.T @ W
+        self.rest_b += W.T @ y
+        self.rest_yy += float(y @ y)
 
 
 @dataclass
