@@ -303,14 +303,7 @@ def observe(robot, path, bandwidth=50.0, threshold="auto", quiet=(None, None), f
     elif rule == "friction":
         static = tree.joint_friction[:, 1] if friction else np.zeros(n)
         allowance = TORQUE_SHARE * TAU + static * np.concatenate(rest)
-        # the spread of what is not contact: the median absolute deviation, recomputed without the
-        # samples beyond CLIP times it (a push recording can be a quarter contact)
-        deviation = np.abs(R - np.median(R, axis=0))
-        calm = np.ones_like(R, dtype=bool)
-        for _ in range(SPREAD_ROUNDS):
-            noise = ROBUST_SPREAD * np.array([np.median(deviation[calm[:, j], j]) if calm[:, j].any() else 0.0
-                                              for j in range(n)])
-            calm = deviation <= CLIP * noise
+        noise = _robust_spread(R)  # of the residual itself
         base = np.maximum(NOISE_MARGIN * noise, floor)
         if inside.sum() >= 2:  # and what the quiet stretch shows: friction the robot file lacks, say
             base = np.maximum(base, MARGIN * np.abs(R[inside] - np.median(R, axis=0)).max(axis=0))
@@ -333,20 +326,27 @@ def observe(robot, path, bandwidth=50.0, threshold="auto", quiet=(None, None), f
     return obs
 
 
-def _change_spread(t, R) -> np.ndarray:
-    """σ_j from the residual's changes over SPREAD_LAG: 1.4826 × their median absolute deviation / √2,
-    recomputed without the changes beyond CLIP times it (pushes). Steps from one rest to the next
-    are a few of the changes, where they make a large part of the residual's own deviation."""
-    lag = np.searchsorted(t, t + SPREAD_LAG)
-    ok = lag < len(t)
-    change = R[lag[ok]] - R[ok] if ok.any() else np.zeros((1, R.shape[1]))
-    deviation = np.abs(change - np.median(change, axis=0))
+def _robust_spread(X) -> np.ndarray:
+    """Each column's spread, where what is not contact decides it: 1.4826 × the median absolute
+    deviation, recomputed without the samples beyond CLIP times it (a push recording can be a
+    quarter contact)."""
+    deviation = np.abs(X - np.median(X, axis=0))
     calm = np.ones_like(deviation, dtype=bool)
     for _ in range(SPREAD_ROUNDS):
         spread = ROBUST_SPREAD * np.array([np.median(deviation[calm[:, j], j]) if calm[:, j].any() else 0.0
-                                           for j in range(R.shape[1])])
+                                           for j in range(X.shape[1])])
         calm = deviation <= CLIP * spread
-    return spread / np.sqrt(2.0)
+    return spread
+
+
+def _change_spread(t, R) -> np.ndarray:
+    """σ_j from the residual's changes over SPREAD_LAG: their robust spread / √2. Steps from one
+    rest to the next are a few of the changes, where they make a large part of the residual's own
+    deviation."""
+    lag = np.searchsorted(t, t + SPREAD_LAG)
+    ok = lag < len(t)
+    change = R[lag[ok]] - R[ok] if ok.any() else np.zeros((1, R.shape[1]))
+    return _robust_spread(change) / np.sqrt(2.0)
 
 
 def _baseline(t, R, limit) -> np.ndarray:
@@ -412,23 +412,16 @@ def _events(tree, t, R, limit, gap: float = 0.05, shortest: float = MIN_EVENT, g
             first = k
         last = k
     runs.append((first, last))
-    if gains is None:
-        runs = [(a, b) for a, b in runs if t[b] - t[a] >= shortest]
-    else:
-        kept = []
-        for a, b in runs:
-            ratio = np.abs(R[a : b + 1]) / limit[a : b + 1]
-            j = int(np.unravel_index(int(np.argmax(ratio)), ratio.shape)[1])
-            if t[b] - t[a] - math.log(max(float(ratio[:, j].max()), 1.0)) / float(gains[j]) >= shortest:
-                kept.append((a, b))
-        runs = kept
     depth = {b.joint.name: tree.depth_of(i) if hasattr(tree, "depth_of") else _depth(tree, i) for i, b in enumerate(tree.bodies)}
     names = tree.dof_names
     body_of_dof = tree.col_body
     events = []
     for a, b in runs:
         ratio = np.abs(R[a : b + 1]) / limit[a : b + 1]
-        _, j = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+        top, j = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+        decay = 0.0 if gains is None else math.log(max(float(ratio[top, j]), 1.0)) / float(gains[j])
+        if t[b] - t[a] - decay < shortest:
+            continue
         k = int(np.argmax(np.abs(R[a : b + 1, j])))
         crossed = np.flatnonzero(over[a : b + 1].any(axis=0))
         distal = max(crossed, key=lambda c: depth[tree.bodies[body_of_dof[c]].joint.name])
