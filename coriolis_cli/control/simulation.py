@@ -508,15 +508,19 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
     A_of = engine.coordinates.evaluation(robot).jacobian if getattr(robot, "is_reduced", False) else None
 
     def reference_velocity(t, q, qd):
-        """q̇_r, the tree's velocities at it: where the controller evaluates the friction it knows
-        (the law's torque plus τ_f(q̇_r); stepped with the plant's friction, _ImplicitFriction)."""
+        """(the tree's velocities at q̇_r, A or None): where the controller evaluates the friction it
+        knows (the law's torque plus τ_f(q̇_r); stepped with the plant's friction, _ImplicitFriction)."""
         qd_r = ref.tracking(t, q, qd)[1]
-        return qd_r if A_of is None else np.asarray(A_of(q)) @ qd_r
+        if A_of is None:
+            return qd_r, None
+        A = np.asarray(A_of(q))
+        return A @ qd_r, A
 
     def compensation(t, q, qd):
         """τ_f(q̇_r) in the robot's coordinates (Aᵀ τ_f(A q̇_r)), for the recorded control torque."""
-        tau_f = friction_torque(robot, reference_velocity(t, q, qd))
-        return tau_f if A_of is None else np.asarray(A_of(q)).T @ tau_f
+        velocities, A = reference_velocity(t, q, qd)
+        tau_f = friction_torque(robot, velocities)
+        return tau_f if A is None else A.T @ tau_f
 
     gain = adaptation_gain * adaptation_gains(robot, states, masses, theta, kappa) if adapting else None
     adapted = gain > 0 if adapting else None
@@ -576,7 +580,7 @@ def simulate(robot, controller: str = "slotine-li", factorization: str = "christ
                 q = ref.integrate(q, h / 6 * (v1 + 2 * v2 + 2 * v3 + v4))
                 qd = qd + h / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
                 if friction_step is not None:  # what the joints' friction takes, implicitly
-                    qd = friction_step(q, qd, h, reference_velocity(t + h, q, qd) if compensated else None)
+                    qd = friction_step(q, qd, h, reference_velocity(t + h, q, qd)[0] if compensated else None)
                 if adapting:
                     theta_hat = theta_hat + h / 6 * (r1 + 2 * r2 + 2 * r3 + r4)
                 record(k + 1, t + h, q, qd, theta_hat)

@@ -402,8 +402,9 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     theta0 = inertial_parameters(tree)
     nf = friction_width(tree, friction)
     P = len(theta0) + nf
-    if equations.A.shape != (P, P):
-        raise StateError(f"the normal equations hold {equations.A.shape[0]} parameters; this robot and friction need {P}")
+    A0, b0, yy0 = equations.A, equations.b, equations.yy  # sums over the DoF's terms: formed once
+    if A0.shape != (P, P):
+        raise StateError(f"the normal equations hold {A0.shape[0]} parameters; this robot and friction need {P}")
     if equations.rows == 0:
         raise StateError("no rows to fit: the recordings gave no samples with effort")
     if method == "consistent" and weight == 0:
@@ -411,7 +412,7 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     joints = equations.joints if reweight else None
     scale = regressor_scales(tree, theta0, nf)
     x0 = np.concatenate([theta0, np.zeros(nf)])
-    A, b, yy, omega = equations.A, equations.b, equations.yy, None
+    A, b, yy, omega = A0, b0, yy0, None
     x, solved = _solve(tree, A, b, method, friction, weight, x0, scale, nf)
     for _ in range(REWEIGHTING_PASSES - 1 if joints is not None else 0):
         sigma, _ = joints.residuals(x)
@@ -425,7 +426,7 @@ def fit(robot, equations: NormalEquations, method: str = "ols", friction: str = 
     sigma2 = rss / max(equations.rows - rank, 1)
     Hinv = Hs_inv * np.outer(scale, scale)
     names = parameter_names(tree) + friction_names(tree, friction)
-    plain = max(float(x @ equations.A @ x - 2 * equations.b @ x + equations.yy), 0.0)
+    plain = max(float(x @ A0 @ x - 2 * b0 @ x + yy0), 0.0)
     joint_rms, joint_mean = equations.joints.residuals(x) if equations.joints is not None else (None, None)
     As = A * np.outer(scale, scale)
     return Fit(x[: len(theta0)], x[len(theta0):], names, rank, condition, float(np.sqrt(plain / equations.rows)),
