@@ -197,13 +197,12 @@ def test_the_jacobian_the_loader_chooses_coordinates_by_is_the_engines(tmp_path,
         path = tmp_path / "sph4r.yaml"
         path.write_text(SPHERICAL_4R % "")
     robot = cc.load_robot(str(path))
-    tree, loops = robot.full, robot.map
-    bodies = [i for i in range(tree.n_bodies) if tree.bodies[i].joint.nv == 1]
-    columns = [int(tree.v_start[i]) for i in bodies]
+    tree, loops, ev = robot.full, robot.map, evaluation(robot)
     for seed in range(3):
-        q = evaluation(robot).full_configuration(cc.random_configuration(robot, seed))
+        q, _, _, _, x, _ = ev._solve(cc.random_configuration(robot, seed))
         K = constraints(tree, loops.packed, loops.n_rows, q)[1]
-        assert np.abs(loops.loop_jacobian(q, bodies) - K[:, columns]).max() <= 1e-14 * max(1.0, np.abs(K).max())
+        Kx = K @ ev._spread(x, np.eye(len(x)))  # ∂φ/∂x = K E
+        assert np.abs(loops.loop_jacobian(q, x) - Kx).max() <= 1e-14 * max(1.0, np.abs(K).max())
 
 
 def test_spherical_closure_of_a_planar_loop_gives_the_revolute_results(tmp_path, fourbar):
@@ -352,3 +351,117 @@ def test_random_states_of_a_long_closed_chain_are_found_near_its_assembly(tmp_pa
         assert np.abs(evaluation(robot).jacobian(qbar)).max() < np.inf
     r = run_cli("compute", path, "--random", "--seed", "1", "--what", "g", "--format", "json")
     assert r.code == 0, r
+
+
+ROD_LEG = os.path.join(os.path.dirname(__file__), "data", "mjcf", "rod_leg.xml")
+
+
+def _rotation(quat):
+    from coriolis_cli.model.geometry import quat_to_matrix
+
+    return quat_to_matrix(np.asarray(quat) / np.linalg.norm(quat))
+
+
+def _log(R):
+    """The rotation vector of R (angle below π)."""
+    angle = np.arccos(np.clip((np.trace(R) - 1) / 2, -1.0, 1.0))
+    w = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    return w * (0.5 if angle < 1e-12 else angle / (2 * np.sin(angle)))
+
+
+def _velocity(tree, q_from, q_to, h):
+    """(q_to ⊖ q_from) / h in the tree's velocities: hinges' differences, a ball's angular velocity
+    in its child frame."""
+    v = np.zeros(tree.nv)
+    for i, b in enumerate(tree.bodies):
+        qs, vs = int(tree.q_start[i]), int(tree.v_start[i])
+        if b.joint.type == "spherical":
+            v[vs : vs + 3] = _log(_rotation(q_from[qs : qs + 4]).T @ _rotation(q_to[qs : qs + 4])) / h
+        elif b.joint.nv == 1:
+            v[vs] = (q_to[qs] - q_from[qs]) / h
+    return v
+
+
+@pytest.fixture(scope="module")
+def rod_leg():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cc.load_robot(ROD_LEG)
+
+
+def test_a_rod_between_ball_joints_leaves_its_spin_free(rod_leg):
+    """Cassie's achilles rod: a ball joint at one end, a connect at the other. The loops fix the
+    rod's line, not its turn about it, so the rod's spin is an independent coordinate beside the
+    leg's four: two of the ball's angles are solved, with the shin and the toe's four-bar."""
+    from coriolis_cli.engine.loops import constraints
+
+    assert (rod_leg.nq, rod_leg.nv) == (5, 5)
+    assert rod_leg.config_names == ("rod_spin", "knee", "tarsus", "heel", "foot")  # foot: actuated
+    assert set(rod_leg.map.dependent_names) == {"rod_swing1", "rod_swing2", "shin", "crank", "plantar"}
+    ev, tree = evaluation(rod_leg), rod_leg.full
+    q_bar = cc.random_configuration(rod_leg, 4)
+    q = ev.full_configuration(q_bar)
+    assert np.linalg.norm(constraints(tree, rod_leg.map.packed, rod_leg.map.n_rows, q)[0]) < 1e-12
+    turned = q_bar.copy()
+    turned[0] += 0.7
+    q_turned = ev.full_configuration(turned)
+    ball = slice(int(tree.q_start[tree.joint_names.index("rod")]), int(tree.q_start[tree.joint_names.index("rod")]) + 4)
+    others = np.ones(tree.nq, bool)
+    others[ball] = False
+    assert np.abs(q_turned[others] - q[others]).max() < 1e-12  # the spin moves the rod alone
+    B = rod_leg.map.coordinate_basis[rod_leg.map.coordinate_names.index("rod_spin")].reshape(3, 3)
+    turn = _log(_rotation(q[ball]).T @ _rotation(q_turned[ball]))
+    assert np.allclose(turn, 0.7 * B[:, 2], rtol=0, atol=1e-12)  # about the rod's own line
+
+
+def test_a_loop_through_a_ball_joint_has_the_derivatives_of_its_solution(rod_leg):
+    """A is the derivative of the solved configuration (a ball's rows: its angular velocity, from
+    the quaternions by central differences), and Ȧ that of A along q̄̇."""
+    ev, tree = evaluation(rod_leg), rod_leg.full
+    rng = np.random.default_rng(5)
+    for seed in range(3):
+        q_bar = cc.random_configuration(rod_leg, seed)
+        A = ev.jacobian(q_bar)
+        h = 1e-6
+        for k in range(rod_leg.nv):
+            up, down = q_bar.copy(), q_bar.copy()
+            up[k] += h
+            down[k] -= h
+            column = _velocity(tree, ev.full_configuration(down), ev.full_configuration(up), 2 * h)
+            assert np.abs(column - A[:, k]).max() <= 1e-7 * max(1.0, np.abs(A).max())
+        v_bar = rng.standard_normal(rod_leg.nv)
+        rate = (np.array(ev.jacobian(q_bar + h * v_bar)) - np.array(ev.jacobian(q_bar - h * v_bar))) / (2 * h)
+        assert np.abs(ev.jacobian_rate(q_bar, v_bar) - rate).max() <= 1e-7 * max(1.0, np.abs(rate).max())
+
+
+def test_a_loop_through_a_ball_joint_passes_every_check(rod_leg):
+    """Pinocchio (j) and MuJoCo (m) on the tree through A, and the identities; Γ̄ follows the
+    tree's factorization of the ball's angular velocity (generalized speeds)."""
+    rec = verify_robot(rod_leg, trials=8, seed=2)
+    assert not [c.key for c in rec.checks if c.passed is False]
+    assert {"a", "b", "c", "d", "f2", "g", "j", "m", "n"} <= {c.key for c in rec.checks if c.passed}
+
+
+def test_a_loop_through_a_ball_joint_batches_as_single_states(rod_leg):
+    data = cc.create_data(rod_leg)
+    Q = np.stack([cc.random_configuration(rod_leg, k) for k in range(3)])
+    V = np.random.default_rng(1).standard_normal((3, rod_leg.nv))
+    Ms, _, Cs = cc.coriolis_matrix(rod_leg, Q, V)
+    taus = cc.inverse_dynamics(rod_leg, Q, V, V)
+    for k in range(3):
+        M, _, C = cc.coriolis_matrix(rod_leg, Q[k], V[k], data=data)
+        assert np.array_equal(M, Ms[k]) and np.array_equal(C, Cs[k])
+        assert np.array_equal(cc.inverse_dynamics(rod_leg, Q[k], V[k], V[k]), taus[k])
+
+
+def test_a_loop_through_a_ball_joint_converts_to_yaml_and_back(rod_leg, tmp_path, run_cli):
+    """convert writes the chosen coordinates (the rod's spin by name) and the ball's guess as a
+    quaternion; the YAML robot is the MJCF one."""
+    out = tmp_path / "rod_leg.yaml"
+    assert run_cli("convert", ROD_LEG, "-o", str(out)).code == 0
+    again = cc.load_robot(str(out))
+    assert again.config_names == rod_leg.config_names
+    q = cc.random_configuration(rod_leg, 7)
+    assert np.allclose(cc.mass_matrix(again, q), cc.mass_matrix(rod_leg, q), rtol=0, atol=1e-12)

@@ -55,6 +55,7 @@ import numpy as np
 
 from ..errors import SingularMassMatrixError, StateError
 from ..model import joints as joint_types
+from ..model.coordinates import coordinate_segments
 from ..model.friction import STATIC_SPEED, friction_torque, has_friction
 from ..model.geometry import axis_angle, quat_to_matrix
 from ..model.parameters import N_PARAMETERS, inertial_parameters
@@ -131,19 +132,16 @@ def _segments(robot) -> tuple[np.ndarray, np.ndarray, list[_Segment], list]:
     """(q indices, v indices) of the 1-DoF coordinates, the multi-DoF joints, and every 1-DoF
     coordinate's limits, in the robot's own coordinates (the independent joints of a robot in
     other coordinates)."""
-    bodies = getattr(getattr(robot, "map", None), "independent_bodies", None)
-    bodies = range(robot.n_bodies) if bodies is None else bodies
     scalar_q, scalar_v, limits, multi = [], [], [], []
     qi = vi = 0
-    for n, i in enumerate(bodies):
-        joint = robot.bodies[i].joint
-        jt = joint_types.joint_type(joint.type)
+    for n, (_, type_name, joint_limits) in enumerate(coordinate_segments(robot)):
+        jt = joint_types.joint_type(type_name)
         if jt.nv == 1:
             scalar_q.append(qi)
             scalar_v.append(vi)
-            limits.append(joint.limits)
+            limits.append(joint_limits)
         else:
-            kind = "free" if joint.type in ("free", "floating") else joint.type
+            kind = "free" if type_name in ("free", "floating") else type_name
             multi.append(_Segment(kind, slice(qi, qi + jt.nq), slice(vi, vi + jt.nv), n))
         qi += jt.nq
         vi += jt.nv

@@ -171,6 +171,26 @@ Closures closures_in(const Model& model, nb::handle ci, nb::handle cg, nb::handl
     return c;
 }
 
+// the loops' joints as the solve's coordinates (model/loops.py), checked against the tree: a 1-DoF
+// entry names one q and one v entry, a spherical joint three rows (kinds 1, 2, 3) on 4 q and 3 v entries
+LoopCoordinates loop_coordinates_in(const Model& model, nb::handle table, nb::handle basis) {
+    const npy_intp n = length_of(table, "table");
+    LoopCoordinates lc{n, ints_in(table, {n, 3}, "table"), array_in(basis, {n, 9}, "basis")};
+    for (npy_intp k = 0; k < n; ++k) {
+        const int64_t kind = lc.table[3 * k], qi = lc.table[3 * k + 1], vi = lc.table[3 * k + 2];
+        const int64_t first = k - (kind - 1);
+        const bool whole = kind == 0 ? qi >= 0 && qi < model.nq && vi >= 0 && vi < model.nv
+                                     : kind >= 1 && kind <= 3 && first >= 0 && first + 2 < n && qi >= 0 &&
+                                           qi + 4 <= model.nq && vi >= 0 && vi + 3 <= model.nv;
+        bool same = whole;
+        for (int64_t i = 0; same && kind > 0 && i < 3; ++i)
+            same = lc.table[3 * (first + i)] == i + 1 && lc.table[3 * (first + i) + 1] == qi &&
+                   lc.table[3 * (first + i) + 2] == vi;
+        if (!same) throw nb::value_error("table: not the loop coordinates of this tree");
+    }
+    return lc;
+}
+
 // indices into q or v, each checked
 const int64_t* indices_in(nb::handle h, npy_intp& n, int bound, const char* what) {
     n = length_of(h, what);
@@ -690,38 +710,37 @@ NB_MODULE(compiled, m) {
 
     m.def(
         "loop_newton",
-        [](Workspace& w, nb::handle ci, nb::handle cg, nb::handle support, nb::handle q, nb::handle dep_q,
-           nb::handle dep_v, nb::handle r, nb::handle K, double goal, int max_steps) -> int64_t {
-            npy_intp rows, nd, nd_v;
+        [](Workspace& w, nb::handle ci, nb::handle cg, nb::handle support, nb::handle table, nb::handle basis,
+           nb::handle q, nb::handle x, nb::handle dep, nb::handle r, nb::handle K, double goal, int max_steps) -> int64_t {
+            npy_intp rows, nd;
             const Closures c = closures_in(w.model, ci, cg, support, rows);
-            const int64_t *dq = indices_in(dep_q, nd, w.model.nq, "dep_q"), *dv = indices_in(dep_v, nd_v, w.model.nv, "dep_v");
-            if (nd != nd_v) throw nb::value_error("dep_q and dep_v: one entry per dependent joint");
-            double *qo = array_out(q, {w.model.nq}, "q"), *ro = array_out(r, {rows}, "r"),
-                   *Ko = array_out(K, {rows, w.model.nv}, "K");
-            return loop_newton(w.model, w.data, c, rows, qo, dq, dv, nd, ro, Ko, goal, max_steps);
+            const LoopCoordinates lc = loop_coordinates_in(w.model, table, basis);
+            const int64_t* d = indices_in(dep, nd, int(lc.count), "dep");
+            double *qo = array_out(q, {w.model.nq}, "q"), *xo = array_out(x, {lc.count}, "x"),
+                   *ro = array_out(r, {rows}, "r"), *Ko = array_out(K, {rows, w.model.nv}, "K");
+            return loop_newton(w.model, w.data, c, lc, rows, qo, xo, d, nd, ro, Ko, goal, max_steps);
         },
-        nb::arg("workspace"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("q"), nb::arg("dep_q"),
-        nb::arg("dep_v"), nb::arg("r"), nb::arg("K"), nb::arg("goal"), nb::arg("max_steps"),
-        "Newton's method on the dependent joints, q in place.");
+        nb::arg("workspace"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("table"), nb::arg("basis"),
+        nb::arg("q"), nb::arg("x"), nb::arg("dep"), nb::arg("r"), nb::arg("K"), nb::arg("goal"), nb::arg("max_steps"),
+        "Newton's method on the dependent loop coordinates, q and x in place.");
 
     m.def(
         "loop_continuation",
-        [](Workspace& w, nb::handle ci, nb::handle cg, nb::handle support, nb::handle q, nb::handle dep_q,
-           nb::handle dep_v, nb::handle ind_q, nb::handle ind_v, nb::handle x0, nb::handle target, double tol,
+        [](Workspace& w, nb::handle ci, nb::handle cg, nb::handle support, nb::handle table, nb::handle basis,
+           nb::handle q, nb::handle x, nb::handle dep, nb::handle ind, nb::handle x0, nb::handle target, double tol,
            double max_step, nb::handle r, nb::handle K) -> int {
-            npy_intp rows, nd, nd_v, ni, ni_v;
+            npy_intp rows, nd, ni;
             const Closures c = closures_in(w.model, ci, cg, support, rows);
-            const int64_t *dq = indices_in(dep_q, nd, w.model.nq, "dep_q"), *dv = indices_in(dep_v, nd_v, w.model.nv, "dep_v"),
-                          *iq = indices_in(ind_q, ni, w.model.nq, "ind_q"), *iv = indices_in(ind_v, ni_v, w.model.nv, "ind_v");
-            if (nd != nd_v || ni != ni_v) throw nb::value_error("the q and v indices: one entry per joint");
-            double *qo = array_out(q, {w.model.nq}, "q"), *ro = array_out(r, {rows}, "r"),
-                   *Ko = array_out(K, {rows, w.model.nv}, "K");
-            const double *x = array_in(x0, {ni}, "x0"), *t = array_in(target, {ni}, "target");
+            const LoopCoordinates lc = loop_coordinates_in(w.model, table, basis);
+            const int64_t *d = indices_in(dep, nd, int(lc.count), "dep"), *i = indices_in(ind, ni, int(lc.count), "ind");
+            double *qo = array_out(q, {w.model.nq}, "q"), *xo = array_out(x, {lc.count}, "x"),
+                   *ro = array_out(r, {rows}, "r"), *Ko = array_out(K, {rows, w.model.nv}, "K");
+            const double *from = array_in(x0, {ni}, "x0"), *to = array_in(target, {ni}, "target");
             // the GIL stays held: a loop solver's workspace serves every thread that asks it
-            return loop_continuation(w.model, w.data, c, rows, qo, dq, dv, nd, iq, iv, ni, x, t, tol, max_step, ro, Ko);
+            return loop_continuation(w.model, w.data, c, lc, rows, qo, xo, d, nd, i, ni, from, to, tol, max_step, ro, Ko);
         },
-        nb::arg("workspace"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("q"), nb::arg("dep_q"),
-        nb::arg("dep_v"), nb::arg("ind_q"), nb::arg("ind_v"), nb::arg("x0"), nb::arg("target"), nb::arg("tol"),
+        nb::arg("workspace"), nb::arg("ci"), nb::arg("cg"), nb::arg("support"), nb::arg("table"), nb::arg("basis"),
+        nb::arg("q"), nb::arg("x"), nb::arg("dep"), nb::arg("ind"), nb::arg("x0"), nb::arg("target"), nb::arg("tol"),
         nb::arg("max_step"), nb::arg("r"), nb::arg("K"), "Continuation from the assembly to the target; 0 when closed.");
 
     // ---- base velocity representations (engine/core/base_velocity.hpp) ----

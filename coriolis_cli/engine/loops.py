@@ -4,12 +4,17 @@ closures) is model.loops'.
 
 The ``joints:`` of a description span a tree; each ``loops:`` entry is a joint that closes a loop
 of it, which the tree does not hold: the constraint φ(q) = 0 (the closure's two frames coincide,
-up to rotation about a revolute closure's axis). The joints of the loops split into the
-independent coordinates q̄ (listed by the user) and the dependent ones q_d, which are solved for,
-so that q = q(q̄) and q̇ = A(q̄) q̄̇ with
+up to rotation about a revolute closure's axis). The loops' joints are described by scalar
+coordinates x (a 1-DoF joint's value, a spherical joint's three angles: model.loops), whose rates
+give the joints' velocities as v = E(x) ẋ (E = B J(θ) on a spherical joint, 1 on a 1-DoF one).
+The coordinates split into the independent ones (in q̄, listed by the user or chosen) and the
+dependent ones x_d, which are solved for, so that q = q(q̄) and q̇ = A(q̄) q̄̇ with
 
-    K = ∂φ/∂q,   K_d A_d = -K_i   (so K A = 0),   A = [I; -K_d⁺ K_i]   (rows reordered),
-    K_d Ȧ_d = -K̇ A            (from d/dt (K A) = 0; Ȧ is zero on the independent rows).
+    K = ∂φ/∂q,  K_x = K E,  X_d = -(K_x)_d⁺ K_i  (ẋ = X q̄̇; K_i: K_x's independent columns
+    and K's columns off the loops),  A = E X  (and the identity on the joints off the loops),
+    (K_x)_d Ẋ_d = -(K̇ A + K Ė X)   (from d/dt (K A) = 0),   Ȧ = Ė X + E Ẋ.
+
+On 1-DoF joints E = 1, so A = [I; -K_d⁺ K_i] and Ȧ_d = -K_d⁺ K̇ A.
 
 K_d⁺ is an SVD pseudo-inverse: a planar loop gives redundant rows (a revolute closure's five
 rows have rank two), which a rank-revealing solve handles where a square solve would not. K̇ is
@@ -34,7 +39,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ModelError, StateError
-from ..model.loops import LoopMap
+from ..model.loops import LoopMap, euler_rates, euler_rates_rate
 from . import calls, compiled
 from .conventions import failed
 from .data import Data
@@ -58,20 +63,15 @@ def constraints(robot, packed, n_rows: int, q):
     return r, K
 
 
-def dependent_jacobian(K, dep_v, ind_v, A, Kd_pinv):
-    """A's dependent rows −K_d⁺ K_i into A[dep_v] (A's independent rows are the caller's) and K_d⁺
-    into Kd_pinv, from one SVD of K_d. Returns σ_min/σ_max of K_d and ‖K A‖/(‖K‖‖A‖), which say
-    whether the independent coordinates determine the dependent ones and whether the loops leave
-    the independent ones free. (A few unknowns, once per solve: NumPy's LAPACK is the right tool.)"""
-    Kd = K[:, dep_v]
-    U, s, Vt = np.linalg.svd(Kd, full_matrices=False)
-    if s.shape[0] < len(dep_v) or not s[-1] > 0.0:
-        return 0.0, 0.0
-    Kd_pinv[:, :] = (Vt.T / s) @ U.T  # V Σ⁻¹ Uᵀ
-    A[dep_v, :] = -Kd_pinv @ K[:, ind_v]
-    KA = K @ A
-    nK, nA = float(np.sum(K * K)), float(np.sum(A * A))
-    return s[-1] / s[0], (float(np.sum(KA * KA)) / (max(nK, 1.0) * max(nA, 1.0))) ** 0.5
+def dependent_rates(Kx_d, K_i):
+    """(X_d = −(K_x)_d⁺ K_i, (K_x)_d⁺, σ_min/σ_max of (K_x)_d) from one SVD of (K_x)_d; the ratio says
+    whether the independent coordinates determine the dependent ones (0 where they do not). (A
+    few unknowns, once per solve: NumPy's LAPACK is the right tool.)"""
+    U, s, Vt = np.linalg.svd(Kx_d, full_matrices=False)
+    if s.shape[0] < Kx_d.shape[1] or not s[-1] > 0.0:
+        return None, None, 0.0
+    pinv = (Vt.T / s) @ U.T  # V Σ⁻¹ Uᵀ
+    return -pinv @ K_i, pinv, s[-1] / s[0]
 
 
 # A sliding independent coordinate this many times the linkage's size away from the assembly is
@@ -95,13 +95,16 @@ def placements(robot, q):
 class LoopSolver:
     """The loop solve of one LoopMap: q(q̄), A(q̄), Ȧ, ∂²q/∂q̄², random closed configurations."""
 
-    _SHARED = ("robot", "closures", "dep_q", "dep_v", "ind_q", "ind_v", "loop_ind_q", "loop_ind_v", "loop_ind_pos",
-               "nq", "nv", "n_rows", "guess", "reference_independent", "packed", "dependent_names")
+    _SHARED = ("robot", "closures", "coordinate_table", "coordinate_basis", "dep", "loop_ind", "copied_q",
+               "copied_qbar", "copied_v", "copied_vbar", "loop_ind_pos", "loop_ind_vpos", "nq", "nv", "n_rows",
+               "guess_x", "packed", "dependent_names", "config_names")
 
     def __init__(self, structure: LoopMap):
         for name in self._SHARED:  # plain attributes: the solve reads them on every call
             setattr(self, name, getattr(structure, name))
+        self.structure = structure
         self._core = Data(self.robot).core
+        self._loops = (self.coordinate_table, self.coordinate_basis)
         self._last = None  # (q̄ bytes, solution): repeated calls at one q̄ solve once
         self._near_first = False  # once a draw over the limits has failed, later calls draw near the assembly
 
@@ -122,47 +125,44 @@ class LoopSolver:
         return Kdot
 
     # ---- the solve (compiled: engine/core/closure.hpp) -------------------------------------------
-    def _newton(self, q, goal):
-        """Newton's method on the dependent joints from q, in place: (q, r, K)."""
+    @cached_property
+    def _reference(self) -> np.ndarray:
+        """The loops' coordinates x at the assembly the guess picks: solved by Newton's method from
+        the guess at the independent coordinates' neutral values. Every evaluation starts here."""
+        x = self.guess_x.copy()
+        q = self.structure.configuration(self.robot.neutral_configuration(), x)
+        tol = CLOSURE_TOL * self.size
         r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
-        status = compiled.loop_newton(self._core, *self.packed, q, self.dep_q, self.dep_v, r, K, goal, MAX_NEWTON_STEPS)
+        status = compiled.loop_newton(self._core, *self.packed, *self._loops, q, x, self.dep, r, K, 1e-5 * tol,
+                                      MAX_NEWTON_STEPS)
         if failed(status):
             calls.report_status(self.robot, status, q)
-        return q, r, K
-
-    @cached_property
-    def _reference(self):
-        """The assembly the guess picks: the loops solved by Newton from the guess at the
-        independent coordinates' neutral values. Every evaluation starts from here."""
-        q = self.robot.neutral_configuration()
-        q[self.dep_q] = self.guess
-        q[self.loop_ind_q] = self.reference_independent
-        tol = CLOSURE_TOL * self.size
-        q, r, K = self._newton(q, 1e-5 * tol)
         if not np.linalg.norm(r) <= tol:
             raise ModelError(f"the loops do not close from the guess at the neutral configuration (closure "
                              f"'{self._worst_closure(r)}' stays {np.linalg.norm(r):.3g} apart); give a 'guess' "
                              "of the solved joints for an assembled linkage at zero independent coordinates")
-        return q[self.loop_ind_q].copy(), q[self.dep_q].copy()
+        x.setflags(write=False)
+        return x
 
     @property
     def _turning(self) -> np.ndarray:
-        """Which of the loops' independent coordinates are angles of revolute joints."""
+        """Which of the loops' independent coordinates are angles (of revolute or spherical joints)."""
         kinds = {int(self.robot.q_start[i]): b.joint.type for i, b in enumerate(self.robot.bodies)}
-        return np.array([kinds[int(k)] in ("revolute", "continuous") for k in self.loop_ind_q], dtype=bool)
+        return np.array([kind > 0 or kinds[int(qs)] in ("revolute", "continuous")
+                         for kind, qs, _ in self.coordinate_table[self.loop_ind]], dtype=bool)
 
     def _solve(self, qbar):
         """Follow the assembly branch from the reference to q̄ (engine/core/closure.hpp),
-        then A from the constraint Jacobian there."""
+        then A from the constraint Jacobian there: (q, A, (K_x)_d⁺, X, x, K)."""
         qbar = np.asarray(qbar, dtype=float)
         key = qbar.tobytes()
         if self._last is not None and self._last[0] == key:
             return self._last[1]
         tol = CLOSURE_TOL * self.size
-        x0, dep0 = self._reference
+        x = self._reference.copy()
+        x0 = x[self.loop_ind].copy()
         q = self.robot.neutral_configuration()
-        q[self.ind_q] = qbar
-        q[self.loop_ind_q], q[self.dep_q] = x0, dep0
+        q[self.copied_q] = qbar[self.copied_qbar]
         r, K = np.zeros(self.n_rows), np.zeros((self.n_rows, self.robot.nv))
         target = np.array(qbar[self.loop_ind_pos], dtype=float)
         # a revolute coordinate turns the linkage back into itself every 2π: follow the branch to the
@@ -174,18 +174,19 @@ class LoopSolver:
             raise StateError(f"the loops cannot close at this configuration ({self._state_text(qbar)}): a sliding "
                              f"coordinate {far.max():.3g} m from the assembly, beyond {MAX_SLIDE:g} times the "
                              "linkage's size, which no linkage reaches")
-        code = compiled.loop_continuation(self._core, *self.packed, q, self.dep_q, self.dep_v, self.loop_ind_q,
-                                          self.loop_ind_v, np.ascontiguousarray(x0, dtype=float), target, tol,
-                                          MAX_PATH_STEP, r, K)
+        code = compiled.loop_continuation(self._core, *self.packed, *self._loops, q, x, self.dep, self.loop_ind,
+                                          x0, target, tol, MAX_PATH_STEP, r, K)
         if code != 0:
             raise StateError(f"the loops cannot close at this configuration ({self._state_text(qbar)}): following "
                              f"the assembly from the guess, closure '{self._worst_closure(r)}' cannot be kept closed "
                              "(the linkage cannot reach it, or passes a singularity on the way)")
-        q[self.loop_ind_q] = qbar[self.loop_ind_pos]  # the same pose: angles as given
-        A, Kd_pinv = self._jacobian_from(K)
-        for x in (q, A, Kd_pinv):  # cached and handed out: read-only, so no caller can change the cache
-            x.setflags(write=False)
-        sol = (q, A, Kd_pinv)
+        x[self.loop_ind] = qbar[self.loop_ind_pos]  # the same pose: angles as given
+        scalar = self.coordinate_table[self.loop_ind, 0] == 0
+        q[self.coordinate_table[self.loop_ind[scalar], 1]] = qbar[self.loop_ind_pos[scalar]]
+        A, pinv, X = self._jacobian_from(K, x)
+        for a in (q, A, pinv, X, x, K):  # cached and handed out: read-only, so no caller can change the cache
+            a.setflags(write=False)
+        sol = (q, A, pinv, X, x, K)
         self._last = (key, sol)
         return sol
 
@@ -199,23 +200,43 @@ class LoopSolver:
         return name
 
     def _state_text(self, qbar) -> str:
-        names = self.robot.config_names
-        return ", ".join(f"{names[i]}={qbar[k]:.6g}" for k, i in enumerate(self.ind_q) if i < len(names))[:200]
+        return ", ".join(f"{n}={v:.6g}" for n, v in zip(self.config_names, qbar))[:200]
 
-    def _jacobian_from(self, K):
-        """A = [I; −K_d⁺ K_i] (rows reordered) and K_d⁺ (dependent_jacobian)."""
-        A = np.zeros((self.robot.nv, self.nv))
-        A[self.ind_v, np.arange(self.nv)] = 1.0
-        Kd_pinv = np.zeros((len(self.dep_v), self.n_rows))
-        ratio, leak = dependent_jacobian(K, self.dep_v, self.ind_v, A, Kd_pinv)
+    def _spread(self, x, X, rates=None):
+        """E X (rows of the full v), or Ė X given the coordinates' rates ẋ: E = B J(θ) on a
+        spherical joint's three columns (J̇ for Ė), 1 (0) on a 1-DoF joint's."""
+        out = np.zeros((self.robot.nv, X.shape[1]))
+        for k, (kind, _, vs) in enumerate(self.coordinate_table):
+            if kind == 0:
+                if rates is None:
+                    out[vs] = X[k]
+            elif kind == 1:
+                B = self.coordinate_basis[k].reshape(3, 3)
+                J = euler_rates(x[k : k + 3]) if rates is None else euler_rates_rate(x[k : k + 3], rates[k : k + 3])
+                out[vs : vs + 3] = B @ J @ X[k : k + 3]
+        return out
+
+    def _jacobian_from(self, K, x):
+        """A = E X with X_d = −(K_x)_d⁺ K_i, (K_x)_d⁺, and X (the head of this module)."""
+        X = np.zeros((len(x), self.nv))
+        X[self.loop_ind, self.loop_ind_vpos] = 1.0
+        Kx = K @ self._spread(x, np.eye(len(x)))
+        K_i = np.zeros((self.n_rows, self.nv))
+        K_i[:, self.copied_vbar] = K[:, self.copied_v]
+        K_i += Kx @ X
+        X[self.dep], pinv, ratio = dependent_rates(Kx[:, self.dep], K_i)
         if not ratio > SINGULAR_RATIO:
             raise StateError(f"the linkage is singular at this configuration: the independent coordinates do not "
-                             f"determine {', '.join(self.dependent_names)} (rank of ∂φ/∂q_d below "
-                             f"{len(self.dep_v)})")
-        if leak > 1e-8:
+                             f"determine {', '.join(self.dependent_names)} (rank of ∂φ/∂x_d below "
+                             f"{len(self.dep)})")
+        A = self._spread(x, X)
+        A[self.copied_v, self.copied_vbar] = 1.0
+        KA = K @ A
+        nK, nA = float(np.sum(K * K)), float(np.sum(A * A))
+        if (float(np.sum(KA * KA)) / (max(nK, 1.0) * max(nA, 1.0))) ** 0.5 > 1e-8:
             raise ModelError("the loops constrain the independent coordinates themselves: they cannot all move "
                              "freely (list fewer, or other, joints as independent)")
-        return A, Kd_pinv
+        return A, pinv, X
 
     # ---- the map's interface (engine.coordinates) -----------------------------------------
     def full_configuration(self, qbar) -> np.ndarray:
@@ -225,12 +246,15 @@ class LoopSolver:
         return self._solve(qbar)[1]
 
     def jacobian_rate(self, qbar, vbar) -> np.ndarray:
-        """Ȧ = Σ_k ∂A/∂q̄_k q̄̇_k: zero on the independent rows, -K_d⁺ K̇ A on the dependent ones."""
-        q, A, Kd_pinv = self._solve(qbar)
-        Kdot = self._rate(q, A @ np.asarray(vbar, dtype=float))
-        Adot = np.zeros_like(A)
-        Adot[self.dep_v] = -Kd_pinv @ (Kdot @ A)
-        return Adot
+        """Ȧ = Σ_k ∂A/∂q̄_k q̄̇_k = Ė X + E Ẋ, Ẋ zero on the independent rows and −(K_x)_d⁺ (K̇ A + K Ė X)
+        on the dependent ones."""
+        q, A, pinv, X, x, K = self._solve(qbar)
+        vbar = np.asarray(vbar, dtype=float)
+        Kdot = self._rate(q, A @ vbar)
+        EdotX = self._spread(x, X, rates=X @ vbar)
+        Xdot = np.zeros_like(X)
+        Xdot[self.dep] = -pinv @ (Kdot @ A + K @ EdotX)
+        return EdotX + self._spread(x, Xdot)
 
     def rate_basis(self, qbar) -> np.ndarray:
         """D[:, j, k] = ∂²q/∂q̄_j∂q̄_k = Ȧ(e_k)[:, j] (Ȧ is linear in q̄̇)."""
@@ -248,10 +272,10 @@ class LoopSolver:
         only near its assembly (a long closed chain) answers in a few solves. Bounded by
         RANDOM_DRAW_SECONDS as well as by MAX_RANDOM_DRAWS."""
         rng = np.random.default_rng(rng)
-        x0, _ = self._reference
+        x0 = self._reference[self.loop_ind]
         deadline = None  # from the first failed draw: the first solve may compile the kernels
         for k in range(MAX_RANDOM_DRAWS):
-            qbar = self.robot.random_configuration(rng)[self.ind_q]
+            qbar = self.structure.reduce_configuration(self.robot.random_configuration(rng))
             near = k > 0 or self._near_first
             if near:
                 radius = 0.5 ** max(0, k - 1) / max(1, len(x0))  # n coordinates add their errors up

@@ -150,13 +150,15 @@ class ReducedRobot(Caches):
     # what is the reduced coordinates'
     @cached_property
     def dof_names(self) -> tuple[str, ...]:
-        idx = self.map.independent_bodies
-        return tuple(n for i in idx for n in _names(self.full, i)[1])
+        if hasattr(self.map, "dof_names"):  # a map whose coordinates are not whole joints (closed loops)
+            return self.map.dof_names
+        return tuple(n for i in self.map.independent_bodies for n in _names(self.full, i)[1])
 
     @cached_property
     def config_names(self) -> tuple[str, ...]:
-        idx = self.map.independent_bodies
-        return tuple(n for i in idx for n in _names(self.full, i)[0])
+        if hasattr(self.map, "config_names"):
+            return self.map.config_names
+        return tuple(n for i in self.map.independent_bodies for n in _names(self.full, i)[0])
 
     @property
     def velocities_are_coordinates(self) -> bool:
@@ -210,6 +212,17 @@ class BaseVelocityMap:
 def with_base_velocity(robot: RobotModel, representation: str) -> ReducedRobot:
     """The robot with its floating base's velocity in ``representation`` (body, mixed, inertial)."""
     return ReducedRobot(robot, BaseVelocityMap(robot, representation), f"base velocity: {representation}")
+
+
+def coordinate_segments(robot) -> tuple:
+    """(body, joint type, limits) per joint-like piece of the robot's q, in order: every joint of a
+    tree; in other coordinates, the kept joints, and a closed loop's independent angles one by one."""
+    if not getattr(robot, "is_reduced", False):
+        return tuple((i, b.joint.type, b.joint.limits) for i, b in enumerate(robot.bodies))
+    if hasattr(robot.map, "segments"):
+        return robot.map.segments
+    return tuple((i, robot.full.bodies[i].joint.type, robot.full.bodies[i].joint.limits)
+                 for i in robot.map.independent_bodies)
 
 
 def _names(robot: RobotModel, i: int):

@@ -107,6 +107,9 @@ class JointSpec:
 
 LOOP_TYPES = ("revolute", "spherical", "fixed")
 ORIENTATION_ROWS = {"spherical": 0, "revolute": 2, "fixed": 3}  # rows beyond the 3 of position
+# a spherical joint on a loop moves by three angles along its axes (model.loops): a rod's (its third
+# axis along its own line) are swung twice and turned about itself, any other's about its x, y, z
+LOOP_ANGLE_SUFFIXES = {True: ("swing1", "swing2", "spin"), False: ("rx", "ry", "rz")}
 
 
 @dataclass(frozen=True)
@@ -379,15 +382,17 @@ def _validate_loops(desc: RobotDescription, links: set[str], joints: dict) -> tu
         loops.append(replace(c, axis=_unit_axis(c.axis, where)) if c.type == "revolute" else c)
     if not loops and (desc.independent or desc.guess):
         raise ModelError("'independent' and 'guess' need closed loops ('loops')")
+    angles = {f"{n}_{s}" for n, j in joints.items() if j.type == "spherical"
+              for suffixes in LOOP_ANGLE_SUFFIXES.values() for s in suffixes}
     for name in desc.independent:
-        if name not in joints:
+        if name not in joints and name not in angles:
             raise ModelError(f"independent coordinate '{name}' is not a joint")
     if len(set(desc.independent)) != len(desc.independent):
         raise ModelError("a joint is listed twice in 'independent'")
     for name, value in desc.guess:
-        if name not in joints:
+        if name not in joints and name not in angles:
             raise ModelError(f"guess names '{name}', which is not a joint")
-        _finite((value,), f"guess for '{name}'")
+        _finite(np.atleast_1d(value), f"guess for '{name}'")
     return tuple(loops)
 
 

@@ -71,6 +71,23 @@ def quat_to_matrix(quat) -> np.ndarray:
     )
 
 
+def matrix_to_quaternion(R) -> np.ndarray:
+    """The unit quaternion (x, y, z, w) of a rotation, from its largest component (the core's
+    matrix_quaternion in engine/core/closure.hpp)."""
+    t = R[0, 0] + R[1, 1] + R[2, 2]
+    if t >= max(R[0, 0], R[1, 1], R[2, 2]):
+        w = 0.5 * np.sqrt(1.0 + t)
+        return np.array([(R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w), (R[1, 0] - R[0, 1]) / (4 * w), w])
+    if R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2]:
+        x = 0.5 * np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
+        return np.array([x, (R[0, 1] + R[1, 0]) / (4 * x), (R[0, 2] + R[2, 0]) / (4 * x), (R[2, 1] - R[1, 2]) / (4 * x)])
+    if R[1, 1] >= R[2, 2]:
+        y = 0.5 * np.sqrt(1.0 - R[0, 0] + R[1, 1] - R[2, 2])
+        return np.array([(R[0, 1] + R[1, 0]) / (4 * y), y, (R[1, 2] + R[2, 1]) / (4 * y), (R[0, 2] - R[2, 0]) / (4 * y)])
+    z = 0.5 * np.sqrt(1.0 - R[0, 0] - R[1, 1] + R[2, 2])
+    return np.array([(R[0, 2] + R[2, 0]) / (4 * z), (R[1, 2] + R[2, 1]) / (4 * z), z, (R[1, 0] - R[0, 1]) / (4 * z)])
+
+
 def skew(v) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 

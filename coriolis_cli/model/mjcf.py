@@ -279,7 +279,9 @@ def parse_mjcf(path: str, text: str | None = None) -> RobotDescription:
     if loops:
         on_loops = _joints_on_loops(m, loops, bodies)
         key = m.key_qpos[0] if m.nkey else m.qpos0  # the assembly nearest the first keyframe, else qpos0
-        guess = tuple((names[j], float(key[m.jnt_qposadr[j]] - m.qpos0[m.jnt_qposadr[j]])) for j in on_loops)
+        guess = tuple((names[j], float(key[m.jnt_qposadr[j]] - m.qpos0[m.jnt_qposadr[j]])) if int(m.jnt_type[j]) != BALL
+                      else (names[j], tuple(float(key[m.jnt_qposadr[j] + k]) for k in (1, 2, 3, 0)))  # (x, y, z, w)
+                      for j in on_loops)
         actuated = tuple(names[int(m.actuator_trnid[a, 0])] for a in range(m.nu)
                          if int(m.actuator_trntype[a]) == TRN_JOINT and int(m.actuator_trnid[a, 0]) in on_loops)
     # <flag gravity="disable"/> keeps opt.gravity and sets a flag: the model's gravity is then none
@@ -335,7 +337,7 @@ def _joints_on_loops(m, loops, bodies) -> list[int]:
     on = set()
     for c in loops:
         on |= chain(index[c.parent]) ^ chain(index[c.child])
-    return [j for j in range(m.njnt) if int(m.jnt_bodyid[j]) in on and int(m.jnt_type[j]) in (HINGE, SLIDE)]
+    return [j for j in range(m.njnt) if int(m.jnt_bodyid[j]) in on and int(m.jnt_type[j]) in (HINGE, SLIDE, BALL)]
 
 
 def _model_name(m, path: str) -> str:

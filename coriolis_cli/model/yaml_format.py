@@ -250,7 +250,9 @@ def _loops(data: dict, source: str):
         raise ModelError(f"{source}: 'independent' must be a list of joint names")
     independent = tuple(_str(v, f"{source}: independent[{i}]") for i, v in enumerate(raw_ind))
     raw_guess = _mapping(data.get("guess") or {}, f"{source}: guess")
-    guess = tuple((_str(k, f"{source}: guess key"), _num(v, f"{source}: guess.{k}")) for k, v in raw_guess.items())
+    guess = tuple((_str(k, f"{source}: guess key"),
+                   _vec(v, 4, f"{source}: guess.{k}") if isinstance(v, list) else _num(v, f"{source}: guess.{k}"))
+                  for k, v in raw_guess.items())  # a number, or a spherical joint's quaternion (x, y, z, w)
     return tuple(loops), independent, guess
 
 
@@ -301,7 +303,7 @@ def to_yaml(desc: RobotDescription) -> str:
                          "axis": _clean(c.axis)} for c in desc.loops]
         doc["independent"] = list(desc.independent)
         if desc.guess:
-            doc["guess"] = {k: float(v) for k, v in desc.guess}
+            doc["guess"] = {k: [float(x) for x in v] if isinstance(v, tuple) else float(v) for k, v in desc.guess}
     return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, default_flow_style=None, allow_unicode=True)
 
 

@@ -21,7 +21,7 @@ def _fmt_limit(x):
 
 def info_record(robot: RobotModel) -> dict:
     joints = []
-    solved = set(getattr(getattr(robot, "map", None), "dependent_names", ()))  # closed loops' solved joints
+    solved = set(getattr(getattr(robot, "map", None), "dependent_names", ()))  # closed loops' solved coordinates
     for b in robot.bodies:
         j = b.joint
         lim = j.limits
@@ -39,7 +39,10 @@ def info_record(robot: RobotModel) -> dict:
                 "mimic": None if j.mimic is None else {"joint": j.mimic.joint, "multiplier": j.mimic.multiplier, "offset": j.mimic.offset,
                                                        "polynomial": list(j.mimic.polynomial) or None},
                 "armature": list(j.armature) if any(j.armature) else None,
+                # a 1-DoF joint, or the angles of a spherical one (model.loops) the loops solve for
                 "solved_by_loops": j.name in solved,
+                "solved_angles": sorted(n[len(j.name) + 1:] for n in solved if n.startswith(j.name + "_")
+                                        and j.type == "spherical") or None,
             }
         )
     desc = robot.description
@@ -153,7 +156,8 @@ class JointTable:
         for i, j in enumerate(joints):
             axis = "—" if j["axis"] is None else "(" + ", ".join(f"{a:.3g}" for a in j["axis"]) + ")"
             kind = j["type"] + (f" (mimics {j['mimic']['joint']})" if j["mimic"] else "") + \
-                (" (solved)" if j["solved_by_loops"] else "")
+                (" (solved)" if j["solved_by_loops"] else "") + \
+                (f" (solved: {', '.join(j['solved_angles'])})" if j.get("solved_angles") else "")
             armature = "" if j["armature"] is None else ", ".join(f"{a:g}" for a in j["armature"])
             self.rows.append({"#": str(i), "joint": j["name"], "type": kind, "axis": axis, "parent": j["parent"],
                               "child": j["child"], "lower": _fmt_limit(j["lower"]), "upper": _fmt_limit(j["upper"]),

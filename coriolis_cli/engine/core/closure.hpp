@@ -1,5 +1,5 @@
 // Loop-closure constraints φ(q), their Jacobian K = ∂φ/∂q and its rate K̇, and the loop solve
-// (Newton's method and continuation) on the dependent joints.
+// (Newton's method and continuation) on the dependent coordinates.
 //
 // Closure c joins a frame fixed in body P (rotation RP, origin oP in P's frame) to one fixed in
 // body C. Rows per closure: the frames' origins coincide (3 rows: p_P − p_C); a revolute closure
@@ -13,6 +13,14 @@
 // and their rates follow from Ṡ_j = v_body(j) × S_j, ṗ_X = v_X + ω_X × p_X, ṅ_k = ω_P × n_k and
 // ȧ_C = ω_C × a_C. Packed closures: ci (C x 3) = body P, body C (N for the world), orientation rows;
 // cg (C x 33) = RP, oP, RC, oC, axis, n1, n2; support ((N + 1) x nv) = s_Xj, row N all zero.
+//
+// The solve moves the loops' joints through scalar coordinates x: a 1-DoF joint's value, or one of
+// a spherical joint's three angles θ = (α, β, γ) with R_J = B Rx(α) Ry(β) Rz(γ) Bᵀ, B the joint's
+// axes (a rod's turn about its own line is γ, which moves no point on the line). The joint's
+// angular velocity in its child frame is ω = B J(θ) θ̇, so ∂φ/∂x = K E with E = B J on the joint's
+// three columns and the identity on a 1-DoF joint's:
+//
+//   J(θ) = [[cβ cγ, sγ, 0], [−cβ sγ, cγ, 0], [sβ, 0, 1]]   (singular at β = ±π/2).
 #pragma once
 
 #include <algorithm>
@@ -32,6 +40,15 @@ struct Closures {
 };
 
 constexpr int CLOSURE_GEOM_WIDTH = 33;
+
+// The loops' joints as the solve's coordinates x (see the head of this file). Row k of table:
+// kind (0: a 1-DoF joint; 1, 2, 3: the angle α, β, γ of a spherical joint, three rows in that
+// order), the joint's q index and its first v index; row k of basis: that spherical joint's B.
+struct LoopCoordinates {
+    int64_t count;
+    const int64_t* table;  // count x 3
+    const double* basis;   // count x 9, row-major
+};
 
 namespace detail {
 
@@ -85,6 +102,94 @@ struct ClosureFrames {
         closure_frame(X, N, bC, g, C_RC, C_OC, RC, pC);
     }
 };
+
+// J(θ) of the head of this file, row-major
+inline void euler_rates(const double* th, double* J) {
+    const double cb = std::cos(th[1]), sb = std::sin(th[1]), cg = std::cos(th[2]), sg = std::sin(th[2]);
+    J[0] = cb * cg;
+    J[1] = sg;
+    J[2] = 0.0;
+    J[3] = -cb * sg;
+    J[4] = cg;
+    J[5] = 0.0;
+    J[6] = sb;
+    J[7] = 0.0;
+    J[8] = 1.0;
+}
+
+// the unit quaternion (x, y, z, w) of the rotation R (row-major), largest component first
+inline void matrix_quaternion(const double* R, double* out) {
+    const double t = R[0] + R[4] + R[8];
+    double x, y, z, w;
+    if (t >= R[0] && t >= R[4] && t >= R[8]) {
+        w = 0.5 * std::sqrt(1.0 + t);
+        x = (R[7] - R[5]) / (4.0 * w);
+        y = (R[2] - R[6]) / (4.0 * w);
+        z = (R[3] - R[1]) / (4.0 * w);
+    } else if (R[0] >= R[4] && R[0] >= R[8]) {
+        x = 0.5 * std::sqrt(1.0 + R[0] - R[4] - R[8]);
+        w = (R[7] - R[5]) / (4.0 * x);
+        y = (R[1] + R[3]) / (4.0 * x);
+        z = (R[2] + R[6]) / (4.0 * x);
+    } else if (R[4] >= R[8]) {
+        y = 0.5 * std::sqrt(1.0 - R[0] + R[4] - R[8]);
+        w = (R[2] - R[6]) / (4.0 * y);
+        x = (R[1] + R[3]) / (4.0 * y);
+        z = (R[5] + R[7]) / (4.0 * y);
+    } else {
+        z = 0.5 * std::sqrt(1.0 - R[0] - R[4] + R[8]);
+        w = (R[3] - R[1]) / (4.0 * z);
+        x = (R[2] + R[6]) / (4.0 * z);
+        y = (R[5] + R[7]) / (4.0 * z);
+    }
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+    out[3] = w;
+}
+
+// the loops' joints of q at the coordinates x
+inline void loop_configuration(const LoopCoordinates& lc, const double* x, double* q) {
+    for (int64_t k = 0; k < lc.count; ++k) {
+        const int64_t kind = lc.table[3 * k], qi = lc.table[3 * k + 1];
+        if (kind == 0) {
+            q[qi] = x[k];
+        } else if (kind == 1) {  // R_J = B Rx(α) Ry(β) Rz(γ) Bᵀ
+            const double ca = std::cos(x[k]), sa = std::sin(x[k]), cb = std::cos(x[k + 1]), sb = std::sin(x[k + 1]),
+                         cg = std::cos(x[k + 2]), sg = std::sin(x[k + 2]);
+            const double E[9] = {cb * cg,  -cb * sg, sb, ca * sg + sa * sb * cg, ca * cg - sa * sb * sg, -sa * cb,
+                                 sa * sg - ca * sb * cg, sa * cg + ca * sb * sg, ca * cb};
+            const double* B = lc.basis + 9 * k;
+            double BE[9], R[9];
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) BE[3 * r + c] = B[3 * r] * E[c] + B[3 * r + 1] * E[3 + c] + B[3 * r + 2] * E[6 + c];
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) R[3 * r + c] = BE[3 * r] * B[3 * c] + BE[3 * r + 1] * B[3 * c + 1] + BE[3 * r + 2] * B[3 * c + 2];
+            matrix_quaternion(R, q + qi);
+        }
+    }
+}
+
+// ∂φ/∂x = K E into Kx (m x count) from K (m x nv)
+inline void coordinate_jacobian(const LoopCoordinates& lc, const double* x, const double* K, int64_t m, int nv,
+                                double* Kx) {
+    const int64_t n = lc.count;
+    for (int64_t k = 0; k < n; ++k) {
+        const int64_t kind = lc.table[3 * k], vi = lc.table[3 * k + 2];
+        if (kind == 0) {
+            for (int64_t i = 0; i < m; ++i) Kx[i * n + k] = K[i * nv + vi];
+            continue;
+        }
+        const int64_t first = k - (kind - 1);  // the joint's α row
+        double J[9], e[3];
+        euler_rates(x + first, J);
+        const double* B = lc.basis + 9 * k;
+        for (int r = 0; r < 3; ++r)  // column kind − 1 of B J
+            e[r] = B[3 * r] * J[kind - 1] + B[3 * r + 1] * J[3 + kind - 1] + B[3 * r + 2] * J[6 + kind - 1];
+        for (int64_t i = 0; i < m; ++i)
+            Kx[i * n + k] = K[i * nv + vi] * e[0] + K[i * nv + vi + 1] * e[1] + K[i * nv + vi + 2] * e[2];
+    }
+}
 
 inline double norm(const double* x, int64_t n) {
     double s = 0.0;
@@ -219,82 +324,94 @@ inline int64_t loop_constraint_rate(const Model& model, Data& data, const double
     return status;
 }
 
-// Newton's method on the dependent joints (q[dep_q]) of φ(q) = 0, in place, until ‖φ‖ ≤ goal or
-// the steps stall at round-off; every step halved until it does not raise ‖φ‖. r and K end as φ
-// and ∂φ/∂q at the final q. Returns the status code of the configuration.
-inline int64_t loop_newton(const Model& model, Data& data, const Closures& cl, int64_t m, double* q,
-                           const int64_t* dep_q, const int64_t* dep_v, int64_t nd, double* r, double* K, double goal,
+// Newton's method on the dependent coordinates x[dep] of φ(q(x)) = 0, in place (x and the loops'
+// joints of q), until ‖φ‖ ≤ goal or the steps stall at round-off; every step halved until it does
+// not raise ‖φ‖. r and K end as φ and ∂φ/∂q at the final q. Returns the configuration's status code.
+inline int64_t loop_newton(const Model& model, Data& data, const Closures& cl, const LoopCoordinates& lc, int64_t m,
+                           double* q, double* x, const int64_t* dep, int64_t nd, double* r, double* K, double goal,
                            int max_steps) {
     const int n = model.nv, nq = model.nq;
+    const int64_t nx = lc.count;
+    detail::loop_configuration(lc, x, q);
     const int64_t status = loop_constraints(model, data, q, cl, r, K);
     if (failed(status)) return status;
-    std::vector<double> trial(nq), r2(m), K2(m * n), step(nd), rhs(m);
+    std::vector<double> trial(nq), trial_x(nx), r2(m), K2(m * n), Kx(m * nx), step(nd), rhs(m);
     for (int it = 0; it < max_steps; ++it) {
         const double base = detail::norm(r, m);
         if (!(base > goal)) break;
         for (int64_t k = 0; k < m; ++k) rhs[k] = -r[k];
-        detail::dependent_solve(K, m, n, dep_v, nd, rhs.data(), step.data());
+        detail::coordinate_jacobian(lc, x, K, m, n, Kx.data());
+        detail::dependent_solve(Kx.data(), m, int(nx), dep, nd, rhs.data(), step.data());
         bool finite = true;
         for (int64_t k = 0; k < nd; ++k) finite = finite && std::isfinite(step[k]);
         if (!finite) break;
         double t = 1.0;
         while (true) {
             std::copy(q, q + nq, trial.begin());
-            for (int64_t k = 0; k < nd; ++k) trial[dep_q[k]] += t * step[k];
+            std::copy(x, x + nx, trial_x.begin());
+            for (int64_t k = 0; k < nd; ++k) trial_x[dep[k]] += t * step[k];
+            detail::loop_configuration(lc, trial_x.data(), trial.data());
             loop_constraints(model, data, trial.data(), cl, r2.data(), K2.data());
             if (detail::norm(r2.data(), m) <= base || t < 1e-6) break;
             t *= 0.5;
         }
         std::copy(trial.begin(), trial.end(), q);
+        std::copy(trial_x.begin(), trial_x.end(), x);
         std::copy(r2.begin(), r2.end(), r);
         std::copy(K2.begin(), K2.end(), K);
         double size = 0.0;
-        for (int64_t k = 0; k < nd; ++k) size += q[dep_q[k]] * q[dep_q[k]];
+        for (int64_t k = 0; k < nd; ++k) size += x[dep[k]] * x[dep[k]];
         if (t * detail::norm(step.data(), nd) <= 1e-15 * (1.0 + std::sqrt(size))) break;
     }
     return status;
 }
 
-// Follow the assembly from q (closed, its independent loop joints q[ind_q] = x0) to
-// q[ind_q] = target: predictor q_d += −K_d⁺ K_i Δx, Newton corrector, steps doubled after a
+// Follow the assembly from x (closed, its independent loop coordinates x[ind] = x0) to
+// x[ind] = target: predictor x_d += −(K_x)_d⁺ (K_x)_i Δx, Newton corrector, steps doubled after a
 // success and halved where the corrector fails or jumps further than the step could explain. On
-// the way the corrector stops near the branch (1e3 tol), at the end at round-off. q, r, K are
+// the way the corrector stops near the branch (1e3 tol), at the end at round-off. q, x, r, K are
 // updated in place. Returns 0 when closed at the target, 1 when not.
-inline int loop_continuation(const Model& model, Data& data, const Closures& cl, int64_t m, double* q,
-                             const int64_t* dep_q, const int64_t* dep_v, int64_t nd, const int64_t* ind_q,
-                             const int64_t* ind_v, int64_t ni, const double* x0, const double* target, double tol,
-                             double max_step, double* r, double* K) {
+inline int loop_continuation(const Model& model, Data& data, const Closures& cl, const LoopCoordinates& lc, int64_t m,
+                             double* q, double* x, const int64_t* dep, int64_t nd, const int64_t* ind, int64_t ni,
+                             const double* x0, const double* target, double tol, double max_step, double* r,
+                             double* K) {
     const int n = model.nv, nq = model.nq;
+    const int64_t nx = lc.count;
     double span = 0.0;
     for (int64_t i = 0; i < ni; ++i) span = std::max(span, std::fabs(target[i] - x0[i]));
     const double largest = span > 0.0 ? std::min(1.0, max_step / span) : 1.0;
     double s = 0.0, ds = largest;
+    detail::loop_configuration(lc, x, q);
     const int64_t status = loop_constraints(model, data, q, cl, r, K);
     if (failed(status)) return 1;
-    std::vector<double> trial(nq), r2(m), K2(m * n), dx(ni), rhs(m), predicted(nd), before(nd);
+    std::vector<double> trial(nq), trial_x(nx), r2(m), K2(m * n), Kx(m * nx), dx(ni), rhs(m), predicted(nd), before(nd);
     while (s < 1.0) {
         double h = std::min(ds, 1.0 - s);
         // the last step ends exactly at the target: steps of 1/6 add up to 0.9999999999999999, and a
         // step of 1e-16 after them would have to explain the loose corrector's whole remainder
         const bool last = 1.0 - s - h <= 1e-9;
         if (last) h = 1.0 - s;
+        detail::coordinate_jacobian(lc, x, K, m, n, Kx.data());
         std::fill(rhs.begin(), rhs.end(), 0.0);
         for (int64_t i = 0; i < ni; ++i) {
-            dx[i] = x0[i] + (s + h) * (target[i] - x0[i]) - q[ind_q[i]];
-            for (int64_t k = 0; k < m; ++k) rhs[k] += K[k * n + ind_v[i]] * dx[i];
+            dx[i] = x0[i] + (s + h) * (target[i] - x0[i]) - x[ind[i]];
+            for (int64_t k = 0; k < m; ++k) rhs[k] += Kx[k * nx + ind[i]] * dx[i];
         }
-        detail::dependent_solve(K, m, n, dep_v, nd, rhs.data(), predicted.data());
+        detail::dependent_solve(Kx.data(), m, int(nx), dep, nd, rhs.data(), predicted.data());
         std::copy(q, q + nq, trial.begin());
-        for (int64_t i = 0; i < ni; ++i) trial[ind_q[i]] = x0[i] + (s + h) * (target[i] - x0[i]);
-        for (int64_t k = 0; k < nd; ++k) trial[dep_q[k]] -= predicted[k];
-        for (int64_t k = 0; k < nd; ++k) before[k] = trial[dep_q[k]];
+        std::copy(x, x + nx, trial_x.begin());
+        for (int64_t i = 0; i < ni; ++i) trial_x[ind[i]] = x0[i] + (s + h) * (target[i] - x0[i]);
+        for (int64_t k = 0; k < nd; ++k) trial_x[dep[k]] -= predicted[k];
+        for (int64_t k = 0; k < nd; ++k) before[k] = trial_x[dep[k]];
         const double goal = last ? tol * 1e-5 : tol * 1e3;
-        loop_newton(model, data, cl, m, trial.data(), dep_q, dep_v, nd, r2.data(), K2.data(), goal, last ? 60 : 12);
+        loop_newton(model, data, cl, lc, m, trial.data(), trial_x.data(), dep, nd, r2.data(), K2.data(), goal,
+                    last ? 60 : 12);
         double jump = 0.0;
-        for (int64_t k = 0; k < nd; ++k) jump += (trial[dep_q[k]] - before[k]) * (trial[dep_q[k]] - before[k]);
+        for (int64_t k = 0; k < nd; ++k) jump += (trial_x[dep[k]] - before[k]) * (trial_x[dep[k]] - before[k]);
         if (detail::norm(r2.data(), m) <= (last ? tol : 1e3 * tol) &&
             std::sqrt(jump) <= 0.5 * (detail::norm(predicted.data(), nd) + detail::norm(dx.data(), ni)) + tol) {
             std::copy(trial.begin(), trial.end(), q);
+            std::copy(trial_x.begin(), trial_x.end(), x);
             std::copy(r2.begin(), r2.end(), r);
             std::copy(K2.begin(), K2.end(), K);
             s = last ? 1.0 : s + h;
