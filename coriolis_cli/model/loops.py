@@ -21,6 +21,7 @@ from ..errors import ModelError
 from .coordinates import ReducedRobot
 from .description import LOOP_ANGLE_SUFFIXES, ORIENTATION_ROWS
 from .geometry import axis_angle, frame_rotation, matrix_to_quaternion, quat_to_matrix
+from .joints import coordinate_names as joint_coordinate_names
 from .tree import RobotModel
 
 _ONE_DOF = ("revolute", "continuous", "prismatic")
@@ -122,8 +123,6 @@ class LoopMap:
                     else "the loops leave no independent coordinate")
             raise ModelError(f"{said}: list the linkage's minimal coordinates among its joints there (loop joints: "
                              f"{', '.join(self.dependent_names)})")
-        # where the loops' independent coordinates start the assembly (a guess for them: MJCF's keyframe)
-        self.reference_independent = self.guess_x[self.loop_ind]
 
     def _guess(self, guess: dict, names: dict, joints_of: dict) -> np.ndarray:
         """x at the guess (default 0): a coordinate's value by its name, a spherical joint's
@@ -168,7 +167,6 @@ class LoopMap:
         self.coordinate_basis = np.array(basis, dtype=float).reshape(-1, 9)
         self.coordinate_body = np.array(body, dtype=np.int64)
         self.coordinate_names = tuple(names)
-        self.spherical = self.coordinate_table[:, 0] == 1  # the first of each spherical joint's three
 
     def _spherical_axes(self, i: int):
         """(B, along a rod) of the spherical joint of body i: B's third axis along the line from the
@@ -190,9 +188,7 @@ class LoopMap:
         """q̄ and v̄: body by body, a joint off the loops as it is, a loop joint's independent coordinates."""
         robot = self.robot
         copied_q, copied_qbar, copied_v, copied_vbar, pos = [], [], [], [], {}
-        config_names, dof_names, segments, bodies = [], [], [], []
-        from .joints import coordinate_names as joint_coordinate_names
-
+        config_names, dof_names, segments = [], [], []
         nq = nv = 0
         for i, b in enumerate(robot.bodies):
             j = b.joint
@@ -206,7 +202,6 @@ class LoopMap:
                 config_names += cn
                 dof_names += dn
                 segments.append((i, j.type, j.limits))
-                bodies.append(i)
                 nq, nv = nq + j.nq, nv + j.nv
                 continue
             mine = [int(k) for k in np.flatnonzero(self.coordinate_body == i) if int(k) in chosen]
@@ -216,8 +211,6 @@ class LoopMap:
                 dof_names.append(self.coordinate_names[k])
                 segments.append((i, j.type if j.nv == 1 else "continuous", j.limits if j.nv == 1 else None))
                 nq, nv = nq + 1, nv + 1
-            if mine:
-                bodies.append(i)
         as_index = lambda x: np.array(x, dtype=np.int64)  # noqa: E731
         self.copied_q, self.copied_qbar = as_index(copied_q), as_index(copied_qbar)
         self.copied_v, self.copied_vbar = as_index(copied_v), as_index(copied_vbar)
@@ -226,14 +219,14 @@ class LoopMap:
         self.nq, self.nv = nq, nv
         self.config_names, self.dof_names = tuple(config_names), tuple(dof_names)
         self.segments = tuple(segments)  # (body, joint type of the coordinate, limits) per q̄ segment
-        self.independent_bodies = tuple(bodies)
 
     def _choose_independent(self, actuated: set) -> set:
         """The loops' independent coordinates where the description lists none (MJCF): the actuated
         joints when they number the loops' degrees of freedom and leave the constraint Jacobian's
         other columns well conditioned, else by pivoted Gram–Schmidt on the Jacobian at the guess
         (the best-conditioned columns are solved for, the rest are independent), the joints that
-        are not actuated solved first where they leave the solve as well conditioned."""
+        are not actuated taken first unless that leaves the solved columns' σ_min/σ_max below
+        CHOICE_RATIO."""
         q = self.configuration(self.robot.neutral_configuration(), self.guess_x)
         n = len(self.coordinate_names)
         KL = self.loop_jacobian(q, self.guess_x)
