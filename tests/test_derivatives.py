@@ -629,3 +629,61 @@ def test_second_derivatives_into_a_reused_workspace_equal_fresh_ones(tmp_path):
             into = cc.inverse_dynamics_second_derivatives(robot, q, v, a, data=data, force=True)
             fresh = cc.inverse_dynamics_second_derivatives(robot, q, v, a, force=True)
             assert all(np.array_equal(x, y) for x, y in zip(into, fresh)), name
+
+
+def test_contracted_second_derivatives_are_the_tensors_contracted_on_every_joint_type(tmp_path):
+    """Σ_i λ_i T[i, :, :] of each of the four tensors, formed without them, on every joint type (a
+    tolerance: the tensors contracted here are NumPy's sums), and the slopes of λᵀ times the first
+    derivatives by central differences, an oracle that owes the second-order kernel nothing."""
+    from .engine_cases import robots
+
+    gravity = np.array([0.3, -1.0, -9.0])
+    rng = np.random.default_rng(4)
+    for name, robot in robots(tmp_path):
+        q, v, a = _state(robot, 3)
+        lam = rng.standard_normal(robot.nv)
+        contracted = cc.inverse_dynamics_second_derivatives_contracted(robot, q, v, a, lam, gravity=gravity)
+        tensors = cc.inverse_dynamics_second_derivatives(robot, q, v, a, gravity=gravity)
+        for ours, T in zip(contracted, tensors):
+            expected = np.einsum("i,ijk->jk", lam, T)
+            assert np.abs(ours - expected).max() <= 1e-12 * max(1.0, np.abs(expected).max()), name
+        first = lambda q_, v_: [lam @ d for d in cc.inverse_dynamics_derivatives(robot, q_, v_, a, gravity=gravity)]  # noqa: E731
+        qq, vv, qv, qa = contracted
+        for k in range(robot.nv):
+            e = np.zeros(robot.nv)
+            e[k] = 1e-6
+            plus, minus = first(cc.integrate(robot, q, e), v), first(cc.integrate(robot, q, -e), v)
+            faster, slower = first(q, v + e), first(q, v - e)
+            for ours, slope in ((qq, plus[0] - minus[0]), (qv, plus[1] - minus[1]), (qa, plus[2] - minus[2]),
+                                (vv, faster[1] - slower[1])):
+                assert np.abs(ours[k] - slope / 2e-6).max() <= 1e-6 * max(1.0, np.abs(ours).max()), (name, k)
+
+
+def test_contracted_second_derivatives_forms_and_coordinates():
+    """Batches and data= give the single calls' bits; robots in other coordinates contract their
+    own tensors (mimic joints: Aᵀ X(A λ̄) A; a mixed base velocity: through its chain rule); no
+    nv³ guard applies (330 DoF answer); loops are refused as the tensors are."""
+    robot = cc.load_robot("panda")
+    rng = np.random.default_rng(2)
+    Q = np.array([cc.random_configuration(robot, rng) for _ in range(3)])
+    V, A, L = rng.standard_normal((3, 3, 7))
+    batch, data = cc.inverse_dynamics_second_derivatives_contracted(robot, Q, V, A, L), cc.create_data(robot)
+    for s in range(3):
+        one = cc.inverse_dynamics_second_derivatives_contracted(robot, Q[s], V[s], A[s], L[s])
+        into = cc.inverse_dynamics_second_derivatives_contracted(robot, Q[s], V[s], A[s], L[s], data=data)
+        assert into[0] is data.lam_d2tau_dq2 and into[3] is data.contracted_outputs[3]
+        assert all(np.array_equal(x[s], y) and np.array_equal(z, y) for x, y, z in zip(batch, one, into))
+    for other in (cc.load_robot(robot_path("gripper.urdf"), mimic="enforce"),
+                  cc.load_robot(robot_path("quadruped.urdf"), floating_base=True, base_velocity="mixed")):
+        q, v, a = _state(other, 2)
+        lam = rng.standard_normal(other.nv)
+        tensors = cc.inverse_dynamics_second_derivatives(other, q, v, a)
+        for ours, T in zip(cc.inverse_dynamics_second_derivatives_contracted(other, q, v, a, lam), tensors):
+            expected = np.einsum("i,ijk->jk", lam, T)
+            assert np.abs(ours - expected).max() <= 1e-12 * max(1.0, np.abs(expected).max())
+    big = cc.load_robot("serial:330")
+    q, v, a = _state(big, 0)
+    assert cc.inverse_dynamics_second_derivatives_contracted(big, q, v, a, np.ones(330))[0].shape == (330, 330)
+    loops = cc.load_robot("fourbar")
+    with pytest.raises(cc.StateError, match="closed loops"):
+        cc.inverse_dynamics_second_derivatives_contracted(loops, *_state(loops, 0), np.ones(loops.nv))

@@ -21,7 +21,7 @@ import coriolis_cli as cc
 from coriolis_cli.engine import api
 
 K = 3
-STATE_NAMES = ("q", "qd", "qdd", "tau", "qd_r", "qdd_r", "v")  # lower-cased: Q, QD, QDD are trajectories'
+STATE_NAMES = ("q", "qd", "qdd", "tau", "qd_r", "qdd_r", "v", "lam")  # lower-cased: Q, QD, QDD are trajectories'
 EXTRA = {"top": 5}  # what the functions take besides states and options
 
 

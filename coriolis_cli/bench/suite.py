@@ -154,7 +154,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     return out
 
 
-DERIVATIVE_OUTPUTS = ("dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd", "d2tau")
+DERIVATIVE_OUTPUTS = ("dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd", "d2tau", "lam_d2tau")
 
 
 def _control_timings(robot, out, what, q, qd, data, repeat):
@@ -192,6 +192,8 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
         ("dslotine", lambda: engine.slotine_li_derivatives(robot, q, qd, v_r, qdd_r, data=data), "two velocities, "),
         ("dCv", lambda: engine.coriolis_product_derivatives(robot, q, qd, v_r, data=data), "v = q̇_r, "),
         ("d2tau", lambda: engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data), "four nv³ tensors, "),
+        ("lam_d2tau", lambda: engine.inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd_r, tau, data=data),
+         "λᵀ of the four, nv² each, "),
         ("dCTqd", lambda: engine.coriolis_transpose_derivatives(robot, q, qd, data=data), ""),
         ("dtau", lambda: engine.inverse_dynamics_derivatives(robot, q, qd, qdd_r, data=data), "RNEA derivatives, "),
         ("dqdd", lambda: engine.forward_dynamics_derivatives(robot, q, qd, tau, data=data), "at q̈, then −M⁻¹ ∂τ/∂x; "),

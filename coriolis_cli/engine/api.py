@@ -217,15 +217,20 @@ def coriolis_transpose_derivatives(robot, q, qd, data: Data | None = None):
     ``data=`` the results are ``data.dCTqd_dq, data.dCTqd_dqd``. Batches: q, qd of shape (K, ·)."""
 
 
-def _second_guard(robot, K, data, force=False, **options):
-    """Four nv³ tensors a state: Γ's guard (refused above GAMMA_MAX_BYTES unless ``force``, and above
-    what the machine has), allocated in the workspace on first use; a free joint's unequal linear
-    armature (M_a = Rᵀ A R turns with the base) is not derived yet."""
+def _free_armature_guard(robot, K=1, data=None, **options):
+    """A free joint's unequal linear armature (M_a = Rᵀ A R turns with the base) is not derived in
+    second order yet."""
     tree = getattr(robot, "full", robot)
     for body in tree.bodies:
         if body.joint.type in ("free", "floating") and len(set(body.joint.armature[:3])) > 1:
             raise StateError(f"the second-order derivatives take a free joint's armature when its three linear DoF "
                              f"share it; '{body.joint.name}' has {tuple(body.joint.armature[:3])}")
+
+
+def _second_guard(robot, K, data, force=False, **options):
+    """Four nv³ tensors a state: Γ's guard (refused above GAMMA_MAX_BYTES unless ``force``, and above
+    what the machine has), allocated in the workspace on first use; _free_armature_guard's refusal."""
+    _free_armature_guard(robot)
     if data is not None:
         if data.second_out is None:
             data.ensure_second(force)
@@ -247,6 +252,19 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: 
     (j, k). Four nv³ tensors: above 256 MiB refused unless ``force=True``. With ``data=`` the
     results are ``data.second_outputs`` (``data.d2tau_dq2``, ``d2tau_dqd2``, ``d2tau_dqdqd``,
     ``d2tau_dqdqdd``), allocated on the first such call. Batches: (K, ·) states."""
+
+
+@algorithm(compiled.inverse_dynamics_second_derivatives_contracted, key="lam_d2tau", shape=lambda r: (4, r.nv, r.nv),
+           take=_four, batch=compiled.inverse_dynamics_second_derivatives_contracted_batch, batch_take=_four_of_each,
+           into="contracted_block", returns="contracted_outputs", guard=_free_armature_guard)
+def inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd, lam, gravity=True, data: Data | None = None):
+    """(λᵀ∂²τ/∂q², λᵀ∂²τ/∂q̇², λᵀ∂²τ/∂q∂q̇, λᵀ∂²τ/∂q∂q̈), each (nv, nv): Σ_i λ_i T[i, :, :] of
+    inverse_dynamics_second_derivatives' four tensors T at (q, q̇, q̈), for a co-state λ (nv):
+    the second-order terms full DDP adds to iLQR (Nganga & Wensing, RA-L 2021), [j, k] =
+    ∂²(λᵀτ)/∂x_j∂y_k. Formed without the nv³ tensors (engine/core/rnea_second_derivatives.hpp),
+    so no memory guard applies. q in the tangent space as there. With ``data=`` the results are
+    ``data.contracted_outputs`` (``data.lam_d2tau_dq2``, ``lam_d2tau_dqd2``, ``lam_d2tau_dqdqd``,
+    ``lam_d2tau_dqdqdd``). Batches: q, qd, qdd, lam of shape (K, ·)."""
 
 
 @named("dC", ("dC_dq",))
@@ -439,6 +457,7 @@ __all__ = [
     "inverse_dynamics",
     "inverse_dynamics_derivatives",
     "inverse_dynamics_second_derivatives",
+    "inverse_dynamics_second_derivatives_contracted",
     "largest_entries",
     "mass_matrix",
     "momentum_derivatives",

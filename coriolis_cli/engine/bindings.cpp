@@ -536,6 +536,12 @@ NB_MODULE(compiled, m) {
                            ADAPT(rnea_second_derivatives(model, d, q, v[0], v[1], o.gravity, out[0], out[1], out[2],
                                                          out[3])),
                            "∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇ and ∂²τ/∂q∂q̈ into out (4, nv, nv, nv).");
+    def_kernel<3, GRAVITY>(m, "inverse_dynamics_second_derivatives_contracted",
+                           "inverse_dynamics_second_derivatives_contracted_batch",
+                           {"q", "qd", "qdd", "lam", "gravity", "out"}, squares<4>,
+                           ADAPT(rnea_second_derivatives_contracted(model, d, q, v[0], v[1], v[2], o.gravity, out[0],
+                                                                    out[1], out[2], out[3])),
+                           "λᵀ∂²τ/∂q², λᵀ∂²τ/∂q̇², λᵀ∂²τ/∂q∂q̇ and λᵀ∂²τ/∂q∂q̈ into out (4, nv, nv).");
 
     // Slotine–Li's torque (θ of length zero: the model's own parameters), its regressor (one
     // state: Y and Yᵀs; K states: Y alone) and the adaptation gradient Yᵀs

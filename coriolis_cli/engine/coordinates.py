@@ -481,6 +481,21 @@ def inverse_dynamics_second_derivatives(robot, d, qbar, vbar, abar, gravity, for
         o[...] = np.einsum("abc,ai,bj,ck->ijk", T, A, A, A, optimize=True)
 
 
+@in_other_coordinates(api.inverse_dynamics_second_derivatives_contracted)
+def inverse_dynamics_second_derivatives_contracted(robot, d, qbar, vbar, abar, lam, gravity, out):
+    """Aᵀ X(A λ̄) A of each of the tree's four (A constant: Σ_i λ̄_i T̄_ijk = Σ A_βj A_γk (A λ̄)_α T_αβγ); a
+    moving base's from its tensors (base_velocity.second_derivatives), contracted."""
+    if _moving_base(robot):
+        tensors = np.empty((4, robot.nv, robot.nv, robot.nv))
+        base_velocity.second_derivatives(robot, qbar, vbar, abar, gravity, True, tensors)
+        out[...] = np.einsum("i,tijk->tjk", lam, tensors)
+        return
+    qf, A = _constant_map(robot, qbar)
+    full = api.inverse_dynamics_second_derivatives_contracted(robot.full, qf, A @ vbar, A @ abar, A @ lam, gravity,
+                                                              data=d.full)
+    _congruent(A, d, full, out)
+
+
 def derivatives_refusal(robot) -> str | None:
     """Why the derivatives do not take this robot (closed loops, non-linear mimic functions), or
     None: what verify and bench ask before checking or timing them."""

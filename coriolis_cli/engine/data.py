@@ -122,6 +122,8 @@ BLOCKS = (
     Block("dg_block", 0, True, (), ("dg_dq",), None),
     Block("coriolis_transpose_block", 2, True, (), ("dCTqd_dq", "dCTqd_dqd"), "coriolis_transpose_outputs"),
     Block("dp_block", 0, True, (), ("dp_dq",), None),
+    Block("contracted_block", 4, True, (), ("lam_d2tau_dq2", "lam_d2tau_dqd2", "lam_d2tau_dqdqd", "lam_d2tau_dqdqdd"),
+          "contracted_outputs"),
 )
 
 

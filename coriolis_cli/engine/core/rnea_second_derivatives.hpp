@@ -25,9 +25,17 @@
 // the tangent space (q ⊕ δ); ∂²τ/∂q² is then not symmetric in (j, k). A free joint's armature
 // enters when it is the same on its three linear DoF (M_a = a 1: its a (ω × v) term); engine.hpp
 // refuses unequal ones (M_a = Rᵀ A R turns with the base).
+//
+// Contracted with a co-state λ (Nganga & Wensing, RA-L 2021: the terms full DDP adds to iLQR), the
+// four become nv x nv, Σ_i λ_i T[i, :, :]. Each entry above is a row's S_i (or ∂S_i) dotted with a
+// factor of the pair, so the rows' sums Λ = Σ λ_i S_i over X's joint and over the joints above it
+// (and their ∂/∂q_k, S_k × the part of Λ in K's subtree) replace the walk up the rows; the entries
+// whose row is the deeper column d sum λ_d times its factors over the bodies below each column.
+// Per direction k that is O(N + nv) instead of O(N d), and no nv³ tensor is formed.
 #pragma once
 
 #include <algorithm>
+#include <utility>
 
 #include "armature.hpp"
 #include "rnea_derivatives.hpp"
@@ -58,7 +66,8 @@ inline void add6(double* x, const double* y) {
 }  // namespace detail
 
 // the free joints' a (ω × v) term, M_a = a 1: ∂²/∂v_j∂ω_k and ∂²/∂ω_k∂v_j of a ε_r·· into d2v
-inline void add_armature_second_derivatives(const Model& model, double* d2v) {
+// (nv³), or, given λ, λ_r times them into its contraction (nv x nv)
+inline void add_armature_second_derivatives(const Model& model, double* d2v, const double* lam = nullptr) {
     const int64_t n = model.nv;
     for (int b = 0; b < model.N; ++b) {
         if (!detail::is_free(model, b)) continue;
@@ -71,16 +80,23 @@ inline void add_armature_second_derivatives(const Model& model, double* d2v) {
                 for (int j = 0; j < 3; ++j) {
                     const int e = (r == k || k == j || r == j) ? 0 : ((k - r + 3) % 3 == 1 ? 1 : -1);
                     if (e == 0) continue;
+                    if (lam) {
+                        d2v[(s + 3 + k) * n + s + j] += lam[s + r] * a * e;
+                        d2v[(s + j) * n + s + 3 + k] += lam[s + r] * a * e;
+                        continue;
+                    }
                     d2v[((s + r) * n + s + 3 + k) * n + s + j] += a * e;
                     d2v[((s + r) * n + s + j) * n + s + 3 + k] += a * e;
                 }
     }
 }
 
-// d2q, d2v, dqv, dqa: nv³ each, [i, j, k] = ∂/∂x_j (∂τ_i/∂y_k) as above. Returns a status code.
-inline int64_t rnea_second_derivatives(const Model& model, Data& data, const double* q, const double* qd,
-                                       const double* qdd, const double* gravity, double* d2q, double* d2v, double* dqv,
-                                       double* dqa) {
+namespace detail {
+
+// the four tensors (lam null) or their contractions with λ (the head of this file)
+inline int64_t second_derivatives(const Model& model, Data& data, const double* q, const double* qd,
+                                  const double* qdd, const double* gravity, const double* lam, double* d2q,
+                                  double* d2v, double* dqv, double* dqa) {
     const int64_t status = forward_pass(model, data, q, qd, qdd, qdd, 2);
     if (failed(status)) return status;
     const int n = model.nv, N = model.N;
@@ -118,6 +134,22 @@ inline int64_t rnea_second_derivatives(const Model& model, Data& data, const dou
         detail::add6(dA + 6 * j, t);
         for (int r = 0; r < 6; ++r) dAv[6 * j + r] = Sdot[6 * j + r] + dV[6 * j + r];
     }
+    // contracted: per body X, Λ_J = Σ λ_s S_s over X's joint, Λ_A over the joints above it, and
+    // their ∂/∂q_k (Lam: N x [Λ_J, Λ_A, ∂Λ_J, ∂Λ_A]); W: the rows' factors at X and summed below X
+    double *Lam = data.d2Lam.data(), *W = data.d2W.data();
+    auto columns_of = [&](int X) { return std::pair<int, int>(model.v_start(X), X + 1 < N ? model.v_start(X + 1) : n); };
+    if (lam) {
+        std::fill(Lam, Lam + 24 * N, 0.0);
+        for (int X = 0; X < N; ++X) {
+            double* LX = Lam + 24 * X;
+            const auto [first, end] = columns_of(X);
+            for (int s_ = first; s_ < end; ++s_)
+                for (int r = 0; r < 6; ++r) LX[r] += lam[s_] * S[6 * s_ + r];
+            const int P = model.parent(X);
+            if (P >= 0)
+                for (int r = 0; r < 6; ++r) LX[6 + r] = Lam[24 * P + 6 + r] + Lam[24 * P + r];
+        }
+    }
     auto in_subtree = [&](int Y, int K) { return Y >= K && Y < model.body_end[K]; };  // Y ⪰ K
     double *dS = data.d2S.data(), *ddV = data.d2V.data(), *ddA = data.d2A.data(), *ddAv = data.d2Av.data();
     double *dIC = data.d2IC.data(), *dBC = data.d2BC.data(), *dBv = data.d2Bv.data(), *df = data.d2f.data();
@@ -148,11 +180,11 @@ inline int64_t rnea_second_derivatives(const Model& model, Data& data, const dou
             const int J = model.col_body(j), L = model.parent(J);
             const double* sj = S + 6 * j;
             double* dsj = dS + 6 * j;
-            if (in_subtree(J, K)) {
-                crm_vec(sk, sj, dsj);
-            } else {
-                std::fill(dsj, dsj + 6, 0.0);
+            if (!in_subtree(J, K)) {  // then J's parent is not in it either: nothing of column j moves
+                for (double* x : {dsj, ddV + 6 * j, ddA + 6 * j, ddAv + 6 * j}) std::fill(x, x + 6, 0.0);
+                continue;
             }
+            crm_vec(sk, sj, dsj);
             body_motion(L, dvY, daY);
             crm_vec(dvY, sj, ddV + 6 * j);  // ∂v_λ × S_j + v_λ × ∂S_j
             crm_vec(v_of(L), dsj, t);
@@ -169,6 +201,19 @@ inline int64_t rnea_second_derivatives(const Model& model, Data& data, const dou
             crm_vec(v + 6 * J, dsj, t);
             detail::add6(ddAv + 6 * j, t);
             detail::add6(ddAv + 6 * j, ddV + 6 * j);
+        }
+        if (lam) {  // ∂Λ_J, ∂Λ_A along q_k (∂S_s is zero outside K's subtree), and W cleared
+            std::fill(W, W + 60 * N, 0.0);
+            for (int X = 0; X < N; ++X) {
+                double* LX = Lam + 24 * X;
+                std::fill(LX + 12, LX + 24, 0.0);
+                const auto [first, end] = columns_of(X);
+                for (int s_ = first; s_ < end; ++s_)
+                    for (int r = 0; r < 6; ++r) LX[12 + r] += lam[s_] * dS[6 * s_ + r];
+                const int P = model.parent(X);
+                if (P >= 0)
+                    for (int r = 0; r < 6; ++r) LX[18 + r] = Lam[24 * P + 18 + r] + Lam[24 * P + 12 + r];
+            }
         }
         // the composites' changes: Z = K's subtree within X's, i.e. X if X ⪰ K, K if K ⪰ X, else none;
         // only bodies X related to K have any, and only pairs whose deeper body is such an X move
@@ -251,6 +296,24 @@ inline int64_t rnea_second_derivatives(const Model& model, Data& data, const dou
                 matvec6(ICx, dsd, P25);  // I_X ∂S_d + ∂I_X S_d (both symmetric)
                 matvec6(dICx, sd, t);
                 detail::add6(P25, t);
+                if (lam) {  // the rows of X's joint and above it at once; the rows below, per body
+                    const double *LJ = Lam + 24 * X, *LA = LJ + 6, *dLJ = LJ + 12, *dLA = LJ + 18;
+                    double L[6], dL[6];
+                    for (int r = 0; r < 6; ++r) {
+                        L[r] = LJ[r] + LA[r];
+                        dL[r] = dLJ[r] + dLA[r];
+                    }
+                    const int64_t at = int64_t(k) * n + d;
+                    d2q[at] += dot6(dL, Fq) + dot6(dLA, T) + dot6(L, dFq) + dot6(LA, dT);
+                    dqv[at] += dot6(dL, Fv) + dot6(L, dFv);
+                    dqa[at] += dot6(dL, Fa) + dot6(L, dFa);
+                    d2v[at] += dot6(L, Fvv);
+                    double* WX = W + 60 * X;
+                    const double* factors[5] = {P13, P25, P4, Fa, P7};
+                    for (int m = 0; m < 5; ++m)
+                        for (int r = 0; r < 6; ++r) WX[6 * m + r] += lam[d] * factors[m][r];
+                    continue;
+                }
                 // rows s in X's joint (j = d, no transport), then the columns above X's joint
                 for (int s_ = first; s_ < end; ++s_) {
                     const double *ss = S + 6 * s_, *dss = dS + 6 * s_;
@@ -283,9 +346,52 @@ inline int64_t rnea_second_derivatives(const Model& model, Data& data, const dou
                 }
             }
         }
+        if (!lam) continue;
+        // contracted: the rows below each column s (the deeper columns d of its pairs), by the
+        // factors summed over the bodies below s's body
+        for (int X = N - 1; X >= 0; --X) {
+            const int P = model.parent(X);
+            if (P < 0) continue;
+            double *below = W + 60 * P + 30, *at = W + 60 * X;
+            for (int r = 0; r < 30; ++r) below[r] += at[r] + at[30 + r];
+        }
+        for (int s_ = 0; s_ < n; ++s_) {
+            const int Y = model.col_body(s_), LY = model.parent(Y);
+            const double *B = W + 60 * Y + 30, *ss = S + 6 * s_, *dss = dS + 6 * s_;
+            const double *B13 = B, *B25 = B + 6, *B4 = B + 12, *BFa = B + 18, *B7 = B + 24;
+            const int64_t at = int64_t(k) * n + s_;
+            d2q[at] += dot6(B13, dV + 6 * s_) + dot6(B25, dA + 6 * s_) + dot6(B4, ddV + 6 * s_) + dot6(BFa, ddA + 6 * s_);
+            dqv[at] += dot6(B13, ss) + dot6(B25, dAv + 6 * s_) + dot6(B4, dss) + dot6(BFa, ddAv + 6 * s_);
+            dqa[at] += dot6(B25, ss) + dot6(BFa, dss);
+            double e = dot6(B7, ss);
+            const int count_s = int(in_subtree(Y, K)) + int(LY >= 0 && in_subtree(LY, K));
+            if (count_s) {
+                crm_vec(sk, ss, u);
+                e += count_s * dot6(BFa, u);
+            }
+            d2v[at] += e;
+        }
     }
-    add_armature_second_derivatives(model, d2v);
+    add_armature_second_derivatives(model, d2v, lam);
     return status;
+}
+
+}  // namespace detail
+
+// d2q, d2v, dqv, dqa: nv³ each, [i, j, k] = ∂/∂x_j (∂τ_i/∂y_k) as above. Returns a status code.
+inline int64_t rnea_second_derivatives(const Model& model, Data& data, const double* q, const double* qd,
+                                       const double* qdd, const double* gravity, double* d2q, double* d2v, double* dqv,
+                                       double* dqa) {
+    return detail::second_derivatives(model, data, q, qd, qdd, gravity, nullptr, d2q, d2v, dqv, dqa);
+}
+
+// their contractions Σ_i λ_i T[i, :, :] into c2q, c2v, cqv, cqa (nv x nv each), without the tensors
+inline int64_t rnea_second_derivatives_contracted(const Model& model, Data& data, const double* q, const double* qd,
+                                                  const double* qdd, const double* lam, const double* gravity,
+                                                  double* c2q, double* c2v, double* cqv, double* cqa) {
+    const int64_t n2 = int64_t(model.nv) * model.nv;
+    for (double* o : {c2q, c2v, cqv, cqa}) std::fill(o, o + n2, 0.0);
+    return detail::second_derivatives(model, data, q, qd, qdd, gravity, lam, c2q, c2v, cqv, cqa);
 }
 
 }  // namespace coriolis
