@@ -329,3 +329,32 @@ def test_second_derivatives_equal_casadi_s_automatic_differentiation(name):
     ours = cc.inverse_dynamics_second_derivatives(robot, q0, v0, a0)
     for x, y in zip(ours, theirs):
         assert np.abs(x - y).max() <= 1e-12 * max(1.0, np.abs(y).max())
+
+
+@pytest.mark.parametrize("name", ["panda", "gripper"])
+def test_forward_second_derivatives_equal_casadi_s_automatic_differentiation(name):
+    """The forward dynamics' second-order derivatives (and their contraction) against CasADi's
+    Jacobians of Jacobians of q̈ = M⁻¹(τ − h) built from the traced reference RNEA (M its Jacobian
+    in q̈, h its value at q̈ = 0), solved symbolically."""
+    ca = pytest.importorskip("casadi")
+    from coriolis_cli.codegen.trace import flat, symbolic_backend, symbols
+
+    robot = cc.load_robot(name)
+    tree, n = reference.Tree(robot), robot.nv
+    (qs, q), (vs, v), (as_, a), (ts, _) = symbols("q", n), symbols("v", n), symbols("a", n), symbols("t", n)
+    tau = flat(reference.inverse_dynamics(tree, q, v, a, symbolic_backend()))[0]
+    M, h = ca.jacobian(tau, as_), ca.substitute(tau, as_, ca.DM.zeros(n))
+    qdd = ca.solve(M, ts - h)
+    dq, dv, dt = ca.jacobian(qdd, qs), ca.jacobian(qdd, vs), ca.jacobian(qdd, ts)
+    F = ca.Function("F", [qs, vs, ts], [ca.jacobian(ca.vec(dq), qs), ca.jacobian(ca.vec(dv), vs),
+                                        ca.jacobian(ca.vec(dv), qs), ca.jacobian(ca.vec(dt), qs)])
+    rng = np.random.default_rng(0)
+    q0 = cc.random_configuration(robot, rng)
+    v0, t0, lam = rng.standard_normal((3, n))
+    theirs = [np.array(x).reshape(n, n, n, order="F").transpose(0, 2, 1) for x in F(q0, v0, t0)]  # [i, j, k]
+    ours = cc.forward_dynamics_second_derivatives(robot, q0, v0, t0)
+    contracted = cc.forward_dynamics_second_derivatives_contracted(robot, q0, v0, t0, lam)
+    for x, c, y in zip(ours, contracted, theirs):
+        assert np.abs(x - y).max() <= 1e-11 * max(1.0, np.abs(y).max())
+        expected = np.einsum("i,ijk->jk", lam, y)
+        assert np.abs(c - expected).max() <= 1e-11 * max(1.0, np.abs(expected).max())

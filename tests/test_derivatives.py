@@ -485,6 +485,19 @@ def test_base_velocities_go_through_the_chain_rule(representation):
     assert into[0] is data.dtau_dq and all(np.array_equal(x, y) for x, y in zip(into, (dq, dv, M)))
 
 
+def _second_order_slopes(robot, first, q, v, step):
+    """For each DoF k, (k, slopes): the central differences over 2·step of ``first(q, v)``'s outputs
+    along integrate(q, ±step e_k) (the [.., k, ..] of ∂²/∂q² ∂q∂q̇, ∂q∂(the third)) and of its
+    second output along v ± step e_k (∂²/∂q̇²), as the four second-order outputs order them."""
+    for k in range(robot.nv):
+        e = np.zeros(robot.nv)
+        e[k] = step
+        plus, minus = first(cc.integrate(robot, q, e), v), first(cc.integrate(robot, q, -e), v)
+        faster, slower = first(q, v + e), first(q, v - e)
+        yield k, [(x - y) / (2 * step) for x, y in ((plus[0], minus[0]), (faster[1], slower[1]), (plus[1], minus[1]),
+                                                    (plus[2], minus[2]))]
+
+
 def test_second_derivatives_are_the_slopes_of_the_first_on_every_joint_type(tmp_path):
     """∂²τ/∂q², ∂²τ/∂q∂q̇, ∂²τ/∂q∂q̈ against central differences of inverse_dynamics_derivatives
     along robot.integrate ([i, j, k] = ∂/∂q_j of the first derivatives' [i, k]), ∂²τ/∂q̇² against
@@ -496,14 +509,9 @@ def test_second_derivatives_are_the_slopes_of_the_first_on_every_joint_type(tmp_
         q, v, a = _state(robot, 3)
         qq, vv, qv, qa = cc.inverse_dynamics_second_derivatives(robot, q, v, a, gravity=gravity)
         first = lambda q_, v_: cc.inverse_dynamics_derivatives(robot, q_, v_, a, gravity=gravity)  # noqa: E731
-        for k in range(robot.nv):
-            e = np.zeros(robot.nv)
-            e[k] = 1e-6
-            plus, minus = first(cc.integrate(robot, q, e), v), first(cc.integrate(robot, q, -e), v)
-            faster, slower = first(q, v + e), first(q, v - e)
-            for ours, slope in ((qq, plus[0] - minus[0]), (qv, plus[1] - minus[1]), (qa, plus[2] - minus[2]),
-                                (vv, faster[1] - slower[1])):
-                assert np.abs(ours[:, k, :] - slope / 2e-6).max() <= 1e-6 * max(1.0, np.abs(ours).max()), (name, k)
+        for k, slopes in _second_order_slopes(robot, first, q, v, 1e-6):
+            for ours, slope in zip((qq, vv, qv, qa), slopes):
+                assert np.abs(ours[:, k, :] - slope).max() <= 1e-6 * max(1.0, np.abs(ours).max()), (name, k)
         G = cc.christoffel(robot, q)
         assert np.abs(vv - (G + G.transpose(0, 2, 1))).max() <= 1e-12 * max(1.0, np.abs(G).max()), name
         dM = np.einsum("ikj->ijk", G) + np.einsum("kij->ijk", G)  # ∂M_ik/∂q_j = Γ_ikj + Γ_kij
@@ -648,15 +656,9 @@ def test_contracted_second_derivatives_are_the_tensors_contracted_on_every_joint
             expected = np.einsum("i,ijk->jk", lam, T)
             assert np.abs(ours - expected).max() <= 1e-12 * max(1.0, np.abs(expected).max()), name
         first = lambda q_, v_: [lam @ d for d in cc.inverse_dynamics_derivatives(robot, q_, v_, a, gravity=gravity)]  # noqa: E731
-        qq, vv, qv, qa = contracted
-        for k in range(robot.nv):
-            e = np.zeros(robot.nv)
-            e[k] = 1e-6
-            plus, minus = first(cc.integrate(robot, q, e), v), first(cc.integrate(robot, q, -e), v)
-            faster, slower = first(q, v + e), first(q, v - e)
-            for ours, slope in ((qq, plus[0] - minus[0]), (qv, plus[1] - minus[1]), (qa, plus[2] - minus[2]),
-                                (vv, faster[1] - slower[1])):
-                assert np.abs(ours[k] - slope / 2e-6).max() <= 1e-6 * max(1.0, np.abs(ours).max()), (name, k)
+        for k, slopes in _second_order_slopes(robot, first, q, v, 1e-6):
+            for ours, slope in zip(contracted, slopes):
+                assert np.abs(ours[k] - slope).max() <= 1e-6 * max(1.0, np.abs(ours).max()), (name, k)
 
 
 def test_contracted_second_derivatives_forms_and_coordinates():
@@ -687,3 +689,33 @@ def test_contracted_second_derivatives_forms_and_coordinates():
     loops = cc.load_robot("fourbar")
     with pytest.raises(cc.StateError, match="closed loops"):
         cc.inverse_dynamics_second_derivatives_contracted(loops, *_state(loops, 0), np.ones(loops.nv))
+
+
+def test_forward_second_derivatives_are_the_slopes_of_the_first_on_every_joint_type(tmp_path):
+    """∂²q̈/∂q², ∂²q̈/∂q∂q̇, ∂²q̈/∂q∂τ against central differences of forward_dynamics_derivatives
+    along robot.integrate, ∂²q̈/∂q̇² against those in q̇, and the contracted form against the
+    tensors contracted, on every joint type. The step is 1e-4: q̈'s derivatives carry M⁻¹, whose
+    condition number (1.5e4 on mixed.urdf) multiplies the differences' round-off at smaller steps."""
+    from .engine_cases import robots
+
+    gravity = np.array([0.3, -1.0, -9.0])
+    rng = np.random.default_rng(6)
+    for name, robot in robots(tmp_path):
+        q, v, tau = _state(robot, 5)
+        lam = rng.standard_normal(robot.nv)
+        try:
+            cc.forward_dynamics(robot, q, v, tau)
+        except cc.SingularMassMatrixError:  # a massless base on a floating root: q̈ is not defined, nor ∂²q̈
+            for f in (lambda: cc.forward_dynamics_second_derivatives(robot, q, v, tau),
+                      lambda: cc.forward_dynamics_second_derivatives_contracted(robot, q, v, tau, lam)):
+                with pytest.raises(cc.SingularMassMatrixError):
+                    f()
+            continue
+        F = cc.forward_dynamics_second_derivatives(robot, q, v, tau, gravity=gravity)
+        for ours, T in zip(cc.forward_dynamics_second_derivatives_contracted(robot, q, v, tau, lam, gravity=gravity), F):
+            expected = np.einsum("i,ijk->jk", lam, T)
+            assert np.abs(ours - expected).max() <= 1e-11 * max(1.0, np.abs(expected).max()), name
+        first = lambda q_, v_: cc.forward_dynamics_derivatives(robot, q_, v_, tau, gravity=gravity)  # noqa: E731
+        for k, slopes in _second_order_slopes(robot, first, q, v, 1e-4):
+            for ours, slope in zip(F, slopes):
+                assert np.abs(ours[:, k, :] - slope).max() <= 1e-6 * max(1.0, np.abs(ours).max()), (name, k)

@@ -267,6 +267,50 @@ def inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd, lam, gravi
     ``lam_d2tau_dqdqdd``). Batches: q, qd, qdd, lam of shape (K, ·)."""
 
 
+def _composed(robot, q, states, one_state, fields, guard, data):
+    """A function composed of the public ones, in each form the compiled ones take: one state
+    (checked), a batch (state by state, into arrays whose size ``guard(K)`` checks first) and
+    ``data=`` (one state, into the workspace's ``fields``, each allocated on the first such call).
+    ``states``: the (name, array) pairs after q; ``one_state(q, *states)``: a tuple of arrays."""
+    try:
+        batch = np.ndim(q) == 2
+    except ValueError:  # a ragged list: the checked path says what is wrong with it, as everywhere
+        checked(robot, q, *states)
+        raise
+    single = len(fields) == 1
+    if data is not None:
+        if batch:
+            raise StateError(f"q: data= takes one state at a time, got a batch of {len(q)}; call without data= "
+                             "for batches")
+        check_data(robot, data, ReducedData if isinstance(robot, ReducedRobot) else Data)
+        guard(1)
+        results = one_state(*checked(robot, q, *states))
+        for name, result in zip(fields, results):
+            if getattr(data, name) is None:
+                setattr(data, name, np.empty_like(result))
+            getattr(data, name)[...] = result
+        out = tuple(getattr(data, name) for name in fields)
+        return out[0] if single else out
+    if batch:
+        if any(np.ndim(x) != 2 or len(x) != len(q) for _, x in states):
+            raise StateError(f"q and {', '.join(name for name, _ in states)} hold different numbers of states")
+        guard(len(q))
+        outs = None
+        for s_ in range(len(q)):
+            results = one_state(*checked(robot, q[s_], *((name, x[s_]) for name, x in states)))
+            if outs is None:
+                outs = tuple(np.empty((len(q), *r.shape)) for r in results)
+            for o, r in zip(outs, results):
+                o[s_] = r
+        if outs is None:  # no states: the shapes one state would give
+            probe = one_state(*checked(robot, robot.neutral_configuration(), *((n, np.zeros(robot.nv)) for n, _ in states)))
+            outs = tuple(np.empty((0, *r.shape)) for r in probe)
+        return outs[0] if single else outs
+    guard(1)
+    results = one_state(*checked(robot, q, *states))
+    return results[0] if single else results
+
+
 @named("dC", ("dC_dq",))
 def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel", force: bool = False,
                                 data: Data | None = None):
@@ -277,37 +321,75 @@ def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel"
     Batches: q, qd of shape (K, ·) give (K, nv, nv, nv). With ``data=`` (one state) the result is
     ``data.dC_dq``, allocated on the first such call."""
     n = robot.nv
-    try:
-        batch = np.ndim(q) == 2
-    except ValueError:  # a ragged list: the checked path says what is wrong with it, as everywhere
-        checked(robot, q, ("qd", qd))
-        raise
-    if data is not None:
-        if batch:
-            raise StateError(f"q: data= takes one state at a time, got a batch of {len(q)}; call without data= "
-                             "for batches")
-        check_data(robot, data, ReducedData if isinstance(robot, ReducedRobot) else Data)
-        result = coriolis_matrix_derivatives(robot, q, qd, factorization, force)
-        if data.dC_dq is None:
-            data.dC_dq = np.empty_like(result)
-        data.dC_dq[...] = result
-        return data.dC_dq
-    if batch:  # state by state (each checked), into one array whose size is checked first
-        if np.ndim(qd) != 2 or len(q) != len(qd):
-            raise StateError("q and qd hold different numbers of states")
-        check_gamma_bytes(n, len(q), force, "∂C/∂q")
-        check_memory(gamma_bytes_for(n, len(q) + 2), f"∂C/∂q of {len(q)} states")
-        out = np.empty((len(q), n, n, n))
-        for s in range(len(q)):
-            out[s] = coriolis_matrix_derivatives(robot, q[s], qd[s], factorization, force=True)
-        return out
-    check_gamma_bytes(n, 1, force, "∂C/∂q")
-    check_memory(gamma_bytes_for(n, 2), "∂C/∂q")
-    q, qd = checked(robot, q, ("qd", qd))
-    # [j] = ∂(C e_j)/∂q, (nv, nv), for the nv unit vectors at once
-    columns = coriolis_product_derivatives(robot, np.repeat(q[None], n, axis=0), np.repeat(qd[None], n, axis=0),
-                                           np.eye(n), factorization)[0]
-    return np.ascontiguousarray(columns.transpose(1, 0, 2))
+
+    def guard(K):
+        check_gamma_bytes(n, K, force, "∂C/∂q")
+        check_memory(gamma_bytes_for(n, K + 2), f"∂C/∂q of {K} states" if K > 1 else "∂C/∂q")
+
+    def one_state(q, qd):  # [j] = ∂(C e_j)/∂q, (nv, nv), for the nv unit vectors at once
+        columns = coriolis_product_derivatives(robot, np.repeat(q[None], n, axis=0), np.repeat(qd[None], n, axis=0),
+                                               np.eye(n), factorization)[0]
+        return (np.ascontiguousarray(columns.transpose(1, 0, 2)),)
+
+    return _composed(robot, q, (("qd", qd),), one_state, ("dC_dq",), guard, data)
+
+
+def _forward_second_order(robot, q, qd, tau, gravity, lam=None):
+    """∂²q̈ (lam None: the four nv³ tensors) or λᵀ∂²q̈ (four nv x nv) at one checked state, from
+    τ's: ID(q, q̇, FD(q, q̇, τ)) = τ differentiated twice gives, with a = q̈, T τ's tensors at a
+    and [i, j, k] = ∂/∂x_j (∂·_i/∂y_k),
+
+        M ∂²a/∂x_j∂y_k = −(T_xy[:, j, k] + [y = q] T_qa[:, k, :] a_x[:, j] + [x = q] T_qa[:, j, :] a_y[:, k]),
+        M ∂²a/∂q_j∂τ_k = −T_qa[:, j, :] M⁻¹[:, k],
+
+    and contracted with λ, τ's contraction with μ = M⁻¹ λ (M is symmetric)."""
+    a = forward_dynamics(robot, q, qd, tau, gravity)
+    a_q, a_v, Minv = forward_dynamics_derivatives(robot, q, qd, tau, gravity)
+    if lam is not None:
+        Cqq, Cvv, Cqv, Cqa = inverse_dynamics_second_derivatives_contracted(robot, q, qd, a, Minv @ lam, gravity)
+        Cqa_aq = Cqa @ a_q
+        return -(Cqq + Cqa_aq.T + Cqa_aq), -Cvv, -(Cqv + Cqa @ a_v), -(Cqa @ Minv)
+    Tqq, Tvv, Tqv, Tqa = inverse_dynamics_second_derivatives(robot, q, qd, a, gravity, force=True)
+    by_Minv = lambda T: -np.tensordot(Minv, T, axes=(1, 0))  # noqa: E731 (−M⁻¹ on the first index)
+    Tqa_aq = np.tensordot(Tqa, a_q, axes=(2, 0))  # [i, j, k] = Σ_l T_qa[i, j, l] a_q[l, k]
+    return (by_Minv(Tqq + Tqa_aq + Tqa_aq.transpose(0, 2, 1)), by_Minv(Tvv),
+            by_Minv(Tqv + np.tensordot(Tqa, a_v, axes=(2, 0))), by_Minv(np.tensordot(Tqa, Minv, axes=(2, 0))))
+
+
+@named("d2qdd", ("d2qdd_dq2", "d2qdd_dqd2", "d2qdd_dqdqd", "d2qdd_dqdtau"))
+def forward_dynamics_second_derivatives(robot, q, qd, tau, gravity=True, force: bool = False,
+                                        data: Data | None = None):
+    """(∂²q̈/∂q², ∂²q̈/∂q̇², ∂²q̈/∂q∂q̇, ∂²q̈/∂q∂τ) of the forward dynamics q̈ = M⁻¹(τ − C q̇ − g), each
+    (nv, nv, nv) with ``[i, j, k] = ∂/∂x_j (∂q̈_i/∂y_k)`` as for τ (inverse_dynamics_second_derivatives,
+    whose tensors at q̈ and forward_dynamics_derivatives give them: see _forward_second_order). q in
+    the tangent space. Four nv³ tensors: the second derivatives' guard, above 256 MiB refused unless
+    ``force=True``. Batches: q, qd, tau of shape (K, ·). With ``data=`` (one state) the results are
+    ``data.d2qdd_dq2``, ``d2qdd_dqd2``, ``d2qdd_dqdqd``, ``d2qdd_dqdtau``, allocated on the first such call."""
+    n = robot.nv
+    gravity = gravity_for(robot, gravity)
+
+    def guard(K):
+        _free_armature_guard(robot)
+        check_second_bytes(n, K, force)
+        check_memory(gamma_bytes_for(n, 4 * K + 8), "the forward dynamics' second-order derivatives")
+
+    return _composed(robot, q, (("qd", qd), ("tau", tau)),
+                     lambda q_, qd_, tau_: _forward_second_order(robot, q_, qd_, tau_, gravity),
+                     forward_dynamics_second_derivatives.names.outputs, guard, data)
+
+
+@named("lam_d2qdd", ("lam_d2qdd_dq2", "lam_d2qdd_dqd2", "lam_d2qdd_dqdqd", "lam_d2qdd_dqdtau"))
+def forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, lam, gravity=True, data: Data | None = None):
+    """(λᵀ∂²q̈/∂q², λᵀ∂²q̈/∂q̇², λᵀ∂²q̈/∂q∂q̇, λᵀ∂²q̈/∂q∂τ), each (nv, nv): Σ_i λ_i F[i, :, :] of
+    forward_dynamics_second_derivatives' tensors F, from τ's contraction with μ = M⁻¹λ at q̈ and the
+    first derivatives, without an nv³ array (what DDP on forward dynamics adds to iLQR). Batches:
+    q, qd, tau, lam of shape (K, ·). With ``data=`` (one state) the results are ``data.lam_d2qdd_dq2``,
+    ``lam_d2qdd_dqd2``, ``lam_d2qdd_dqdqd``, ``lam_d2qdd_dqdtau``, allocated on the first such call."""
+    gravity = gravity_for(robot, gravity)
+    return _composed(robot, q, (("qd", qd), ("tau", tau), ("lam", lam)),
+                     lambda q_, qd_, tau_, lam_: _forward_second_order(robot, q_, qd_, tau_, gravity, lam_),
+                     forward_dynamics_second_derivatives_contracted.names.outputs,
+                     lambda K: _free_armature_guard(robot), data)
 
 
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
@@ -458,6 +540,8 @@ __all__ = [
     "inverse_dynamics_derivatives",
     "inverse_dynamics_second_derivatives",
     "inverse_dynamics_second_derivatives_contracted",
+    "forward_dynamics_second_derivatives",
+    "forward_dynamics_second_derivatives_contracted",
     "largest_entries",
     "mass_matrix",
     "momentum_derivatives",

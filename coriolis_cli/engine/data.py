@@ -131,10 +131,15 @@ BLOCKS = (
 SECOND_OUTPUTS = ("d2tau_dq2", "d2tau_dqd2", "d2tau_dqdqd", "d2tau_dqdqdd")
 ALLOCATED_ON_FIRST_USE = {"second_outputs": SECOND_OUTPUTS}
 
+# the outputs of the functions composed of others (engine.api's _composed), each allocated on the
+# first data= call that writes it
+COMPOSED_OUTPUTS = ("dC_dq", "d2qdd_dq2", "d2qdd_dqd2", "d2qdd_dqdqd", "d2qdd_dqdtau", "lam_d2qdd_dq2",
+                    "lam_d2qdd_dqd2", "lam_d2qdd_dqdqd", "lam_d2qdd_dqdtau")
+
 # every name under which Data holds an output (BLOCKS', and those allocated on first use)
 _OUTPUTS = frozenset(
     [b.name for b in BLOCKS] + [n for b in BLOCKS for n in (*b.writable, *b.views)] + [b.outputs for b in BLOCKS if b.outputs]
-    + ["Gamma", "gamma_out", "second_out", "second_outputs", "dC_dq", *SECOND_OUTPUTS])
+    + ["Gamma", "gamma_out", "second_out", "second_outputs", *COMPOSED_OUTPUTS, *SECOND_OUTPUTS])
 
 # Data's fields as 0.1.0 named them, read for one more release with a DeprecationWarning: the
 # velocity is qd everywhere now, as the functions' parameters and compute's --what name it
@@ -214,9 +219,8 @@ class Data:
         self.Gamma = None  # allocated on first use: nv³ doubles
         self.gamma_out = None  # the core's writable Γ
         self.second_out, self.second_outputs = None, None  # the second-order derivatives: 4 nv³, on first use
-        for name in SECOND_OUTPUTS:
+        for name in (*SECOND_OUTPUTS, *COMPOSED_OUTPUTS):
             object.__setattr__(self, name, None)
-        self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use
 
     def __setattr__(self, name, value):
         """An output, once there, stays the array the data= calls write: rebinding it (data.M = ...)

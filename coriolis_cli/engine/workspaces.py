@@ -17,7 +17,7 @@ import numpy as np
 
 from ..model.coordinates import ReducedRobot
 from ..model.tree import RobotModel
-from .data import BLOCKS, SECOND_OUTPUTS, Data, former_names, lay_out_blocks
+from .data import BLOCKS, COMPOSED_OUTPUTS, SECOND_OUTPUTS, Data, former_names, lay_out_blocks
 
 KERNEL_SCRATCH, PER_THREAD = "engine: kernel scratch", "engine: per-thread workspaces"
 
@@ -38,9 +38,8 @@ class ReducedData:
         lay_out_blocks(self, n)  # as Data lays them out
         self.gamma_out, self.Gamma = None, None  # nv³: on first use
         self.second_out, self.second_outputs = None, None  # 4 nv³: on first use
-        for name in SECOND_OUTPUTS:
+        for name in (*SECOND_OUTPUTS, *COMPOSED_OUTPUTS):
             object.__setattr__(self, name, None)
-        self.dC_dq = None  # ∂C/∂q (coriolis_matrix_derivatives): nv³, on first use
         self._tmp = np.zeros((robot.full.nv, n))  # scratch of the congruences Aᵀ X A
         self._sq = np.zeros((n, n))
 
