@@ -106,10 +106,11 @@ def median_call_time(fn, repeat: int = 15, round_seconds: float = ROUND_SECONDS)
     return median_loop_time(run, repeat, round_seconds, max_per_round=1 << 20)
 
 
-def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C", "Gamma"), peers: bool = False,
+def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C", "Gamma"), peers: bool | str = False,
                  repeat: int = 15, batch: bool = False, slow_baselines: bool = True, codegen: bool = False) -> SystemBench:
     """Times through the public API (``data=`` and plain calls), and compiled loops as C++ is timed.
-    A robot in other coordinates has no compiled loop of its own; its peers run on the tree."""
+    A robot in other coordinates has no compiled loop of its own; its peers run on the tree.
+    ``peers``: False, True (Pinocchio's Python and our baselines) or "compiled" (Pinocchio's C++ too)."""
     n = robot.nv
     Q, QD = _states(robot)
     data = engine.create_data(robot)
@@ -145,12 +146,12 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
         ev = engine.coordinates.evaluation(robot)
         Qf = np.stack([ev.full_configuration(x) for x in Q])
         QDf = np.stack([ev.jacobian(x) @ v for x, v in zip(Q, QD)])
-        _peer_timings(robot.full, out, what, Qf, QDf, repeat, slow_baselines=False)
+        _peer_timings(robot.full, out, what, Qf, QDf, repeat, slow_baselines=False, compiled=peers == "compiled")
         for t in out.timings:
             if t.implementation.startswith("pinocchio"):
                 t.note += " (on the tree: coordinates not enforced)"
     elif peers:
-        _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines)
+        _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines, compiled=peers == "compiled")
     return out
 
 
@@ -245,7 +246,7 @@ def _generated_timings(robot, out, what, q, repeat):
             compiled.close()
 
 
-def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
+def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines, compiled=False):
     q, qd = Q[0], QD[0]
     n = robot.nv
     if pinocchio_peer.available():
@@ -296,6 +297,8 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
         if "dqdd" in what and derivatives:
             out.timings.append(Timing("dqdd", "pinocchio computeABADerivatives", 1e6 * median_call_time(
                 lambda: pin.computeABADerivatives(model, data, pq, pv, ptau), repeat), "Carpentier & Mansard"))
+        if compiled and {"dtau", "dqdd", "d2tau"} & set(what) and derivatives:
+            _compiled_peer_timings(robot, out, what, Q, QD, repeat)
         if "slotine" in what:
             out.timings.append(Timing("slotine", "pinocchio rnea", 1e6 * median_call_time(
                 lambda: pin.rnea(model, data, pq, pv, pa), repeat), "τ = M q̈ + C q̇ + g (q̇_r = q̇ only)"))
@@ -315,6 +318,28 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines):
         if is_serial_revolute(robot) and not robot.floating_base:
             out.timings.append(Timing("Gamma", "Safeea recursion (NumPy)", 1e6 * median_call_time(
                 lambda: christoffel_safeea(robot, q), repeat=3, round_seconds=0.0), "O(n³), Python"))
+
+
+PINOCCHIO_CPP = {"dtau": "computeRNEADerivatives", "dqdd": "computeABADerivatives",
+                 "d2tau": "ComputeRNEASecondOrderDerivatives"}
+
+
+def _compiled_peer_timings(robot, out, what, Q, QD, repeat):
+    """Pinocchio's C++ derivatives in a compiled loop at the bench's states (peers/pinocchio_cpp),
+    built once per machine; where it cannot be built or run, one note saying why."""
+    from ..peers import pinocchio_cpp
+
+    rng = np.random.default_rng(2)
+    A, TAU = rng.standard_normal((2, len(Q), robot.nv))
+    try:
+        times, _ = pinocchio_cpp.run(robot, Q, QD, A, TAU, repeat=max(repeat, 20))
+    except pinocchio_peer.PeerUnavailable as e:
+        warnings.warn(Note(f"{robot.name}: Pinocchio's C++ not timed: {e}"), stacklevel=2)
+        return
+    for key, function in PINOCCHIO_CPP.items():
+        if key in what:
+            out.timings.append(Timing(key, f"pinocchio C++ {function} (compiled loop)", times[key],
+                                      "g++ -O3, the pin wheel's headers"))
 
 
 def fit_slope(dofs, times) -> float | None:
@@ -363,7 +388,7 @@ def plan_jobs(robots, topologies, dofs, floating_base: bool, table1: bool) -> tu
     return "sweep", [BenchJob(f"{t}:{d}", f"{t}:{d}", t) for t in topologies for d in dofs]
 
 
-def run_jobs(mode: str, models, whats, floating_base: bool, peers: bool, repeat: int, batch: bool,
+def run_jobs(mode: str, models, whats, floating_base: bool, peers: bool | str, repeat: int, batch: bool,
              advance=None, codegen: bool = False) -> BenchReport:
     """Time each (job, model); ``advance(label)`` is called before each one (progress)."""
     systems = []

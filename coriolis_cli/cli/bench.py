@@ -108,6 +108,9 @@ def _table2(conflict, budget, fmt, output, force):
 @robot_options
 @click.option("--repeat", type=click.IntRange(3, 1000), default=15, show_default=True, help="Timed rounds of about 0.1 s each; the median per call is reported (µs).")
 @click.option("--peers", is_flag=True, help="Time Pinocchio and our own baselines in the same process.")
+@click.option("--compiled-peers", is_flag=True, help="With --peers, also time Pinocchio's C++ derivatives (dtau, "
+              "dqdd, d2tau) in a compiled loop: a small program built once against the pin wheel (about 40 s; "
+              "needs a C++ compiler and cmeel-eigen, in the bench extra) and cached.")
 @click.option("--batch", is_flag=True, help="Also time a batch of 10,000 states (per state, in parallel).")
 @click.option("--codegen", is_flag=True, help="Also time the C code 'coriolis codegen' writes for each ROBOT, built "
               "with -O2, in a compiled C loop (needs CasADi and a C compiler).")
@@ -121,8 +124,8 @@ def _table2(conflict, budget, fmt, output, force):
               help="table (rich, for people) or json (every number, for programs).")
 @click.option("-o", "--output", help="Write the report to this file.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, codegen, table2, budget, table1, plot, fmt,
-          output, force):
+def bench(robots, topology, dofs, what, floating_base, repeat, peers, compiled_peers, batch, codegen, table2, budget,
+          table1, plot, fmt, output, force):
     """Time M, Ṁ, C and Γ: on ROBOT files, over a DoF sweep of generated topologies, or as Table 1.
 
     Example: coriolis bench robots/panda.urdf --peers
@@ -152,6 +155,8 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, cod
         other = ", ".join(w for w in whats if w not in ("C", "Gamma"))
         raise StateError(f"--what {other}: a DoF sweep and Table 1 time C and Gamma; name a ROBOT for the rest",
                          hint="e.g. coriolis bench panda --what " + ",".join(whats))
+    if compiled_peers and not peers:
+        raise StateError("--compiled-peers times Pinocchio's C++ beside its Python: add --peers")
     models = [(job, load(job.source, floating_base)) for job in jobs]
     if peers:
         from ..peers import pinocchio as pinocchio_peer
@@ -166,7 +171,8 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, batch, cod
         def advance(label):
             bar.update(task, description=f"timing {label}", completed=next(done))
 
-        report = run_jobs(mode, models, whats, floating_base, peers, repeat, batch, advance, codegen)
+        report = run_jobs(mode, models, whats, floating_base, "compiled" if compiled_peers else peers, repeat, batch,
+                          advance, codegen)
     if plot:
         emit(sweep_plot(report.sweeps(), figure_format(plot)), plot, force)
     emit(to_json(report.as_dict()) if fmt == "json" else _render(report, peers), output, force)
