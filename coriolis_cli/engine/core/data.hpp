@@ -71,7 +71,8 @@ namespace coriolis {
     FIELD(d2BC, 0, 36, 0, 0) /* N x 6 x 6: ∂İ_X/∂q_k */                                                               \
     FIELD(d2Bv, 0, 36, 0, 0) /* N x 6 x 6: B(S_k, I_Z), ∂İ_X/∂q̇_k / 2 */                                             \
     FIELD(d2f, 0, 6, 0, 0) /* N x 6: ∂f_X/∂q_k */                                                                     \
-    FIELD(d2Lam, 0, 24, 0, 0) /* N x 4 x 6: λ-weighted sums of S over X's joint, above it; ∂/∂q_k */                  \
+    FIELD(d2Lam, 0, 48, 0, 0) /* N x 8 x 6: λ-weighted sums of S over X's joint, above it; ∂/∂q_k; products */        \
+    FIELD(d2Pre, 0, 0, 30, 0) /* nv x 5 x 6: contracted: a column's factors that do not move with q_k */               \
     FIELD(d2W, 0, 60, 0, 0) /* N x 2 x 5 x 6: λ-weighted row factors at X, and summed below X */                      \
                                                                                                                       \
     /* the forward dynamics' derivatives (forward_dynamics_derivatives.hpp) */                                        \

@@ -136,18 +136,47 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
     }
     // contracted: per body X, Λ_J = Σ λ_s S_s over X's joint, Λ_A over the joints above it, and
     // their ∂/∂q_k (Lam: N x [Λ_J, Λ_A, ∂Λ_J, ∂Λ_A]); W: the rows' factors at X and summed below X
-    double *Lam = data.d2Lam.data(), *W = data.d2W.data();
+    // and what of the pairs' factors does not move with q_k, dotted with Λ once per call: per
+    // body g1 = İ_Xᵀ Λ, g2 = I_X Λ (Λ = Λ_J + Λ_A), İ_Xᵀ Λ_J and I_X Λ_J; per column d (Pre) the
+    // factors F_q, F_q̇, F_q̈ and the transport T of the head of the d loop, and Λ_A × S_d
+    double *Lam = data.d2Lam.data(), *W = data.d2W.data(), *Pre = data.d2Pre.data();
     auto columns_of = [&](int X) { return std::pair<int, int>(model.v_start(X), X + 1 < N ? model.v_start(X + 1) : n); };
+    auto transposed = [](const double* A, const double* x, double* out) {  // out = Aᵀ x for a 6x6 A
+        for (int r = 0; r < 6; ++r) {
+            double acc = 0.0;
+            for (int c = 0; c < 6; ++c) acc += A[6 * c + r] * x[c];
+            out[r] = acc;
+        }
+    };
     if (lam) {
-        std::fill(Lam, Lam + 24 * N, 0.0);
+        std::fill(Lam, Lam + 48 * N, 0.0);
         for (int X = 0; X < N; ++X) {
-            double* LX = Lam + 24 * X;
+            double* LX = Lam + 48 * X;
             const auto [first, end] = columns_of(X);
             for (int s_ = first; s_ < end; ++s_)
                 for (int r = 0; r < 6; ++r) LX[r] += lam[s_] * S[6 * s_ + r];
             const int P = model.parent(X);
             if (P >= 0)
-                for (int r = 0; r < 6; ++r) LX[6 + r] = Lam[24 * P + 6 + r] + Lam[24 * P + r];
+                for (int r = 0; r < 6; ++r) LX[6 + r] = Lam[48 * P + 6 + r] + Lam[48 * P + r];
+            double L[6], t[6];
+            for (int r = 0; r < 6; ++r) L[r] = LX[r] + LX[6 + r];
+            transposed(BC + 36 * X, L, LX + 24);
+            matvec6(IC + 36 * X, L, LX + 30);
+            transposed(BC + 36 * X, LX, LX + 36);
+            matvec6(IC + 36 * X, LX, LX + 42);
+            for (int d = first; d < end; ++d) {
+                double* F = Pre + 30 * d;
+                const double* sd = S + 6 * d;
+                matvec6(BC + 36 * X, dV + 6 * d, F);  // F_q = İ_X ∂v/∂q_d + I_X ∂a/∂q_d
+                matvec6(IC + 36 * X, dA + 6 * d, t);
+                detail::add6(F, t);
+                matvec6(BC + 36 * X, sd, F + 6);  // F_q̇ = İ_X S_d + I_X ∂a/∂q̇_d
+                matvec6(IC + 36 * X, dAv + 6 * d, t);
+                detail::add6(F + 6, t);
+                matvec6(IC + 36 * X, sd, F + 12);  // F_q̈ = I_X S_d
+                crf_vec(sd, f + 6 * X, F + 18);    // T = S_d ×* f_X
+                crm_vec(LX + 6, sd, F + 24);       // Λ_A × S_d
+            }
         }
     }
     auto in_subtree = [&](int Y, int K) { return Y >= K && Y < model.body_end[K]; };  // Y ⪰ K
@@ -205,14 +234,14 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
         if (lam) {  // ∂Λ_J, ∂Λ_A along q_k (∂S_s is zero outside K's subtree), and W cleared
             std::fill(W, W + 60 * N, 0.0);
             for (int X = 0; X < N; ++X) {
-                double* LX = Lam + 24 * X;
+                double* LX = Lam + 48 * X;
                 std::fill(LX + 12, LX + 24, 0.0);
                 const auto [first, end] = columns_of(X);
                 for (int s_ = first; s_ < end; ++s_)
                     for (int r = 0; r < 6; ++r) LX[12 + r] += lam[s_] * dS[6 * s_ + r];
                 const int P = model.parent(X);
                 if (P >= 0)
-                    for (int r = 0; r < 6; ++r) LX[18 + r] = Lam[24 * P + 18 + r] + Lam[24 * P + 12 + r];
+                    for (int r = 0; r < 6; ++r) LX[18 + r] = Lam[48 * P + 18 + r] + Lam[48 * P + 12 + r];
             }
         }
         // the composites' changes: Z = K's subtree within X's, i.e. X if X ⪰ K, K if K ⪰ X, else none;
@@ -237,6 +266,47 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
             const double *ICx = IC + 36 * X, *BCx = BC + 36 * X, *dICx = dIC + 36 * Z, *dBCx = dBC + 36 * Z;
             const double* dBvx = dBv + 36 * Z;
             const int first = model.v_start(X), end = first + (X + 1 < N ? model.v_start(X + 1) : n) - first;
+            if (lam) {  // contracted: the rows of X's joint and above it at once; those below, per body
+                const double *LX = Lam + 48 * X, *LJ = LX, *LA = LX + 6, *dLJ = LX + 12, *dLA = LX + 18;
+                const double *g1 = LX + 24, *g2 = LX + 30, *dfZ = df + 6 * Z, *fX = f + 6 * X;
+                double L[6], dL[6], h1[6], h2[6], h3[6];
+                for (int r = 0; r < 6; ++r) {
+                    L[r] = LJ[r] + LA[r];
+                    dL[r] = dLJ[r] + dLA[r];
+                }
+                transposed(dBCx, L, h1);  // ∂İ_Xᵀ Λ, ∂I_X Λ, B(S_k, I_Z)ᵀ Λ
+                matvec6(dICx, L, h2);
+                transposed(dBvx, L, h3);
+                double* WX = W + 60 * X;  // Σ_d λ_d of the rows-below factors: P13, P25, P4, F_q̈, P7
+                transposed(BCx, dLJ, WX);
+                transposed(dBCx, LJ, t);
+                detail::add6(WX, t);
+                matvec6(ICx, dLJ, WX + 6);
+                matvec6(dICx, LJ, t);
+                detail::add6(WX + 6, t);
+                std::copy(LX + 36, LX + 48, WX + 12);
+                transposed(dBvx, LJ, WX + 24);
+                for (int r = 0; r < 6; ++r) WX[24 + r] *= 2.0;
+                const int LX_ = model.parent(X);
+                const int count = int(in_subtree(X, K)) + int(LX_ >= 0 && in_subtree(LX_, K));
+                for (int d = first; d < end; ++d) {
+                    const double *sd = S + 6 * d, *dsd = dS + 6 * d, *F = Pre + 30 * d;
+                    const int64_t at = int64_t(k) * n + d;
+                    crm_vec(LA, dsd, t);  // Λ_A · ∂T = f_X · (Λ_A × ∂S_d) + ∂f_Z · (Λ_A × S_d)
+                    d2q[at] += dot6(dL, F) + dot6(dLA, F + 18) + dot6(g1, ddV + 6 * d) + dot6(g2, ddA + 6 * d) +
+                               dot6(h1, dV + 6 * d) + dot6(h2, dA + 6 * d) + dot6(fX, t) + dot6(dfZ, F + 24);
+                    dqv[at] += dot6(dL, F + 6) + dot6(g1, dsd) + dot6(g2, ddAv + 6 * d) + dot6(h1, sd) +
+                               dot6(h2, dAv + 6 * d);
+                    dqa[at] += dot6(dL, F + 12) + dot6(g2, dsd) + dot6(h2, sd);
+                    double e = 2.0 * dot6(h3, sd);
+                    if (count) {
+                        crm_vec(sk, sd, u);
+                        e += count * dot6(g2, u);
+                    }
+                    d2v[at] += e;
+                }
+                continue;
+            }
             for (int d = first; d < end; ++d) {  // d: the deeper column of the pairs, in X
                 const double *sd = S + 6 * d, *dsd = dS + 6 * d;
                 // as the column j of a pair with a row s above or beside it (X = d's body):
@@ -296,24 +366,6 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
                 matvec6(ICx, dsd, P25);  // I_X ∂S_d + ∂I_X S_d (both symmetric)
                 matvec6(dICx, sd, t);
                 detail::add6(P25, t);
-                if (lam) {  // the rows of X's joint and above it at once; the rows below, per body
-                    const double *LJ = Lam + 24 * X, *LA = LJ + 6, *dLJ = LJ + 12, *dLA = LJ + 18;
-                    double L[6], dL[6];
-                    for (int r = 0; r < 6; ++r) {
-                        L[r] = LJ[r] + LA[r];
-                        dL[r] = dLJ[r] + dLA[r];
-                    }
-                    const int64_t at = int64_t(k) * n + d;
-                    d2q[at] += dot6(dL, Fq) + dot6(dLA, T) + dot6(L, dFq) + dot6(LA, dT);
-                    dqv[at] += dot6(dL, Fv) + dot6(L, dFv);
-                    dqa[at] += dot6(dL, Fa) + dot6(L, dFa);
-                    d2v[at] += dot6(L, Fvv);
-                    double* WX = W + 60 * X;
-                    const double* factors[5] = {P13, P25, P4, Fa, P7};
-                    for (int m = 0; m < 5; ++m)
-                        for (int r = 0; r < 6; ++r) WX[6 * m + r] += lam[d] * factors[m][r];
-                    continue;
-                }
                 // rows s in X's joint (j = d, no transport), then the columns above X's joint
                 for (int s_ = first; s_ < end; ++s_) {
                     const double *ss = S + 6 * s_, *dss = dS + 6 * s_;
