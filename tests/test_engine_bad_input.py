@@ -112,3 +112,25 @@ def test_the_derivative_fit_equals_savitzky_golay_on_even_stamps_and_refuses_wha
                  (t, X.astype(np.float32), w, 1, 0, n, 1.0, np.empty((n, 2)))):
         with pytest.raises(ValueError):
             compiled.local_polynomial(*args)
+
+
+def test_loop_coordinates_that_are_not_the_tree_s_are_refused():
+    """The loop solve's coordinate table names q and v entries the core follows without checks: a
+    kind out of range, a spherical joint's three rows incomplete or out of order, an index past q
+    or past the coordinates are one ValueError each, never a read out of bounds."""
+    import os
+
+    robot = cc.load_robot(os.path.join(os.path.dirname(__file__), "data", "mjcf", "rod_leg.xml"))
+    loops, tree = robot.map, robot.full
+    data = cc.create_data(tree)
+    q, r, K = tree.neutral_configuration(), np.zeros(loops.n_rows), np.zeros((loops.n_rows, tree.nv))
+    last = tree.nq - 2  # a quaternion from here would run past q
+    for table in ([[4, 0, 0]], [[2, 0, 0]], [[1, 0, 0], [2, 0, 0]], [[0, tree.nq, 0]], [[0, 0, tree.nv]],
+                  [[1, last, 0], [2, last, 0], [3, last, 0]], [[1, 0, 0], [3, 0, 0], [2, 0, 0]]):
+        table = np.array(table, dtype=np.int64)
+        with pytest.raises(ValueError, match="table: not the loop coordinates of this tree"):
+            compiled.loop_newton(data.core, *loops.packed, table, np.zeros((len(table), 9)), q, np.zeros(len(table)),
+                                 np.zeros(0, dtype=np.int64), r, K, 1e-12, 5)
+    with pytest.raises(ValueError, match="dep: an index out of range"):
+        compiled.loop_newton(data.core, *loops.packed, loops.coordinate_table, loops.coordinate_basis, q,
+                             loops.guess_x.copy(), np.array([len(loops.guess_x)]), r, K, 1e-12, 5)
