@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import warnings
 
 import numpy as np
@@ -47,6 +48,8 @@ ROBOTS = {
     "quadruped (mixed)": lambda: cc.load_robot("quadruped", floating_base=True, base_velocity="mixed"),
     "quadruped (inertial)": lambda: cc.load_robot("quadruped", floating_base=True, base_velocity="inertial"),
     "fourbar (loop)": lambda: cc.load_robot("fourbar"),
+    "rod leg (loops through a ball joint)": lambda: cc.load_robot(os.path.join(os.path.dirname(__file__), "data", "mjcf",
+                                                                               "rod_leg.xml")),
 }
 
 
