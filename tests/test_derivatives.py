@@ -689,6 +689,10 @@ def test_contracted_second_derivatives_forms_and_coordinates():
     loops = cc.load_robot("fourbar")
     with pytest.raises(cc.StateError, match="closed loops"):
         cc.inverse_dynamics_second_derivatives_contracted(loops, *_state(loops, 0), np.ones(loops.nv))
+    nan = np.full(7, np.nan)  # a co-state that is not finite: refused, as a velocity is, never NaN outputs
+    for f in (cc.inverse_dynamics_second_derivatives_contracted, cc.forward_dynamics_second_derivatives_contracted):
+        with pytest.raises(cc.StateError, match=r"lam\[panda_joint1\] is not finite"):
+            f(robot, Q[0], V[0], A[0], nan)
 
 
 def test_forward_second_derivatives_are_the_slopes_of_the_first_on_every_joint_type(tmp_path):

@@ -97,7 +97,7 @@ namespace detail {
 inline int64_t second_derivatives(const Model& model, Data& data, const double* q, const double* qd,
                                   const double* qdd, const double* gravity, const double* lam, double* d2q,
                                   double* d2v, double* dqv, double* dqa) {
-    const int64_t status = forward_pass(model, data, q, qd, qdd, qdd, 2);
+    const int64_t status = forward_pass(model, data, q, qd, qdd, lam ? lam : qdd, lam ? 3 : 2);  // λ checked too
     if (failed(status)) return status;
     const int n = model.nv, N = model.N;
     // Every entry the robot's tree can fill is assigned below on every call, so the outputs are
