@@ -36,6 +36,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "armature.hpp"
 #include "rnea_derivatives.hpp"
@@ -61,6 +62,50 @@ inline void bracket(const double* s, const double* Y, double* out) {
 
 inline void add6(double* x, const double* y) {
     for (int r = 0; r < 6; ++r) x[r] += y[r];
+}
+
+// out = B(v, I)ᵀ y (B the Christoffel factor, core paper eq. 10: B m = ½[v ×* I m + m ×* I v − I (v × m)]),
+// given I y and I v: ½[−I (v × y) − y ×* I v + v ×* I y]
+inline void factor_transposed(const double* v, const double* I, const double* y, const double* Iy, const double* Iv,
+                              double* out) {
+    double a[6], b[6], c[6];
+    crm_vec(v, y, a);
+    matvec6(I, a, b);
+    crf_vec(y, Iv, c);
+    crf_vec(v, Iy, a);
+    for (int r = 0; r < 6; ++r) out[r] = 0.5 * (a[r] - b[r] - c[r]);
+}
+
+// Contracted, for a body X strictly below K (Z = X, and ∂S_d = S_k × S_d on X's own columns, so
+// ∂Λ_J = S_k × Λ_J): with [S, Y]ᵀ y = S ×* (Yᵀ y) − Yᵀ (S × y) and B(v, I)ᵀ by factor_transposed,
+//   h1 = ∂İ_Xᵀ Λ = S_k ×* g1 − İ_Xᵀ (S_k × Λ) + 2 B(∂v/∂q_k, I_X)ᵀ Λ,   h2 = ∂I_X Λ = S_k ×* g2 − I_X (S_k × Λ),
+//   h3 = B(S_k, I_X)ᵀ Λ, and the rows-below factors P13 = S_k ×* (İ_Xᵀ Λ_J) + 2 B(∂v/∂q_k, I_X)ᵀ Λ_J,
+//   P25 = S_k ×* (I_X Λ_J), P7 = 2 B(S_k, I_X)ᵀ Λ_J (W: P13, P25, then P7 at 24; 12-23 are the caller's)
+inline void moved_products(const double* sk, const double* dvk, const double* I, const double* Bc, const double* L,
+                           const double* g1, const double* g2, const double* LJ, const double* BcLJ, const double* ILJ,
+                           double* h1, double* h2, double* h3, double* W) {
+    double sL[6], t[6], Is[6], Idv[6], x[6];
+    crm_vec(sk, L, sL);
+    matvec6(I, sk, Is);
+    matvec6(I, dvk, Idv);
+    crf_vec(sk, g2, h2);  // h2
+    matvec6(I, sL, t);
+    for (int r = 0; r < 6; ++r) h2[r] -= t[r];
+    crf_vec(sk, g1, h1);  // h1
+    for (int r = 0; r < 6; ++r) {
+        double acc = 0.0;
+        for (int c = 0; c < 6; ++c) acc += Bc[6 * c + r] * sL[c];
+        h1[r] -= acc;
+    }
+    factor_transposed(dvk, I, L, g2, Idv, x);
+    for (int r = 0; r < 6; ++r) h1[r] += 2.0 * x[r];
+    factor_transposed(sk, I, L, g2, Is, h3);  // h3
+    crf_vec(sk, BcLJ, W);  // P13
+    factor_transposed(dvk, I, LJ, ILJ, Idv, x);
+    for (int r = 0; r < 6; ++r) W[r] += 2.0 * x[r];
+    crf_vec(sk, ILJ, W + 6);  // P25
+    factor_transposed(sk, I, LJ, ILJ, Is, W + 24);  // P7
+    for (int r = 0; r < 6; ++r) W[24 + r] *= 2.0;
 }
 
 }  // namespace detail
@@ -180,6 +225,7 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
         }
     }
     auto in_subtree = [&](int Y, int K) { return Y >= K && Y < model.body_end[K]; };  // Y ⪰ K
+    std::vector<int> order(N);  // per direction: the bodies related to it
     double *dS = data.d2S.data(), *ddV = data.d2V.data(), *ddA = data.d2A.data(), *ddAv = data.d2Av.data();
     double *dIC = data.d2IC.data(), *dBC = data.d2BC.data(), *dBv = data.d2Bv.data(), *df = data.d2f.data();
     double dvY[6], daY[6], dvJ[6], t[6], u[6];
@@ -210,7 +256,8 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
             const double* sj = S + 6 * j;
             double* dsj = dS + 6 * j;
             if (!in_subtree(J, K)) {  // then J's parent is not in it either: nothing of column j moves
-                for (double* x : {dsj, ddV + 6 * j, ddA + 6 * j, ddAv + 6 * j}) std::fill(x, x + 6, 0.0);
+                if (in_subtree(K, J))  // read as a column above K's pairs; the unrelated are never read
+                    for (double* x : {dsj, ddV + 6 * j, ddA + 6 * j, ddAv + 6 * j}) std::fill(x, x + 6, 0.0);
                 continue;
             }
             crm_vec(sk, sj, dsj);
@@ -231,38 +278,44 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
             detail::add6(ddAv + 6 * j, t);
             detail::add6(ddAv + 6 * j, ddV + 6 * j);
         }
-        if (lam) {  // ∂Λ_J, ∂Λ_A along q_k (∂S_s is zero outside K's subtree), and W cleared
-            std::fill(W, W + 60 * N, 0.0);
-            for (int X = 0; X < N; ++X) {
+        // the bodies related to K, the only ones whose entries move: its ancestors, then its subtree
+        int related = 0;
+        for (int Y = model.parent(K); Y >= 0; Y = model.parent(Y)) order[related++] = Y;
+        for (int Y = K; Y < model.body_end[K]; ++Y) order[related++] = Y;
+        if (lam) {  // ∂Λ_J, ∂Λ_A along q_k (zero above K: ∂S_s is zero outside K's subtree), and W cleared
+            for (int i = 0; i < related; ++i) {
+                const int X = order[i];
                 double* LX = Lam + 48 * X;
                 std::fill(LX + 12, LX + 24, 0.0);
+                std::fill(W + 60 * X, W + 60 * X + 60, 0.0);
+                if (X < K) continue;
                 const auto [first, end] = columns_of(X);
                 for (int s_ = first; s_ < end; ++s_)
                     for (int r = 0; r < 6; ++r) LX[12 + r] += lam[s_] * dS[6 * s_ + r];
                 const int P = model.parent(X);
-                if (P >= 0)
+                if (X > K)
                     for (int r = 0; r < 6; ++r) LX[18 + r] = Lam[48 * P + 18 + r] + Lam[48 * P + 12 + r];
             }
         }
         // the composites' changes: Z = K's subtree within X's, i.e. X if X ⪰ K, K if K ⪰ X, else none;
         // only bodies X related to K have any, and only pairs whose deeper body is such an X move
-        auto meet = [&](int X) { return in_subtree(X, K) ? X : (in_subtree(K, X) ? K : -1); };
         for (int Z = K; Z < model.body_end[K]; ++Z) {  // what depends on Z alone, kept at Z (K's for K's ancestors)
             double B2[36];
-            detail::bracket(sk, IC + 36 * Z, dIC + 36 * Z);
-            detail::bracket(sk, BC + 36 * Z, dBC + 36 * Z);
-            body_factorization(dvk, IC + 36 * Z, CHRISTOFFEL, B2);
-            for (int r = 0; r < 36; ++r) dBC[36 * Z + r] += 2.0 * B2[r];
-            body_factorization(sk, IC + 36 * Z, CHRISTOFFEL, dBv + 36 * Z);  // B(S_k, I_Z), for q̇_k
+            // ∂f_Z always; contracted, the 6x6 changes below K are only ever applied to a vector
             crf_vec(sk, f + 6 * Z, df + 6 * Z);
             matvec6(BC + 36 * Z, dvk, t);
             detail::add6(df + 6 * Z, t);
             matvec6(IC + 36 * Z, dA + 6 * k, t);
             detail::add6(df + 6 * Z, t);
+            if (lam && Z != K) continue;
+            detail::bracket(sk, IC + 36 * Z, dIC + 36 * Z);
+            detail::bracket(sk, BC + 36 * Z, dBC + 36 * Z);
+            body_factorization(dvk, IC + 36 * Z, CHRISTOFFEL, B2);
+            for (int r = 0; r < 36; ++r) dBC[36 * Z + r] += 2.0 * B2[r];
+            body_factorization(sk, IC + 36 * Z, CHRISTOFFEL, dBv + 36 * Z);  // B(S_k, I_Z), for q̇_k
         }
-        for (int X = 0; X < N; ++X) {
-            const int Z = meet(X);
-            if (Z < 0) continue;
+        for (int i = 0; i < related; ++i) {
+            const int X = order[i], Z = X < K ? K : X;
             const double *ICx = IC + 36 * X, *BCx = BC + 36 * X, *dICx = dIC + 36 * Z, *dBCx = dBC + 36 * Z;
             const double* dBvx = dBv + 36 * Z;
             const int first = model.v_start(X), end = first + (X + 1 < N ? model.v_start(X + 1) : n) - first;
@@ -274,19 +327,23 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
                     L[r] = LJ[r] + LA[r];
                     dL[r] = dLJ[r] + dLA[r];
                 }
-                transposed(dBCx, L, h1);  // ∂İ_Xᵀ Λ, ∂I_X Λ, B(S_k, I_Z)ᵀ Λ
-                matvec6(dICx, L, h2);
-                transposed(dBvx, L, h3);
                 double* WX = W + 60 * X;  // Σ_d λ_d of the rows-below factors: P13, P25, P4, F_q̈, P7
-                transposed(BCx, dLJ, WX);
-                transposed(dBCx, LJ, t);
-                detail::add6(WX, t);
-                matvec6(ICx, dLJ, WX + 6);
-                matvec6(dICx, LJ, t);
-                detail::add6(WX + 6, t);
                 std::copy(LX + 36, LX + 48, WX + 12);
-                transposed(dBvx, LJ, WX + 24);
-                for (int r = 0; r < 6; ++r) WX[24 + r] *= 2.0;
+                if (Z == K) {  // K and its ancestors: ∂İ_Xᵀ Λ, ∂I_X Λ, B(S_k, I_Z)ᵀ Λ from K's matrices
+                    transposed(dBCx, L, h1);
+                    matvec6(dICx, L, h2);
+                    transposed(dBvx, L, h3);
+                    transposed(BCx, dLJ, WX);
+                    transposed(dBCx, LJ, t);
+                    detail::add6(WX, t);
+                    matvec6(ICx, dLJ, WX + 6);
+                    matvec6(dICx, LJ, t);
+                    detail::add6(WX + 6, t);
+                    transposed(dBvx, LJ, WX + 24);
+                    for (int r = 0; r < 6; ++r) WX[24 + r] *= 2.0;
+                } else {  // below K the same products without the matrices (the head's contraction note)
+                    detail::moved_products(sk, dvk, ICx, BCx, L, g1, g2, LJ, LX + 36, LX + 42, h1, h2, h3, WX);
+                }
                 const int LX_ = model.parent(X);
                 const int count = int(in_subtree(X, K)) + int(LX_ >= 0 && in_subtree(LX_, K));
                 for (int d = first; d < end; ++d) {
@@ -401,13 +458,18 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
         if (!lam) continue;
         // contracted: the rows below each column s (the deeper columns d of its pairs), by the
         // factors summed over the bodies below s's body
-        for (int X = N - 1; X >= 0; --X) {
+        const int ancestors = related - (model.body_end[K] - K);
+        auto pass_up = [&](int X) {
             const int P = model.parent(X);
-            if (P < 0) continue;
+            if (P < 0) return;
             double *below = W + 60 * P + 30, *at = W + 60 * X;
             for (int r = 0; r < 30; ++r) below[r] += at[r] + at[30 + r];
-        }
-        for (int s_ = 0; s_ < n; ++s_) {
+        };
+        for (int i = related - 1; i >= ancestors; --i) pass_up(order[i]);  // the subtree, from its leaves
+        for (int i = 0; i < ancestors; ++i) pass_up(order[i]);              // then K's ancestors, deepest first
+        for (int i = 0; i < related; ++i) {
+            const auto [first_s, end_s] = columns_of(order[i]);
+            for (int s_ = first_s; s_ < end_s; ++s_) {
             const int Y = model.col_body(s_), LY = model.parent(Y);
             const double *B = W + 60 * Y + 30, *ss = S + 6 * s_, *dss = dS + 6 * s_;
             const double *B13 = B, *B25 = B + 6, *B4 = B + 12, *BFa = B + 18, *B7 = B + 24;
@@ -422,6 +484,7 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
                 e += count_s * dot6(BFa, u);
             }
             d2v[at] += e;
+            }
         }
     }
     add_armature_second_derivatives(model, d2v, lam);
