@@ -92,11 +92,8 @@ inline void moved_products(const double* sk, const double* dvk, const double* I,
     matvec6(I, sL, t);
     for (int r = 0; r < 6; ++r) h2[r] -= t[r];
     crf_vec(sk, g1, h1);  // h1
-    for (int r = 0; r < 6; ++r) {
-        double acc = 0.0;
-        for (int c = 0; c < 6; ++c) acc += Bc[6 * c + r] * sL[c];
-        h1[r] -= acc;
-    }
+    matvec6_transposed(Bc, sL, t);
+    for (int r = 0; r < 6; ++r) h1[r] -= t[r];
     factor_transposed(dvk, I, L, g2, Idv, x);
     for (int r = 0; r < 6; ++r) h1[r] += 2.0 * x[r];
     factor_transposed(sk, I, L, g2, Is, h3);  // h3
@@ -186,13 +183,6 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
     // factors F_q, F_q̇, F_q̈ and the transport T of the head of the d loop, and Λ_A × S_d
     double *Lam = data.d2Lam.data(), *W = data.d2W.data(), *Pre = data.d2Pre.data();
     auto columns_of = [&](int X) { return std::pair<int, int>(model.v_start(X), X + 1 < N ? model.v_start(X + 1) : n); };
-    auto transposed = [](const double* A, const double* x, double* out) {  // out = Aᵀ x for a 6x6 A
-        for (int r = 0; r < 6; ++r) {
-            double acc = 0.0;
-            for (int c = 0; c < 6; ++c) acc += A[6 * c + r] * x[c];
-            out[r] = acc;
-        }
-    };
     if (lam) {
         std::fill(Lam, Lam + 48 * N, 0.0);
         for (int X = 0; X < N; ++X) {
@@ -205,9 +195,9 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
                 for (int r = 0; r < 6; ++r) LX[6 + r] = Lam[48 * P + 6 + r] + Lam[48 * P + r];
             double L[6], t[6];
             for (int r = 0; r < 6; ++r) L[r] = LX[r] + LX[6 + r];
-            transposed(BC + 36 * X, L, LX + 24);
+            matvec6_transposed(BC + 36 * X, L, LX + 24);
             matvec6(IC + 36 * X, L, LX + 30);
-            transposed(BC + 36 * X, LX, LX + 36);
+            matvec6_transposed(BC + 36 * X, LX, LX + 36);
             matvec6(IC + 36 * X, LX, LX + 42);
             for (int d = first; d < end; ++d) {
                 double* F = Pre + 30 * d;
@@ -330,16 +320,16 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
                 double* WX = W + 60 * X;  // Σ_d λ_d of the rows-below factors: P13, P25, P4, F_q̈, P7
                 std::copy(LX + 36, LX + 48, WX + 12);
                 if (Z == K) {  // K and its ancestors: ∂İ_Xᵀ Λ, ∂I_X Λ, B(S_k, I_Z)ᵀ Λ from K's matrices
-                    transposed(dBCx, L, h1);
+                    matvec6_transposed(dBCx, L, h1);
                     matvec6(dICx, L, h2);
-                    transposed(dBvx, L, h3);
-                    transposed(BCx, dLJ, WX);
-                    transposed(dBCx, LJ, t);
+                    matvec6_transposed(dBvx, L, h3);
+                    matvec6_transposed(BCx, dLJ, WX);
+                    matvec6_transposed(dBCx, LJ, t);
                     detail::add6(WX, t);
                     matvec6(ICx, dLJ, WX + 6);
                     matvec6(dICx, LJ, t);
                     detail::add6(WX + 6, t);
-                    transposed(dBvx, LJ, WX + 24);
+                    matvec6_transposed(dBvx, LJ, WX + 24);
                     for (int r = 0; r < 6; ++r) WX[24 + r] *= 2.0;
                 } else {  // below K the same products without the matrices (the head's contraction note)
                     detail::moved_products(sk, dvk, ICx, BCx, L, g1, g2, LJ, LX + 36, LX + 42, h1, h2, h3, WX);

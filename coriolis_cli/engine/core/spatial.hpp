@@ -65,6 +65,15 @@ inline void matvec6(const double* A, const double* x, double* out) {
     }
 }
 
+// out = Aᵀ x for a 6x6 A
+inline void matvec6_transposed(const double* A, const double* x, double* out) {
+    for (int r = 0; r < 6; ++r) {
+        double s = 0.0;
+        for (int c = 0; c < 6; ++c) s += A[c * 6 + r] * x[c];
+        out[r] = s;
+    }
+}
+
 inline double dot6(const double* a, const double* b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
