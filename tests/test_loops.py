@@ -465,3 +465,12 @@ def test_a_loop_through_a_ball_joint_converts_to_yaml_and_back(rod_leg, tmp_path
     assert again.config_names == rod_leg.config_names
     q = cc.random_configuration(rod_leg, 7)
     assert np.allclose(cc.mass_matrix(again, q), cc.mass_matrix(rod_leg, q), rtol=0, atol=1e-12)
+
+
+def test_info_says_which_of_a_ball_joint_s_angles_the_loops_solve(run_cli):
+    import json
+
+    r = run_cli("info", ROD_LEG, "--format", "json")
+    joints = {j["name"]: j for j in json.loads(r.out)["joints"]}
+    assert joints["rod"]["solved_angles"] == ["swing1", "swing2"] and not joints["rod"]["solved_by_loops"]
+    assert joints["shin"]["solved_by_loops"] and joints["shin"]["solved_angles"] is None

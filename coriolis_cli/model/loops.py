@@ -96,21 +96,16 @@ class LoopMap:
                 raise ModelError(f"loop closure '{c.name}' joins two links of one rigid body (joined by fixed joints): "
                                  "it closes no loop")
         self._coordinates(np.flatnonzero(in_loop))
-        names = {n: k for k, n in enumerate(self.coordinate_names)}
-        joints_of = {}
-        for k, b in enumerate(self.coordinate_body):
-            joints_of.setdefault(robot.bodies[b].joint.name, []).append(k)
         for name in desc.independent:
-            if name not in by_name and name not in names:
+            if name not in by_name and name not in self.coordinate_names:
                 raise ModelError(f"independent coordinate '{name}' is a fixed joint")
-        guess = dict(desc.guess)
         self.n_rows = sum(c.rows for c in self.closures)
         self.packed = _pack(robot, self.closures)
-        self.guess_x = self._guess(guess, names, joints_of)
+        self.guess_x = self._guess(dict(desc.guess))
         # joints outside the loops are independent whether listed or not
         self.choice = "listed"
         if desc.independent or desc.origin_format != "mjcf":
-            chosen = {k for n in desc.independent for k in joints_of.get(n, [names[n]] if n in names else [])}
+            chosen = {k for n in desc.independent for k in self.coordinates_named(n)}
         else:
             chosen = self._choose_independent(set(desc.actuated))
         self.loop_ind = np.array(sorted(chosen), dtype=np.int64)
@@ -124,13 +119,25 @@ class LoopMap:
             raise ModelError(f"{said}: list the linkage's minimal coordinates among its joints there (loop joints: "
                              f"{', '.join(self.dependent_names)})")
 
-    def _guess(self, guess: dict, names: dict, joints_of: dict) -> np.ndarray:
+    def coordinates_named(self, name: str) -> list[int]:
+        """The loop coordinates a name stands for: a joint's (a spherical joint's three), or the one
+        coordinate of that name (``JOINT_spin``); none for a joint off the loops."""
+        joint = [k for k, b in enumerate(self.coordinate_body) if self.robot.bodies[b].joint.name == name]
+        return joint or [k for k, n in enumerate(self.coordinate_names) if n == name]
+
+    def solved_angles(self, joint_name: str) -> tuple[str, ...]:
+        """The angles of a spherical joint on a loop that the loops solve for (their suffixes)."""
+        solved = set(int(k) for k in self.dep)
+        return tuple(self.coordinate_names[k][len(joint_name) + 1:] for k in self.coordinates_named(joint_name)
+                     if k in solved and self.coordinate_table[k, 0] > 0)
+
+    def _guess(self, guess: dict) -> np.ndarray:
         """x at the guess (default 0): a coordinate's value by its name, a spherical joint's
         quaternion (x, y, z, w) by the joint's (MJCF's keyframe)."""
         x = np.zeros(len(self.coordinate_names))
         for name, value in guess.items():
             value = np.atleast_1d(np.asarray(value, dtype=float))
-            ks = joints_of.get(name, [names[name]] if name in names else [])
+            ks = self.coordinates_named(name)
             if not ks:
                 raise ModelError(f"guess names '{name}', which is not a joint of the loops "
                                  f"(those are: {', '.join(self.coordinate_names)})")

@@ -21,7 +21,9 @@ def _fmt_limit(x):
 
 def info_record(robot: RobotModel) -> dict:
     joints = []
-    solved = set(getattr(getattr(robot, "map", None), "dependent_names", ()))  # closed loops' solved coordinates
+    loops = getattr(robot, "map", None)
+    loops = loops if hasattr(loops, "solved_angles") else None  # a robot with closed loops
+    solved = set(getattr(loops, "dependent_names", ()))  # closed loops' solved coordinates
     for b in robot.bodies:
         j = b.joint
         lim = j.limits
@@ -41,8 +43,7 @@ def info_record(robot: RobotModel) -> dict:
                 "armature": list(j.armature) if any(j.armature) else None,
                 # a 1-DoF joint, or the angles of a spherical one (model.loops) the loops solve for
                 "solved_by_loops": j.name in solved,
-                "solved_angles": sorted(n[len(j.name) + 1:] for n in solved if n.startswith(j.name + "_")
-                                        and j.type == "spherical") or None,
+                "solved_angles": (list(loops.solved_angles(j.name)) or None) if loops is not None else None,
             }
         )
     desc = robot.description
