@@ -298,7 +298,7 @@ def _peer_timings(robot, out, what, Q, QD, repeat, slow_baselines, compiled=Fals
             out.timings.append(Timing("dqdd", "pinocchio computeABADerivatives", 1e6 * median_call_time(
                 lambda: pin.computeABADerivatives(model, data, pq, pv, ptau), repeat), "Carpentier & Mansard"))
         if compiled and {"dtau", "dqdd", "d2tau"} & set(what) and derivatives:
-            _compiled_peer_timings(robot, out, what, Q, QD, repeat)
+            _compiled_peer_timings(robot, out, what, Q, QD, repeat, peer)
         if "slotine" in what:
             out.timings.append(Timing("slotine", "pinocchio rnea", 1e6 * median_call_time(
                 lambda: pin.rnea(model, data, pq, pv, pa), repeat), "τ = M q̈ + C q̇ + g (q̇_r = q̇ only)"))
@@ -324,7 +324,7 @@ PINOCCHIO_CPP = {"dtau": "computeRNEADerivatives", "dqdd": "computeABADerivative
                  "d2tau": "ComputeRNEASecondOrderDerivatives"}
 
 
-def _compiled_peer_timings(robot, out, what, Q, QD, repeat):
+def _compiled_peer_timings(robot, out, what, Q, QD, repeat, peer):
     """Pinocchio's C++ derivatives in a compiled loop at the bench's states (peers/pinocchio_cpp),
     built once per machine; where it cannot be built or run, one note saying why."""
     from ..peers import pinocchio_cpp
@@ -332,7 +332,7 @@ def _compiled_peer_timings(robot, out, what, Q, QD, repeat):
     rng = np.random.default_rng(2)
     A, TAU = rng.standard_normal((2, len(Q), robot.nv))
     try:
-        times, _ = pinocchio_cpp.run(robot, Q, QD, A, TAU, repeat=max(repeat, 20))
+        times, _ = pinocchio_cpp.run(robot, Q, QD, A, TAU, repeat=max(repeat, 20), peer=peer)
     except pinocchio_peer.PeerUnavailable as e:
         warnings.warn(Note(f"{robot.name}: Pinocchio's C++ not timed: {e}"), stacklevel=2)
         return

@@ -157,6 +157,11 @@ class PinocchioPeer:
         self.model.inertias[jid] = self.model.inertias[jid] + inertia
         self._point_masses = self._point_masses + [(jid, inertia)]
 
+    @property
+    def carries_free_armature(self) -> bool:
+        """Whether a free joint's armature rides on point masses (which only this peer knows)."""
+        return bool(self._point_masses)
+
     def _weight_of_armature(self, q_pin) -> np.ndarray:
         """The generalized gravity of the point masses standing for free joints' armature."""
         if self._bare is None:

@@ -102,12 +102,13 @@ def _model_text(peer: PinocchioPeer) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(robot, Q, V, A, TAU, repeat: int = 100):
+def run(robot, Q, V, A, TAU, repeat: int = 100, peer: PinocchioPeer | None = None):
     """Pinocchio's C++ on the robot at the K states (our coordinates, rows of Q, V, A, TAU):
     ({name: median µs per call} for dtau, dqdd and d2tau, and its four second-order tensors at the
-    first state in our DoF order, as Pinocchio indexes them)."""
-    peer = PinocchioPeer(robot)
-    if peer._point_masses:
+    first state in our DoF order, as Pinocchio indexes them). ``peer``: the robot's Python peer,
+    where the caller has it already."""
+    peer = PinocchioPeer(robot) if peer is None else peer
+    if peer.carries_free_armature:
         raise PeerUnavailable("Pinocchio's C++ peer does not carry a free joint's armature")
     program = binary()
     with tempfile.TemporaryDirectory() as tmp:
