@@ -29,7 +29,7 @@ from ..model.coordinates import BaseVelocityMap, MimicMap
 from ..model.loops import LoopMap
 from . import api, base_velocity, calls, loops
 from .algorithms import in_other_coordinates
-from .data import Data
+from .data import Data, check_memory, gamma_bytes_for
 from .conventions import TRAJECTORY_QUANTITIES
 
 
@@ -485,7 +485,8 @@ def inverse_dynamics_second_derivatives(robot, d, qbar, vbar, abar, gravity, for
 def inverse_dynamics_second_derivatives_contracted(robot, d, qbar, vbar, abar, lam, gravity, out):
     """Aᵀ X(A λ̄) A of each of the tree's four (A constant: Σ_i λ̄_i T̄_ijk = Σ A_βj A_γk (A λ̄)_α T_αβγ); a
     moving base's from its tensors (base_velocity.second_derivatives), contracted."""
-    if _moving_base(robot):
+    if _moving_base(robot):  # the four tensors exist on this route: what the machine has is checked
+        check_memory(gamma_bytes_for(robot.nv, 4), "the second-order derivatives in a moving base's coordinates")
         tensors = np.empty((4, robot.nv, robot.nv, robot.nv))
         base_velocity.second_derivatives(robot, qbar, vbar, abar, gravity, True, tensors)
         out[...] = np.einsum("i,tijk->tjk", lam, tensors)
