@@ -200,3 +200,91 @@ def test_every_form_agrees_with_one_state(name, key):
     if not refused:
         again = _outcome(lambda: function(robot, *_arguments(name, key, 0)))
         assert all(_same_bits(a, b) for a, b in zip(_arrays(again[1]), _arrays(one[0][1]))), name
+
+
+TAKE_OUT = [name for name in FUNCTIONS if "out" in inspect.signature(getattr(api, name)).parameters]
+
+
+def _filled(arrays, value=np.nan):
+    """Writable arrays of the shapes of ``arrays``, holding ``value`` (what a caller's may hold)."""
+    return tuple(np.full(a.shape, value) for a in arrays)
+
+
+def test_out_is_taken_wherever_a_batch_kernel_gives_what_the_caller_gets():
+    assert len(TAKE_OUT) >= 18 and {"coriolis_matrix", "mass_matrix", "inverse_dynamics"} <= set(TAKE_OUT)
+    for name in TAKE_OUT:
+        assert getattr(api, name).algorithm.batch is not None, name
+
+
+@pytest.mark.parametrize("key", list(ROBOTS))
+@pytest.mark.parametrize("name", TAKE_OUT)
+def test_out_writes_the_fresh_result_into_the_callers_arrays(name, key):
+    """out=: a batch's and one state's result in the caller's arrays, whatever they held (NaN here,
+    where the kernels leave the entries the robot cannot fill), and the same arrays returned; a
+    previous call's result is written in place; refused where the fresh call is refused."""
+    robot, function = _robot(key), getattr(api, name)
+    for index in (None, 0):
+        arguments = _arguments(name, key, index)
+        fresh = _outcome(lambda: function(robot, *arguments))
+        if fresh[0] == "refused":  # the arrays it would return, of the robot's shapes
+            described = function.algorithm
+            shape = described.shape(robot) if index is not None else (K, *described.batch_shape(robot))
+            take = described.take if index is not None else described.batch_take
+            given = _filled(_arrays(take(np.zeros(shape))))
+            given = given[0] if len(given) == 1 else given
+            assert _outcome(lambda: function(robot, *arguments, out=given)) == fresh, name
+            continue
+        expected = _arrays(fresh[1])
+        single = isinstance(fresh[1], np.ndarray)
+        given = _filled(expected)
+        result = _outcome(lambda: function(robot, *arguments, out=given[0] if single else given))
+        assert result[0] == "ok", (name, result)
+        got = (result[1],) if single else result[1]
+        assert all(g is a for g, a in zip(got, given)), name
+        assert all(_same_bits(a, b) for a, b in zip(given, expected)), (name, index)
+        # a previous call's arrays, poisoned: written in place, the same objects back
+        previous = function(robot, *arguments)
+        for a in _arrays(previous):
+            a[...] = np.nan
+        again = function(robot, *arguments, out=previous)
+        assert again is previous if single else all(x is y for x, y in zip(again, previous)), name
+        assert all(_same_bits(a, b) for a, b in zip(_arrays(again), expected)), (name, index)
+
+
+@pytest.mark.parametrize("name", ["mass_matrix", "coriolis_matrix", "inverse_dynamics"])
+def test_out_refuses_arrays_it_cannot_fill_in_one_line(name):
+    robot, function = _robot("quadruped"), getattr(api, name)
+    arguments = _arguments(name, "quadruped")
+    expected = _arrays(function(robot, *arguments))
+    single = len(expected) == 1
+    pack = (lambda arrays: arrays[0]) if single else tuple
+    wrong = [
+        pack([np.zeros(a.shape[:-1] + (a.shape[-1] + 1,)) for a in expected]),  # a shape too wide
+        pack([np.zeros(a.shape, dtype=np.float32) for a in expected]),          # float32
+        tuple(np.zeros(a.shape) for a in expected) + (np.zeros(expected[0].shape),),  # one array too many
+        [1.0, 2.0],
+    ]
+    read_only = [np.zeros(a.shape) for a in expected]
+    read_only[0].setflags(write=False)
+    wrong.append(pack(read_only))
+    for out in wrong:
+        outcome = _outcome(lambda: function(robot, *arguments, out=out))
+        assert outcome[0] == "refused" and outcome[1] is cc.StateError, (name, outcome)
+        assert outcome[2].startswith(f"out: {name} needs ") and "\n" not in outcome[2], outcome
+    data = cc.create_data(robot)
+    one = _arguments(name, "quadruped", 0)
+    outcome = _outcome(lambda: function(robot, *one, data=data, out=pack([np.zeros(a.shape[1:]) for a in expected])))
+    assert outcome[:2] == ("refused", cc.StateError) and "not both" in outcome[2], outcome
+
+
+def test_out_that_shares_memory_with_a_state_gets_the_result_of_the_state_as_given():
+    """τ written over the q̇ it is computed from: the kernel must not read what it has written."""
+    robot = _robot("panda")
+    q, qd, qdd = (_states("panda")[0][0], *_states("panda")[1][0][:2])
+    qd, qdd = _states("panda")[1][0][0].copy(), _states("panda")[1][1][0].copy()
+    expected = cc.inverse_dynamics(robot, q, qd, qdd)
+    result = cc.inverse_dynamics(robot, q, qd, qdd, out=qd)
+    assert result is qd and _same_bits(qd, expected)
+    Qd = _states("panda")[1][0].copy()
+    expected = cc.inverse_dynamics(robot, _states("panda")[0], Qd, _states("panda")[1][1])
+    assert _same_bits(cc.inverse_dynamics(robot, _states("panda")[0], Qd, _states("panda")[1][1], out=Qd), expected)

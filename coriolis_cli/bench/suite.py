@@ -133,6 +133,11 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
             QDB = np.ascontiguousarray(np.resize(QD, (K, n)))
             t = median_call_time(lambda: engine.coriolis_matrix(robot, QB, QDB), repeat=max(5, repeat // 2), round_seconds=0.0)
             out.timings.append(Timing("C", f"coriolis_matrix, batch of {K}", 1e6 * t / K, "per state, parallel"))
+            into = engine.coriolis_matrix(robot, QB, QDB)  # a previous call's arrays: written in place
+            t = median_call_time(lambda: engine.coriolis_matrix(robot, QB, QDB, out=into), repeat=max(5, repeat // 2),
+                                 round_seconds=0.0)
+            out.timings.append(Timing("C", f"coriolis_matrix, batch of {K}, out=", 1e6 * t / K,
+                                      "per state, parallel, into the caller's arrays"))
     if "Gamma" in what and engine.gamma_bytes(robot.full if reduced else robot) <= engine.GAMMA_MAX_BYTES:
         out.timings.append(Timing("Gamma", OURS_DATA, 1e6 * median_call_time(
             lambda: engine.christoffel(robot, q, data=data), repeat), how + "create_data(robot) reused"))

@@ -153,6 +153,7 @@ class Algorithm:
     reduced: Callable | None = None  # one state in other coordinates, public states and options as given (no
     # prepare): engine.coordinates's, called by call (_InOtherCoordinates)
     reduced_finish: bool = True  # whether ``finish`` applies to what ``reduced`` writes
+    takes_out: bool = False  # whether the signature has out= (the caller's arrays, written in place)
 
 
 def algorithm(kernel=None, *, key, outputs=(), shape, take=_whole, batch=None, batch_shape=None, batch_take=None,
@@ -167,12 +168,14 @@ def algorithm(kernel=None, *, key, outputs=(), shape, take=_whole, batch=None, b
         if names[0] != "robot":
             raise TypeError(f"{declared.__name__}: the first parameter is the robot")
         options = tuple(n for n in names if n in OPTIONS)
-        states = tuple(n for n in names[1:] if n not in OPTIONS and n != "data")
+        states = tuple(n for n in names[1:] if n not in OPTIONS and n not in ("data", "out"))
         optional = tuple(p.name for p in parameters if p.name in states and p.default is None)
         description = Algorithm(
             declared.__name__, states, tuple(n.lower() for n in states), options, kernel, shape, take, batch, batch_shape or shape,
             batch_take or take, into, returns, guard, prepare, finish, Names(key, _outputs_of(into, returns, outputs)),
-            optional)
+            optional, takes_out="out" in names)
+        if description.takes_out and (batch is None or finish is not None or prepare is not None):
+            raise TypeError(f"{declared.__name__}: out= needs a batch kernel whose block is what the caller gets")
         made = _function(description, parameters)
         made.__doc__, made.__module__, made.__qualname__ = declared.__doc__, declared.__module__, declared.__qualname__
         made.__wrapped__ = declared  # inspect.signature and the documentation read the declaration
@@ -200,6 +203,9 @@ def _function(description: Algorithm, parameters) -> Callable:
     options = [OPTIONS[o] for o in description.options]
     states, option_names = ", ".join(description.states), ", ".join(description.options)
     conditions = "".join(f" and {o.condition}" for o in options if o.condition)
+    if description.takes_out:  # the caller's arrays take the checked path
+        conditions += " and out is None"
+    given_out = ", out" if description.takes_out else ""
     body = [f"def {description.name}({', '.join(signature)}):"]
     if description.into and description.kernel:  # a workspace of this robot: straight to the core
         arguments = "".join(f"{o.data_argument}, " for o in options if o.data_argument)
@@ -211,7 +217,8 @@ def _function(description: Algorithm, parameters) -> Callable:
             f"                return data.{description.returns}",
             "        except (AttributeError, TypeError, ValueError):  # not a Data, a list, None, ...: checked below",
             "            pass",
-            f"        return call(description, robot, ({states},), ({option_names}{',' if options else ''}), data)",
+            f"        return call(description, robot, ({states},), ({option_names}{',' if options else ''}), data"
+            f"{given_out})",
         ]
     if description.kernel and not description.prepare and not description.finish:
         # float64 vectors of a tree: into fresh arrays, with the robot's own workspace (the GIL is
@@ -222,13 +229,14 @@ def _function(description: Algorithm, parameters) -> Callable:
         if description.guard:
             body += [f"        guard(robot, 1, None{''.join(f', {o}={o}' for o in description.options)})"]
         body += [
-            "        out = zeros(shape(robot))",
+            "        fresh = zeros(shape(robot))",
             "        if not kernel((robot.caches.get(SCRATCH) or kernel_scratch(robot)).core, "
-            f"{states}, {arguments}out):",
-            "            return out" if description.take is _whole else "            return take(out)",
+            f"{states}, {arguments}fresh):",
+            "            return fresh" if description.take is _whole else "            return take(fresh)",
         ]
     data = "data" if description.into else "None"
-    body.append(f"    return call(description, robot, ({states},), ({option_names}{',' if options else ''}), {data})")
+    body.append(f"    return call(description, robot, ({states},), ({option_names}{',' if options else ''}), {data}"
+                f"{given_out})")
     source = "\n".join(body) + "\n"
     filename = f"<coriolis_cli.engine.algorithms: {description.name}>"
     # the source kept where tracebacks, inspect.getsource and debuggers look for a file's lines
@@ -255,10 +263,10 @@ def in_other_coordinates(public: Callable, *, finish: bool = True) -> Callable:
     return register
 
 
-def call(description: Algorithm, robot, states: tuple, options: tuple, data):
+def call(description: Algorithm, robot, states: tuple, options: tuple, data, out=None):
     """The checked path of every public function, for trees and for robots in other coordinates
     alike: the robot's route (_Tree or _InOtherCoordinates), the options converted, then one state
-    with data=, a batch, or one state into fresh arrays."""
+    with data=, a batch, or one state into fresh arrays or the caller's (``out``)."""
     kind = robot.__class__
     if kind is RobotModel:
         route = _Tree
@@ -276,6 +284,9 @@ def call(description: Algorithm, robot, states: tuple, options: tuple, data):
     else:  # converted for the kernel, and so refused as for a tree before any state
         arguments = tuple(OPTIONS[o].convert(robot, v) for o, v in named.items() if OPTIONS[o].convert)
     finish = description.finish if route is _Tree or description.reduced_finish else None
+    if out is not None and data is not None:
+        raise StateError(f"{description.name}: pass data= or out=, not both (data= writes into the workspace's "
+                         "own arrays)")
     if data is not None:
         check_data(robot, data, route.workspace_kind)
         if description.guard is not None:
@@ -292,18 +303,72 @@ def call(description: Algorithm, robot, states: tuple, options: tuple, data):
             if description.guard is not None:
                 description.guard(robot, K, None, **named)
             shape = (K, *description.batch_shape(robot))
+            if out is not None:
+                return _into_callers(description, robot, route, out, shape, description.batch_take, (Q, *rest),
+                                     lambda block, clear: route.batch(description, robot, Q, rest, arguments, options,
+                                                                      block, clear))
             check_memory(8 * int(np.prod(shape)), f"{description.name} of {K} states")
             # calloc'd zeros: the kernels write only the related entries, and untouched pages cost nothing
-            out = route.batch(description, robot, Q, rest, arguments, options, np.zeros(shape))
-            result = description.batch_take(out)
+            block = route.batch(description, robot, Q, rest, arguments, options, np.zeros(shape))
+            result = description.batch_take(block)
             return result if finish is None else finish(robot, result, (Q, *rest), arguments)
         states = (Q[0], *(None if x is None else x[0] for x in rest))
     if description.guard is not None:
         description.guard(robot, 1, None, **named)
-    out = np.zeros(description.shape(robot))  # written by the kernel itself: fresh outputs, no copy
-    route.one(description, robot, None, states, arguments, options, out)
-    result = description.take(out)
+    if out is not None:
+        def one(block, clear):
+            if clear:
+                block.fill(0.0)
+            route.one(description, robot, None, states, arguments, options, block)
+            return block
+
+        return _into_callers(description, robot, route, out, description.shape(robot), description.take, states, one)
+    block = np.zeros(description.shape(robot))  # written by the kernel itself: fresh outputs, no copy
+    route.one(description, robot, None, states, arguments, options, block)
+    result = description.take(block)
     return result if finish is None else finish(robot, result, states, arguments)
+
+
+def _into_callers(description: Algorithm, robot, route, out, shape, take, states, compute):
+    """``out=``: the result written into the caller's arrays and returned as they were given.
+    ``compute(block, clear)`` fills a block of ``shape``; where the arrays are that block's views as
+    the function returns them (a previous call's result), it writes them in place, after clearing
+    them (``clear``: they may hold anything; the kernels write only the entries the robot can fill);
+    otherwise into fresh zeros, copied into the arrays."""
+    expected = take(np.broadcast_to(np.zeros(()), shape))  # the returned arrays' shapes, nothing allocated
+    single = not isinstance(expected, tuple)
+    expected = (expected,) if single else expected
+    given = (out,) if single and type(out) is np.ndarray else out
+    shapes = " and ".join(str(e.shape) for e in expected)
+    what = "a writable float64 array" if single else f"a tuple of {len(expected)} writable float64 arrays"
+    if (not isinstance(given, (tuple, list)) or len(given) != len(expected)
+            or any(type(g) is not np.ndarray or g.dtype != F64 or g.shape != e.shape or not g.flags.writeable
+                   for g, e in zip(given, expected))):
+        raise StateError(f"out: {description.name} needs {what} of shape {shapes} (what it returns)")
+    block = _block_of(given, shape, take)
+    if block is not None and not any(np.may_share_memory(block, x) for x in states if x is not None):
+        compute(block, True)
+    else:  # the caller's own arrays, or arrays that share memory with the states: by a fresh block
+        check_memory(8 * int(np.prod(shape)), f"{description.name} of {shape[0]} states")
+        fresh = take(compute(np.zeros(shape), False))
+        for g, r in zip(given, (fresh,) if single else fresh):
+            np.copyto(g, r)
+    return given[0] if single else tuple(given)
+
+
+def _block_of(given, shape, take):
+    """The C-contiguous block of ``shape`` whose views, as ``take`` makes them, are ``given``
+    exactly (the same memory, shapes and strides), or None."""
+    first = given[0]
+    block = first if first.shape == shape else first.base
+    if (type(block) is not np.ndarray or block.shape != shape or block.dtype != F64 or not block.flags.c_contiguous
+            or not block.flags.writeable):
+        return None
+    views = take(block)
+    views = views if isinstance(views, tuple) else (views,)
+    same = all(v.__array_interface__["data"][0] == g.__array_interface__["data"][0] and v.strides == g.strides
+               for v, g in zip(views, given))
+    return block if same else None
 
 
 class _Tree:
@@ -325,9 +390,9 @@ class _Tree:
             settle(robot, status, description.kernel, workspace, states[0], velocities, (*arguments, out))
 
     @staticmethod
-    def batch(description, robot, Q, rest, arguments, options, out):
+    def batch(description, robot, Q, rest, arguments, options, out, clear=False):
         velocities = tuple(zip(description.labels[1:], rest))
-        return run_batch(robot, description.batch, out, Q, (*rest, *arguments), *velocities)
+        return run_batch(robot, description.batch, out, Q, (*rest, *arguments), *velocities, clear=clear)
 
 
 class _InOtherCoordinates:
@@ -349,7 +414,9 @@ class _InOtherCoordinates:
         description.reduced(robot, shared_data(robot) if data is None else data, *states, *options, out)
 
     @staticmethod
-    def batch(description, robot, Q, rest, arguments, options, out):
+    def batch(description, robot, Q, rest, arguments, options, out, clear=False):
+        if clear:
+            out.fill(0.0)
         workspace = shared_data(robot)
         for k in range(Q.shape[0]):
             description.reduced(robot, workspace, Q[k], *(None if x is None else x[k] for x in rest), *options, out[k])

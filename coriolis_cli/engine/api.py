@@ -3,7 +3,9 @@
 Every function accepts one state (``q`` of shape (nq,)) or a batch (shape (K, nq)), in which case
 results gain a leading K axis and the K states are evaluated in parallel (Slotine–Li: one state).
 With ``data=`` (from ``create_data(robot)``, one state at a time) the results are written into
-the workspace's own arrays and returned, allocating nothing.
+the workspace's own arrays and returned, allocating nothing. With ``out=`` (one state or a batch)
+they are written into the caller's arrays, of the shapes returned, and those are returned: in
+place where they are what a previous call returned, else by a copy (engine.algorithms).
 
 Each function is described here once: its signature and documentation, and under
 ``@algorithm`` its kernel in the compiled core, the block that kernel writes and what the caller
@@ -74,7 +76,8 @@ def _gamma_guard(robot, K, data, force=False):
 # ---- Algorithms 1 and 2 ------------------------------------------------------------------------
 @algorithm(compiled.coriolis_matrix, key="C", shape=lambda r: (3, r.nv, r.nv), take=_three, batch=compiled.coriolis_matrix_batch,
            batch_take=_three_of_each, into="coriolis_block", returns="coriolis_outputs")
-def coriolis_matrix(robot, q, qd, factorization: str = "christoffel", data: Data | None = None):
+def coriolis_matrix(robot, q, qd, factorization: str = "christoffel", data: Data | None = None,
+                    out: np.ndarray | tuple | None = None):
     """Algorithm 1: ``M, Mdot, C`` at (q, q̇). ``factorization`` selects the body-level B:
     ``christoffel`` (eq. 10, C = Σ_k Γ[:, :, k] q̇_k) or ``featherstone`` (eq. 9, admissible only).
 
@@ -84,7 +87,7 @@ def coriolis_matrix(robot, q, qd, factorization: str = "christoffel", data: Data
 
 @algorithm(compiled.christoffel, key="Gamma", shape=lambda r: (r.nv,) * 3, batch=compiled.christoffel_batch, into="gamma_out",
            returns="Gamma", guard=_gamma_guard)
-def christoffel(robot, q, force: bool = False, data: Data | None = None):
+def christoffel(robot, q, force: bool = False, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """Algorithm 2: Christoffel symbols of the first kind, ``Gamma[i, j, k]`` with
     ``C[i, j] = Σ_k Gamma[i, j, k] q̇_k``. For a free joint ``Gamma[:, :, k] = C(q, e_k)``.
 
@@ -117,14 +120,14 @@ def christoffel_largest(robot, q, top: int, tiny: float = 0.0):
 
 # ---- CRBA and RNEA (in body coordinates where they apply: engine/core/engine.hpp chooses) -------
 @algorithm(compiled.mass_matrix, key="M", shape=_square, batch=compiled.mass_matrix_batch, into="M_out", returns="M")
-def mass_matrix(robot, q, data: Data | None = None):
+def mass_matrix(robot, q, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """Composite-rigid-body algorithm: M(q) (``data.M`` with ``data=``). Robots of 1-DoF joints under
     at most a free root take it in body coordinates (engine/core/crba_body.hpp)."""
 
 
 @algorithm(compiled.inverse_dynamics, key="tau", shape=_vector, batch=compiled.inverse_dynamics_batch, into="tau_out",
            returns="tau")
-def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
+def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """RNEA: τ = M q̈ + C q̇ + g. ``gravity``: True (the robot's: 9.81 m/s² along −z unless its
     file says otherwise, as MJCF can), False, or a 3-vector.
     With ``data=`` the result is ``data.tau``. Robots of 1-DoF joints under at most a free root take
@@ -132,7 +135,7 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None):
 
 
 @algorithm(compiled.gravity_vector, key="g", shape=_vector, batch=compiled.gravity_vector_batch, into="g_out", returns="g")
-def gravity_vector(robot, q, gravity=True, data: Data | None = None):
+def gravity_vector(robot, q, gravity=True, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """Generalized gravity g(q) = RNEA(q, 0, 0) (``data.g`` with ``data=``). Robots of 1-DoF joints
     under at most a free root take the RNEA at rest in body coordinates (engine/core/rnea_body.hpp)."""
 
@@ -141,7 +144,8 @@ def gravity_vector(robot, q, gravity=True, data: Data | None = None):
 @algorithm(compiled.inverse_dynamics_derivatives, key="dtau", shape=lambda r: (3, r.nv, r.nv), take=_three,
            batch=compiled.inverse_dynamics_derivatives_batch, batch_take=_three_of_each, into="derivatives_block",
            returns="derivatives_outputs")
-def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | None = None):
+def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | None = None,
+                                 out: np.ndarray | tuple | None = None):
     """(∂τ/∂q, ∂τ/∂q̇, M = ∂τ/∂q̈) of τ = M q̈ + C q̇ + g at (q, q̇, q̈), by one forward and one
     backward pass in O(N d) (Carpentier & Mansard, RSS 2018; engine/core/rnea_derivatives.hpp),
     the joints' armature included. [i, j] = ∂τ_i/∂x_j; on free, spherical and planar joints q
@@ -153,7 +157,8 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | N
 @algorithm(compiled.forward_dynamics_derivatives, key="dqdd", shape=lambda r: (3, r.nv, r.nv), take=_three,
            batch=compiled.forward_dynamics_derivatives_batch, batch_take=_three_of_each, into="fd_derivatives_block",
            returns="fd_derivatives_outputs")
-def forward_dynamics_derivatives(robot, q, qd, tau, gravity=True, data: Data | None = None):
+def forward_dynamics_derivatives(robot, q, qd, tau, gravity=True, data: Data | None = None,
+                                 out: np.ndarray | tuple | None = None):
     """(∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ = ∂q̈/∂τ) of q̈ = M⁻¹ (τ − C q̇ − g) at (q, q̇, τ): the inverse
     dynamics' derivatives at q̈, then ∂q̈/∂x = −M⁻¹ ∂τ/∂x with M = LᵀDL along the tree
     (engine/core/forward_dynamics_derivatives.hpp); q in the tangent space as above. With
@@ -180,7 +185,8 @@ def _four_of_each(out):
 @algorithm(compiled.coriolis_product_derivatives, key="dCv", shape=lambda r: (2, r.nv, r.nv), take=_first_two,
            batch=compiled.coriolis_product_derivatives_batch, batch_take=_first_two_of_each,
            into="coriolis_product_block", returns="coriolis_product_outputs")
-def coriolis_product_derivatives(robot, q, qd, v, factorization: str = "christoffel", data: Data | None = None):
+def coriolis_product_derivatives(robot, q, qd, v, factorization: str = "christoffel", data: Data | None = None,
+                                 out: np.ndarray | tuple | None = None):
     """(∂(C v)/∂q, ∂(C v)/∂q̇) of C(q, q̇) v for a fixed v ≠ q̇, e.g. Slotine–Li's C q̇_r, in O(N d)
     (engine/core/slotine_li_derivatives.hpp; ∂(C v)/∂v is C itself). ``factorization`` as in
     coriolis_matrix. q in the tangent space as in inverse_dynamics_derivatives. With ``data=``
@@ -191,7 +197,7 @@ def coriolis_product_derivatives(robot, q, qd, v, factorization: str = "christof
            batch=compiled.slotine_li_derivatives_batch, batch_take=_four_of_each,
            into="slotine_derivatives_block", returns="slotine_derivatives_outputs")
 def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel",
-                           data: Data | None = None):
+                           data: Data | None = None, out: np.ndarray | tuple | None = None):
     """(∂τ/∂q, ∂τ/∂q̇, C = ∂τ/∂q̇_r, M = ∂τ/∂q̈_r) of the Slotine–Li torque τ = M q̈_r + C q̇_r + g
     at (q, q̇, q̇_r, q̈_r), in O(N d) (engine/core/slotine_li_derivatives.hpp), the armature
     included: what linearizing a passivity-based or adaptive controller needs. q in the tangent
@@ -201,7 +207,7 @@ def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorizatio
 
 @algorithm(compiled.gravity_derivatives, key="dg", shape=lambda r: (r.nv, r.nv), batch=compiled.gravity_derivatives_batch,
            into="dg_block", returns="dg_dq")
-def gravity_derivatives(robot, q, gravity=True, data: Data | None = None):
+def gravity_derivatives(robot, q, gravity=True, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """∂g/∂q of the gravity vector, in O(N d) (engine/core/gravity_derivatives.hpp; Pinocchio's
     computeGeneralizedGravityDerivatives). q in the tangent space as in
     inverse_dynamics_derivatives. With ``data=`` the result is ``data.dg_dq``. Batches: q (K, nq)."""
@@ -210,7 +216,7 @@ def gravity_derivatives(robot, q, gravity=True, data: Data | None = None):
 @algorithm(compiled.coriolis_transpose_derivatives, key="dCTqd", shape=lambda r: (2, r.nv, r.nv), take=_first_two,
            batch=compiled.coriolis_transpose_derivatives_batch, batch_take=_first_two_of_each,
            into="coriolis_transpose_block", returns="coriolis_transpose_outputs")
-def coriolis_transpose_derivatives(robot, q, qd, data: Data | None = None):
+def coriolis_transpose_derivatives(robot, q, qd, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """(∂(Cᵀq̇)/∂q, ∂(Cᵀq̇)/∂q̇) of coriolis_transpose_velocity's Cᵀ(q, q̇) q̇, in O(N d)
     (engine/core/coriolis_transpose_derivatives.hpp), the armature included: what linearizing a
     momentum observer needs. q in the tangent space as in inverse_dynamics_derivatives. With
@@ -243,7 +249,7 @@ def _second_guard(robot, K, data, force=False, **options):
            batch=compiled.inverse_dynamics_second_derivatives_batch, batch_take=_four_of_each, into="second_out",
            returns="second_outputs", guard=_second_guard)
 def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: bool = False,
-                                        data: Data | None = None):
+                                        data: Data | None = None, out: np.ndarray | tuple | None = None):
     """(∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇, ∂²τ/∂q∂q̈) of τ = M q̈ + C q̇ + g at (q, q̇, q̈), each (nv, nv, nv)
     with ``[i, j, k] = ∂/∂x_j (∂τ_i/∂y_k)`` (engine/core/rnea_second_derivatives.hpp): the first
     derivatives' entries differentiated along each q_j, as their central differences along
@@ -257,7 +263,8 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: 
 @algorithm(compiled.inverse_dynamics_second_derivatives_contracted, key="lam_d2tau", shape=lambda r: (4, r.nv, r.nv),
            take=_four, batch=compiled.inverse_dynamics_second_derivatives_contracted_batch, batch_take=_four_of_each,
            into="contracted_block", returns="contracted_outputs", guard=_free_armature_guard)
-def inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd, lam, gravity=True, data: Data | None = None):
+def inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd, lam, gravity=True, data: Data | None = None,
+                                                   out: np.ndarray | tuple | None = None):
     """(λᵀ∂²τ/∂q², λᵀ∂²τ/∂q̇², λᵀ∂²τ/∂q∂q̇, λᵀ∂²τ/∂q∂q̈), each (nv, nv): Σ_i λ_i T[i, :, :] of
     inverse_dynamics_second_derivatives' four tensors T at (q, q̇, q̈), for a co-state λ (nv):
     the second-order terms full DDP adds to iLQR (Nganga & Wensing, RA-L 2021), [j, k] =
@@ -395,21 +402,21 @@ def forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, lam, gravi
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
 @algorithm(compiled.momentum, key="p", shape=lambda r: (2, r.nv), take=lambda out: out[0], batch=compiled.momentum_batch,
            batch_take=lambda out: out[:, 0].copy(), into="momentum_block", returns="p")
-def generalized_momentum(robot, q, qd, data: Data | None = None):
+def generalized_momentum(robot, q, qd, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """p = M(q) q̇ by one O(N) recursion that forms no M (Wensing–Slotine App. B-B; core/momentum.hpp),
     armature included. With ``data=`` the result is ``data.p``. Batches: q, qd of shape (K, ·)."""
 
 
 @algorithm(compiled.momentum, key="CTqd", shape=lambda r: (2, r.nv), take=lambda out: out[1], batch=compiled.momentum_batch,
            batch_take=lambda out: out[:, 1].copy(), into="momentum_block", returns="CTqd")
-def coriolis_transpose_velocity(robot, q, qd, data: Data | None = None):
+def coriolis_transpose_velocity(robot, q, qd, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """C(q, q̇)ᵀ q̇ by one O(N) recursion that forms no C (eq. B-B1), the same for every C with
     Ṁ = C + Cᵀ: what a momentum observer needs. With ``data=`` the result is ``data.CTqd``."""
 
 
 @algorithm(compiled.momentum_derivatives, key="dp", shape=_square, batch=compiled.momentum_derivatives_batch,
            into="dp_block", returns="dp_dq")
-def momentum_derivatives(robot, q, qd, data: Data | None = None):
+def momentum_derivatives(robot, q, qd, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """∂p/∂q of the generalized momentum p = M(q) q̇, ``[i, j] = ∂p_i/∂q_j`` with q in the tangent
     space as in inverse_dynamics_derivatives, in O(N d) (engine/core/momentum_derivatives.hpp): the
     inverse dynamics' ∂τ/∂q at rest with q̈ = q̇ and no gravity, as M(q) u = τ(q, 0, u). For a
@@ -468,7 +475,7 @@ def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
 # ---- control: forward dynamics, Slotine–Li ---------------------------------------------------------
 @algorithm(compiled.forward_dynamics, key="qdd", shape=_vector, batch=compiled.forward_dynamics_batch, into="qdd_out",
            returns="qdd")
-def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None):
+def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None, out: np.ndarray | tuple | None = None):
     """q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)). Robots of 1-DoF joints under at most a free root take
     the articulated-body algorithm in body coordinates (engine/core/forward_dynamics.hpp), others
     CRBA, then M = LᵀDL factored along the tree with its branch-induced sparsity. With ``data=``
@@ -489,7 +496,7 @@ def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorizatio
 @algorithm(compiled.regressor, key="Y", outputs=("Y",), shape=lambda r: (r.nv + 1, N_PARAMETERS * r.n_bodies), take=lambda out: out[:-1],
            batch=compiled.regressor_batch, batch_shape=lambda r: (r.nv, N_PARAMETERS * r.n_bodies),
            batch_take=lambda out: out)
-def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel"):
+def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel", out: np.ndarray | tuple | None = None):
     """Y (nv x 10 N) with Y θ = slotine_li(robot, q, qd, qd_r, qdd_r, θ) for every θ (Wensing–Slotine
     Alg. 4), less the joints' armature, which is no inertial parameter (core/armature.hpp):
     Y θ + diag(a) q̈_r on joints other than free ones. At qd_r = qd it is Pinocchio's

@@ -383,7 +383,7 @@ void def_batch(nb::module_& m, const char* name, const std::array<const char*, s
     constexpr int A = int(sizeof...(I));
     m.def(
         name,
-        [=](Workspace& w, Handle<I>... handles, nb::handle status, int threads) {
+        [=](Workspace& w, Handle<I>... handles, nb::handle status, int threads, bool clear) {
             const nb::handle args[A] = {handles...};
             const Model& model = w.model;
             const int n = model.nv, nq = model.nq;
@@ -401,10 +401,12 @@ void def_batch(nb::module_& m, const char* name, const std::array<const char*, s
             each_state(w, K, status, threads, [&](Data& d, int64_t s) {
                 Velocities<V> v;
                 for (int k = 0; k < V; ++k) v[k] = V0[k] + s * n;
+                // a caller's arrays (out=) hold anything: cleared state by state, while in cache
+                if (clear) std::fill(out + stride * s, out + stride * (s + 1), 0.0);
                 return kernel(model, d, Q + s * nq, v, o, split(out + stride * s, one));
             });
         },
-        nb::arg("workspace"), nb::arg(names[I])..., nb::arg("status"), nb::arg("threads"));
+        nb::arg("workspace"), nb::arg(names[I])..., nb::arg("status"), nb::arg("threads"), nb::arg("clear") = false);
 }
 
 // `name` for one state and `name`_batch for K states, from one adapter; the names are literals

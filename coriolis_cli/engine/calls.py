@@ -230,11 +230,13 @@ def set_num_threads(n: int) -> None:
 BATCH_CALL_WORK = 2e8
 
 
-def run_batch(robot, function, out, Q, inputs, *velocities):
+def run_batch(robot, function, out, Q, inputs, *velocities, clear=False):
     """K states on get_num_threads() threads with the GIL released: ``function(workspace, Q, *inputs,
-    out, status, threads)`` (a batch of the compiled core) over slices of the states
+    out, status, threads, clear)`` (a batch of the compiled core) over slices of the states
     (BATCH_CALL_WORK), then the first failure or warning reported as for one state. Per-state
-    inputs are (K, ·) arrays; ``velocities`` are their (name, array) pairs for the messages."""
+    inputs are (K, ·) arrays; ``velocities`` are their (name, array) pairs for the messages.
+    ``clear``: ``out`` is a caller's (out=), zeroed by the core state by state before its kernel
+    writes the entries the robot can fill (fresh outputs are zeros already)."""
     K = Q.shape[0]
     status = np.zeros(K, dtype=np.int64)
     Q = np.ascontiguousarray(Q)
@@ -244,7 +246,7 @@ def run_batch(robot, function, out, Q, inputs, *velocities):
     for s in range(0, K, step):
         e = min(K, s + step)
         part = tuple(x[s:e] if type(x) is ND and x.ndim == 2 else x for x in inputs)  # per state: (K, ·)
-        function(workspace, Q[s:e], *part, out[s:e], status[s:e], threads)
+        function(workspace, Q[s:e], *part, out[s:e], status[s:e], threads, *((True,) if clear else ()))
     if status.any():
         report_batch(robot, status, Q, *velocities)
     return out
