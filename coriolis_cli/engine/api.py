@@ -16,6 +16,8 @@ engine.coordinates registers each function's form for robots in other coordinate
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import StateError
@@ -274,6 +276,18 @@ def inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd, lam, gravi
     ``lam_d2tau_dqdqdd``). Batches: q, qd, qdd, lam of shape (K, ·)."""
 
 
+def _one_state(robot, q, states):
+    """One state of a composed function: float64 vectors of the robot's lengths, every entry finite,
+    as they are (the functions it calls check them again on their fast paths); anything else
+    converted and checked in full (calls.checked), with its messages."""
+    given, width = (q, *(x for _, x in states)), robot.nq
+    for x in given:
+        if type(x) is not np.ndarray or x.dtype != np.float64 or x.shape != (width,) or not math.isfinite(x @ x):
+            return checked(robot, q, *states)
+        width = robot.nv
+    return given
+
+
 def _composed(robot, q, states, one_state, fields, guard, data):
     """A function composed of the public ones, in each form the compiled ones take: one state
     (checked), a batch (state by state, into arrays whose size ``guard(K)`` checks first) and
@@ -291,7 +305,7 @@ def _composed(robot, q, states, one_state, fields, guard, data):
                              "for batches")
         check_data(robot, data, ReducedData if isinstance(robot, ReducedRobot) else Data)
         guard(1)
-        results = one_state(*checked(robot, q, *states))
+        results = one_state(*_one_state(robot, q, states))
         for name, result in zip(fields, results):
             if getattr(data, name) is None:
                 setattr(data, name, np.empty_like(result))
@@ -304,7 +318,7 @@ def _composed(robot, q, states, one_state, fields, guard, data):
         guard(len(q))
         outs = None
         for s_ in range(len(q)):
-            results = one_state(*checked(robot, q[s_], *((name, x[s_]) for name, x in states)))
+            results = one_state(*_one_state(robot, q[s_], tuple((name, x[s_]) for name, x in states)))
             if outs is None:
                 outs = tuple(np.empty((len(q), *r.shape)) for r in results)
             for o, r in zip(outs, results):
@@ -314,7 +328,7 @@ def _composed(robot, q, states, one_state, fields, guard, data):
             outs = tuple(np.empty((0, *r.shape)) for r in probe)
         return outs[0] if single else outs
     guard(1)
-    results = one_state(*checked(robot, q, *states))
+    results = one_state(*_one_state(robot, q, states))
     return results[0] if single else results
 
 
@@ -373,7 +387,7 @@ def forward_dynamics_second_derivatives(robot, q, qd, tau, gravity=True, force: 
     ``force=True``. Batches: q, qd, tau of shape (K, ·). With ``data=`` (one state) the results are
     ``data.d2qdd_dq2``, ``d2qdd_dqd2``, ``d2qdd_dqdqd``, ``d2qdd_dqdtau``, allocated on the first such call."""
     n = robot.nv
-    gravity = gravity_for(robot, gravity)
+    gravity_for(robot, gravity)  # refused before any state; passed on as given (True: the fast paths)
 
     def guard(K):
         _free_armature_guard(robot)
@@ -392,7 +406,7 @@ def forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, lam, gravi
     first derivatives, without an nv³ array (what DDP on forward dynamics adds to iLQR). Batches:
     q, qd, tau, lam of shape (K, ·). With ``data=`` (one state) the results are ``data.lam_d2qdd_dq2``,
     ``lam_d2qdd_dqd2``, ``lam_d2qdd_dqdqd``, ``lam_d2qdd_dqdtau``, allocated on the first such call."""
-    gravity = gravity_for(robot, gravity)
+    gravity_for(robot, gravity)  # refused before any state; passed on as given (True: the fast paths)
     return _composed(robot, q, (("qd", qd), ("tau", tau), ("lam", lam)),
                      lambda q_, qd_, tau_, lam_: _forward_second_order(robot, q_, qd_, tau_, gravity, lam_),
                      forward_dynamics_second_derivatives_contracted.names.outputs,
