@@ -16,8 +16,7 @@ from .conftest import robot_path
 DESCRIBED = [name for name in api.__all__ if hasattr(getattr(api, name), "algorithm")]
 NOT_YET_IN_OTHER_COORDINATES: set[str] = set()
 # made of the described functions rather than of one kernel
-COMPOSED = {"christoffel_slices", "christoffel_largest", "coriolis_matrix_derivatives", "forward_dynamics_second_derivatives",
-            "forward_dynamics_second_derivatives_contracted"}
+COMPOSED = {"christoffel_slices", "christoffel_largest", "coriolis_matrix_derivatives", "forward_dynamics_second_derivatives"}
 
 
 def test_every_kernel_function_is_described_once_and_keeps_its_declared_signature():

@@ -355,7 +355,7 @@ def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel"
     return _composed(robot, q, (("qd", qd),), one_state, ("dC_dq",), guard, data)
 
 
-def _forward_second_order(robot, q, qd, tau, gravity, lam=None):
+def forward_second_order(robot, q, qd, tau, gravity, lam=None):
     """∂²q̈ (lam None: the four nv³ tensors) or λᵀ∂²q̈ (four nv x nv) at one checked state, from
     τ's: ID(q, q̇, FD(q, q̇, τ)) = τ differentiated twice gives, with a = q̈, T τ's tensors at a
     and [i, j, k] = ∂/∂x_j (∂·_i/∂y_k),
@@ -382,7 +382,7 @@ def forward_dynamics_second_derivatives(robot, q, qd, tau, gravity=True, force: 
                                         data: Data | None = None):
     """(∂²q̈/∂q², ∂²q̈/∂q̇², ∂²q̈/∂q∂q̇, ∂²q̈/∂q∂τ) of the forward dynamics q̈ = M⁻¹(τ − C q̇ − g), each
     (nv, nv, nv) with ``[i, j, k] = ∂/∂x_j (∂q̈_i/∂y_k)`` as for τ (inverse_dynamics_second_derivatives,
-    whose tensors at q̈ and forward_dynamics_derivatives give them: see _forward_second_order). q in
+    whose tensors at q̈ and forward_dynamics_derivatives give them: see forward_second_order). q in
     the tangent space. Four nv³ tensors: the second derivatives' guard, above 256 MiB refused unless
     ``force=True``. Batches: q, qd, tau of shape (K, ·). With ``data=`` (one state) the results are
     ``data.d2qdd_dq2``, ``d2qdd_dqd2``, ``d2qdd_dqdqd``, ``d2qdd_dqdtau``, allocated on the first such call."""
@@ -395,22 +395,21 @@ def forward_dynamics_second_derivatives(robot, q, qd, tau, gravity=True, force: 
         check_memory(gamma_bytes_for(n, 4 * K + 8), "the forward dynamics' second-order derivatives")
 
     return _composed(robot, q, (("qd", qd), ("tau", tau)),
-                     lambda q_, qd_, tau_: _forward_second_order(robot, q_, qd_, tau_, gravity),
+                     lambda q_, qd_, tau_: forward_second_order(robot, q_, qd_, tau_, gravity),
                      forward_dynamics_second_derivatives.names.outputs, guard, data)
 
 
-@named("lam_d2qdd", ("lam_d2qdd_dq2", "lam_d2qdd_dqd2", "lam_d2qdd_dqdqd", "lam_d2qdd_dqdtau"))
-def forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, lam, gravity=True, data: Data | None = None):
+@algorithm(compiled.forward_dynamics_second_derivatives_contracted, key="lam_d2qdd", shape=lambda r: (4, r.nv, r.nv),
+           take=_four, batch=compiled.forward_dynamics_second_derivatives_contracted_batch, batch_take=_four_of_each,
+           into="fd_contracted_block", returns="fd_contracted_outputs", guard=_free_armature_guard)
+def forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, lam, gravity=True, data: Data | None = None,
+                                                   out: np.ndarray | tuple | None = None):
     """(λᵀ∂²q̈/∂q², λᵀ∂²q̈/∂q̇², λᵀ∂²q̈/∂q∂q̇, λᵀ∂²q̈/∂q∂τ), each (nv, nv): Σ_i λ_i F[i, :, :] of
     forward_dynamics_second_derivatives' tensors F, from τ's contraction with μ = M⁻¹λ at q̈ and the
-    first derivatives, without an nv³ array (what DDP on forward dynamics adds to iLQR). Batches:
-    q, qd, tau, lam of shape (K, ·). With ``data=`` (one state) the results are ``data.lam_d2qdd_dq2``,
-    ``lam_d2qdd_dqd2``, ``lam_d2qdd_dqdqd``, ``lam_d2qdd_dqdtau``, allocated on the first such call."""
-    gravity_for(robot, gravity)  # refused before any state; passed on as given (True: the fast paths)
-    return _composed(robot, q, (("qd", qd), ("tau", tau), ("lam", lam)),
-                     lambda q_, qd_, tau_, lam_: _forward_second_order(robot, q_, qd_, tau_, gravity, lam_),
-                     forward_dynamics_second_derivatives_contracted.names.outputs,
-                     lambda K: _free_armature_guard(robot), data)
+    first derivatives (engine/core/forward_dynamics_second_derivatives.hpp), without an nv³ array:
+    what DDP on forward dynamics adds to iLQR. Batches: q, qd, tau, lam of shape (K, ·). With
+    ``data=`` (one state) the results are ``data.fd_contracted_outputs`` (``data.lam_d2qdd_dq2``,
+    ``lam_d2qdd_dqd2``, ``lam_d2qdd_dqdqd``, ``lam_d2qdd_dqdtau``)."""
 
 
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------

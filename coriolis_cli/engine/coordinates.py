@@ -497,6 +497,13 @@ def inverse_dynamics_second_derivatives_contracted(robot, d, qbar, vbar, abar, l
     _congruent(A, d, full, out)
 
 
+@in_other_coordinates(api.forward_dynamics_second_derivatives_contracted)
+def forward_dynamics_second_derivatives_contracted(robot, d, qbar, vbar, tau, lam, gravity, out):
+    """The tree's formulas (api.forward_second_order) on this robot's own functions: τ̄'s contraction
+    with μ̄ = M̄⁻¹λ̄ at q̄̈ and the first derivatives."""
+    out[...] = api.forward_second_order(robot, qbar, vbar, tau, gravity, lam)
+
+
 def derivatives_refusal(robot) -> str | None:
     """Why the derivatives do not take this robot (closed loops, non-linear mimic functions), or
     None: what verify and bench ask before checking or timing them."""

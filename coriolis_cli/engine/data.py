@@ -124,6 +124,8 @@ BLOCKS = (
     Block("dp_block", 0, True, (), ("dp_dq",), None),
     Block("contracted_block", 4, True, (), ("lam_d2tau_dq2", "lam_d2tau_dqd2", "lam_d2tau_dqdqd", "lam_d2tau_dqdqdd"),
           "contracted_outputs"),
+    Block("fd_contracted_block", 4, True, (), ("lam_d2qdd_dq2", "lam_d2qdd_dqd2", "lam_d2qdd_dqdqd", "lam_d2qdd_dqdtau"),
+          "fd_contracted_outputs"),
 )
 
 
@@ -133,8 +135,7 @@ ALLOCATED_ON_FIRST_USE = {"second_outputs": SECOND_OUTPUTS}
 
 # the outputs of the functions composed of others (engine.api's _composed), each allocated on the
 # first data= call that writes it
-COMPOSED_OUTPUTS = ("dC_dq", "d2qdd_dq2", "d2qdd_dqd2", "d2qdd_dqdqd", "d2qdd_dqdtau", "lam_d2qdd_dq2",
-                    "lam_d2qdd_dqd2", "lam_d2qdd_dqdqd", "lam_d2qdd_dqdtau")
+COMPOSED_OUTPUTS = ("dC_dq", "d2qdd_dq2", "d2qdd_dqd2", "d2qdd_dqdqd", "d2qdd_dqdtau")
 
 # every name under which Data holds an output (BLOCKS', and those allocated on first use)
 _OUTPUTS = frozenset(

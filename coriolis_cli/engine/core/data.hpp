@@ -79,7 +79,16 @@ namespace coriolis {
     FIELD(dtau_dq, 0, 0, 0, 1) /* nv x nv: ∂τ/∂q at q̈ */                                                             \
     FIELD(dtau_dv, 0, 0, 0, 1) /* nv x nv: ∂τ/∂q̇ at q̈ */                                                            \
     FIELD(qdd, 0, 0, 1, 0) /* nv: q̈(q, q̇, τ) */                                                                     \
-    FIELD(column, 0, 0, 1, 0) /* nv: one column of M⁻¹ being solved for */
+    FIELD(column, 0, 0, 1, 0) /* nv: one column of M⁻¹ being solved for */                                          \
+                                                                                                                      \
+    /* their second order contracted (forward_dynamics_second_derivatives.hpp) */                                     \
+    FIELD(fd2_dq, 0, 0, 0, 1) /* nv x nv: ∂q̈/∂q */                                                                   \
+    FIELD(fd2_dv, 0, 0, 0, 1) /* nv x nv: ∂q̈/∂q̇ */                                                                  \
+    FIELD(fd2_Minv, 0, 0, 0, 1) /* nv x nv: M⁻¹ */                                                                    \
+    FIELD(fd2_Xqa, 0, 0, 0, 1) /* nv x nv: μᵀ∂²τ/∂q∂q̈, μ = M⁻¹λ */                                                  \
+    FIELD(fd2_product, 0, 0, 0, 1) /* nv x nv: X_qa times a first derivative */                                      \
+    FIELD(fd2_mu, 0, 0, 1, 0) /* nv: μ = M⁻¹λ */                                                                      \
+    FIELD(fd2_qdd, 0, 0, 1, 0) /* nv: q̈, kept while the second order reuses the workspace */
 // clang-format on
 
 struct Data {

@@ -12,6 +12,7 @@
 #include "crba_body.hpp"
 #include "forward_dynamics.hpp"
 #include "forward_dynamics_derivatives.hpp"
+#include "forward_dynamics_second_derivatives.hpp"
 #include "gravity_derivatives.hpp"
 #include "momentum.hpp"
 #include "momentum_derivatives.hpp"
