@@ -160,7 +160,7 @@ def bench_system(robot: RobotModel, label: str, topology: str | None, what=("C",
     return out
 
 
-DERIVATIVE_OUTPUTS = ("dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd", "d2tau", "lam_d2tau")
+DERIVATIVE_OUTPUTS = ("dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd", "d2tau", "lam_d2tau", "d2qdd", "lam_d2qdd")
 
 
 def _control_timings(robot, out, what, q, qd, data, repeat):
@@ -200,6 +200,10 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
         ("d2tau", lambda: engine.inverse_dynamics_second_derivatives(robot, q, qd, qdd_r, data=data), "four nv³ tensors, "),
         ("lam_d2tau", lambda: engine.inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd_r, tau, data=data),
          "λᵀ of the four, nv² each, "),
+        ("d2qdd", lambda: engine.forward_dynamics_second_derivatives(robot, q, qd, tau, data=data),
+         "four nv³ tensors, from τ's; "),
+        ("lam_d2qdd", lambda: engine.forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, qdd_r, data=data),
+         "λᵀ of the four, nv² each, "),
         ("dCTqd", lambda: engine.coriolis_transpose_derivatives(robot, q, qd, data=data), ""),
         ("dtau", lambda: engine.inverse_dynamics_derivatives(robot, q, qd, qdd_r, data=data), "RNEA derivatives, "),
         ("dqdd", lambda: engine.forward_dynamics_derivatives(robot, q, qd, tau, data=data), "at q̈, then −M⁻¹ ∂τ/∂x; "),
@@ -207,14 +211,14 @@ def _control_timings(robot, out, what, q, qd, data, repeat):
     for key, call, how in derivative_calls:
         if key not in asked:
             continue
-        if key == "d2tau":
+        if key in ("d2tau", "d2qdd"):
             try:
                 call()  # allocates its tensors
             except InputError as e:  # too large for the memory guard, or coordinates it does not take
                 # the hint of a refusal for the robot's coordinates is the command line's (--loops
                 # open); a size refusal's is the library's force=True, which bench has no flag for
                 hint = f" ({e.hint})" if e.hint and not isinstance(e, SizeError) else ""
-                warnings.warn(Note(f"{robot.name}: d2tau not timed: {e}{hint}"), stacklevel=2)
+                warnings.warn(Note(f"{robot.name}: {key} not timed: {e}{hint}"), stacklevel=2)
                 continue
         timed(key, call, how)
     # the same kernels in a compiled loop (the call's overhead is the difference)

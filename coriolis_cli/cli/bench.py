@@ -9,7 +9,8 @@ from .common import check_outputs, cli, emit, err, load, parse_list, progress, r
 
 # What bench times, by the engine's keys (engine.NAMED): C is M, Ṁ and C together (Algorithm 1),
 # M, tau and g alone are CRBA and RNEA
-BENCH_KEYS = ("C", "Gamma", "M", "tau", "g", "qdd", "slotine", "dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd", "d2tau", "lam_d2tau")
+BENCH_KEYS = ("C", "Gamma", "M", "tau", "g", "qdd", "slotine", "dtau", "dqdd", "dg", "dslotine", "dCv", "dCTqd", "d2tau", "lam_d2tau",
+              "d2qdd", "lam_d2qdd")
 # the names 0.1.0 gave four of them, still taken
 FORMER_NAMES = {"crba": "M", "rnea": "tau", "gravity": "g", "fd": "qdd", "slotine-li": "slotine"}
 

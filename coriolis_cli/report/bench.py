@@ -11,7 +11,7 @@ from ..bench.suite import OURS_DATA, OURS_LOOP, PAPER_TABLE1
 from .tables import fit_columns
 
 OUTPUT_LABELS = {"dtau": "∂τ/∂q, ∂τ/∂q̇, M", "dqdd": "∂q̈/∂q, ∂q̈/∂q̇, M⁻¹", "dg": "∂g/∂q",
-                 "dslotine": "∂τ_SL/∂q, ∂q̇, ∂q̇_r, ∂q̈_r", "d2tau": "∂²τ/∂q², ∂q̇², ∂q∂q̇, ∂q∂q̈", "lam_d2tau": "λᵀ∂²τ/∂q², ∂q̇², ∂q∂q̇, ∂q∂q̈", "dCv": "∂(C v)/∂q, ∂q̇", "dCTqd": "∂(Cᵀq̇)/∂q, ∂q̇", "C": "M, Ṁ, C", "Gamma": "Γ", "qdd": "q̈ (forward dynamics)", "slotine": "τ (Slotine–Li)",
+                 "dslotine": "∂τ_SL/∂q, ∂q̇, ∂q̇_r, ∂q̈_r", "d2tau": "∂²τ/∂q², ∂q̇², ∂q∂q̇, ∂q∂q̈", "lam_d2tau": "λᵀ∂²τ/∂q², ∂q̇², ∂q∂q̇, ∂q∂q̈", "d2qdd": "∂²q̈/∂q², ∂q̇², ∂q∂q̇, ∂q∂τ", "lam_d2qdd": "λᵀ∂²q̈/∂q², ∂q̇², ∂q∂q̇, ∂q∂τ", "dCv": "∂(C v)/∂q, ∂q̇", "dCTqd": "∂(Cᵀq̇)/∂q, ∂q̇", "C": "M, Ṁ, C", "Gamma": "Γ", "qdd": "q̈ (forward dynamics)", "slotine": "τ (Slotine–Li)",
                  "M": "M (CRBA)", "tau": "τ (RNEA)", "g": "g(q)",
                  "centroidal": "A_g, Ȧ_g (not C: for scale)"}
 
