@@ -183,6 +183,27 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
     // factors F_q, F_q̇, F_q̈ and the transport T of the head of the d loop, and Λ_A × S_d
     double *Lam = data.d2Lam.data(), *W = data.d2W.data(), *Pre = data.d2Pre.data();
     auto columns_of = [&](int X) { return std::pair<int, int>(model.v_start(X), X + 1 < N ? model.v_start(X + 1) : n); };
+    // the factors of the columns that no direction moves, once per call (both modes): per column d
+    // in body X, F_q, F_q̇, F_q̈, the transport T = S_d ×* f_X, and İ_Xᵀ S_d (tensors) or Λ_A × S_d
+    if (!lam) {
+        for (int X = 0; X < N; ++X) {
+            const auto [first, end] = columns_of(X);
+            for (int d = first; d < end; ++d) {
+                double* F = Pre + 30 * d;
+                const double* sd = S + 6 * d;
+                double t[6];
+                matvec6(BC + 36 * X, dV + 6 * d, F);
+                matvec6(IC + 36 * X, dA + 6 * d, t);
+                detail::add6(F, t);
+                matvec6(BC + 36 * X, sd, F + 6);
+                matvec6(IC + 36 * X, dAv + 6 * d, t);
+                detail::add6(F + 6, t);
+                matvec6(IC + 36 * X, sd, F + 12);
+                crf_vec(sd, f + 6 * X, F + 18);
+                matvec6_transposed(BC + 36 * X, sd, F + 24);
+            }
+        }
+    }
     if (lam) {
         std::fill(Lam, Lam + 48 * N, 0.0);
         for (int X = 0; X < N; ++X) {
@@ -355,13 +376,11 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
                 continue;
             }
             for (int d = first; d < end; ++d) {  // d: the deeper column of the pairs, in X
-                const double *sd = S + 6 * d, *dsd = dS + 6 * d;
+                const double *sd = S + 6 * d, *dsd = dS + 6 * d, *F = Pre + 30 * d;
                 // as the column j of a pair with a row s above or beside it (X = d's body):
-                // F = İ_X ∂v/∂q_d + I_X ∂a/∂q_d and its change dF, likewise for q̇, M and q̇q̇
-                double Fq[6], dFq[6], Fv[6], dFv[6], Fa[6], dFa[6], Fvv[6], T[6], dT[6];
-                matvec6(BCx, dV + 6 * d, Fq);
-                matvec6(ICx, dA + 6 * d, t);
-                detail::add6(Fq, t);
+                // F = İ_X ∂v/∂q_d + I_X ∂a/∂q_d (Pre) and its change dF, likewise for q̇, M and q̇q̇
+                const double *Fq = F, *Fv = F + 6, *Fa = F + 12, *T = F + 18, *P4 = F + 24;
+                double dFq[6], dFv[6], dFa[6], Fvv[6], dT[6];
                 matvec6(BCx, ddV + 6 * d, dFq);
                 matvec6(ICx, ddA + 6 * d, t);
                 detail::add6(dFq, t);
@@ -369,9 +388,6 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
                 detail::add6(dFq, t);
                 matvec6(dICx, dA + 6 * d, t);
                 detail::add6(dFq, t);
-                matvec6(BCx, sd, Fv);
-                matvec6(ICx, dAv + 6 * d, t);
-                detail::add6(Fv, t);
                 matvec6(BCx, dsd, dFv);
                 matvec6(ICx, ddAv + 6 * d, t);
                 detail::add6(dFv, t);
@@ -379,7 +395,6 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
                 detail::add6(dFv, t);
                 matvec6(dICx, dAv + 6 * d, t);
                 detail::add6(dFv, t);
-                matvec6(ICx, sd, Fa);
                 matvec6(ICx, dsd, dFa);
                 matvec6(dICx, sd, t);
                 detail::add6(dFa, t);
@@ -392,27 +407,22 @@ inline int64_t second_derivatives(const Model& model, Data& data, const double* 
                     matvec6(ICx, u, t);
                     for (int r = 0; r < 6; ++r) Fvv[r] += count * t[r];
                 }
-                crf_vec(sd, f + 6 * X, T);  // the transport term, for rows above X's joint
-                crf_vec(dsd, f + 6 * X, dT);
+                crf_vec(dsd, f + 6 * X, dT);  // the transport term's change, for rows above X's joint
                 crf_vec(sd, df + 6 * Z, t);
                 detail::add6(dT, t);
                 // as the row i of a pair with a column s above X (X = d's body): the transposed factors
-                double P13[6], P25[6], P4[6], P7[6];
+                double P13[6], P7[6];
                 for (int r = 0; r < 6; ++r) {
-                    double p1 = 0.0, p3 = 0.0, p4 = 0.0, p7 = 0.0;
+                    double p1 = 0.0, p3 = 0.0, p7 = 0.0;
                     for (int c = 0; c < 6; ++c) {
                         p1 += BCx[6 * c + r] * dsd[c];
                         p3 += dBCx[6 * c + r] * sd[c];
-                        p4 += BCx[6 * c + r] * sd[c];
                         p7 += dBvx[6 * c + r] * sd[c];
                     }
                     P13[r] = p1 + p3;
-                    P4[r] = p4;
                     P7[r] = 2.0 * p7;
                 }
-                matvec6(ICx, dsd, P25);  // I_X ∂S_d + ∂I_X S_d (both symmetric)
-                matvec6(dICx, sd, t);
-                detail::add6(P25, t);
+                const double* P25 = dFa;  // I_X ∂S_d + ∂I_X S_d transposed is itself: both are symmetric
                 // rows s in X's joint (j = d, no transport), then the columns above X's joint
                 for (int s_ = first; s_ < end; ++s_) {
                     const double *ss = S + 6 * s_, *dss = dS + 6 * s_;
