@@ -27,6 +27,7 @@
 #include "core/local_fit.hpp"
 #include "core/observer.hpp"
 #include "core/timing.hpp"
+#include "xla_handlers.hpp"
 
 namespace nb = nanobind;
 using namespace coriolis;
@@ -486,6 +487,19 @@ NB_MODULE(compiled, m) {
     // ---- the kernels, each for one state and (most) for K states (def_kernel) ----
     // one state returns the status code of engine/core/joints.hpp, or RECHECK for an argument to
     // convert; K states on `threads` threads, the GIL released, outputs zeroed by the caller
+    // ---- the kernels as XLA foreign functions (xla_handlers.hpp), for coriolis_cli.jax ----
+    m.def(
+        "xla_handlers",
+        [] {
+            nb::dict handlers;
+            for (const auto& h : xla::HANDLERS) handlers[h.name] = nb::capsule(reinterpret_cast<void*>(h.handler));
+            return handlers;
+        },
+        "The XLA foreign-function handlers, name → capsule, for jax.ffi.register_ffi_target.");
+    m.def(
+        "xla_register", [](const Workspace& w) { return xla::register_model(w.model); }, nb::arg("workspace"),
+        "A copy of the workspace's robot for the XLA handlers, kept for the process's life; its id.");
+
     def_kernel<0, STATES_ONLY>(m, "mass_matrix", "mass_matrix_batch", {"q", "M"}, square,
                                ADAPT(compute_mass_matrix(model, d, q, out[0])), "M(q) into M (related entries only).");
     def_kernel<2, GRAVITY>(m, "inverse_dynamics", "inverse_dynamics_batch", {"q", "qd", "qdd", "gravity", "tau"},

@@ -1,0 +1,152 @@
+"""coriolis_cli.jax: the kernels inside jitted, vmapped and differentiated JAX programs, through
+XLA's foreign-function interface. Values are the NumPy functions' bits (the same kernels);
+derivatives are the engine's analytic ones, held to central differences as well."""
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+
+import coriolis_cli as cc  # noqa: E402
+import coriolis_cli.jax as cj  # noqa: E402
+
+from .conftest import robot_path  # noqa: E402
+
+ROBOTS = {"panda": lambda: cc.load_robot("panda"), "quadruped, fixed base": lambda: cc.load_robot(robot_path("quadruped.urdf"))}
+
+
+def _states(robot, seed=0, K=None):
+    rng = np.random.default_rng(seed)
+    shape = (robot.nv,) if K is None else (K, robot.nv)
+    return rng.uniform(-1.0, 1.0, shape), rng.uniform(-1.0, 1.0, shape), rng.uniform(-1.0, 1.0, shape)
+
+
+def _pairs(robot):
+    """(JAX function, NumPy function) of the same states."""
+    return {
+        "M": (lambda q, v, a: cj.mass_matrix(robot, q), lambda q, v, a: cc.mass_matrix(robot, q)),
+        "tau": (lambda q, v, a: cj.inverse_dynamics(robot, q, v, a), lambda q, v, a: cc.inverse_dynamics(robot, q, v, a)),
+        "g": (lambda q, v, a: cj.gravity_vector(robot, q), lambda q, v, a: cc.gravity_vector(robot, q)),
+        "qdd": (lambda q, v, a: cj.forward_dynamics(robot, q, v, a), lambda q, v, a: cc.forward_dynamics(robot, q, v, a)),
+    }
+
+
+def _same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("key", list(ROBOTS))
+def test_jitted_calls_and_batches_give_the_numpy_functions_bits(key):
+    robot = ROBOTS[key]()
+    one, batch = _states(robot), _states(robot, 1, K=5)
+    for name, (ours, numpy_form) in _pairs(robot).items():
+        assert _same_bits(jax.jit(ours)(*one), numpy_form(*one)), name
+        assert _same_bits(jax.jit(ours)(*batch), numpy_form(*batch)), name  # (K, ·) states: one call
+        assert _same_bits(jax.jit(jax.vmap(ours))(*batch), numpy_form(*batch)), name
+        # a batch over two axes, and a state broadcast against a batch
+        Q, V, A = (x.reshape(5, 1, -1).repeat(2, axis=1) for x in batch)
+        assert _same_bits(jax.jit(ours)(Q, V, A)[:, 0], numpy_form(*batch)), name
+        assert _same_bits(jax.jit(ours)(batch[0], one[1], one[2]),
+                          numpy_form(batch[0], np.tile(one[1], (5, 1)), np.tile(one[2], (5, 1)))), name
+
+
+@pytest.mark.parametrize("key", list(ROBOTS))
+def test_derivatives_are_the_analytic_ones_and_the_slopes_of_central_differences(key):
+    robot = ROBOTS[key]()
+    q, v, a = _states(robot, 2)
+    n = robot.nv
+    dq, dv, M = cc.inverse_dynamics_derivatives(robot, q, v, a)
+    fq, fv, Minv = cc.forward_dynamics_derivatives(robot, q, v, a)
+    Gamma = cc.christoffel(robot, q)
+    analytic = {
+        ("tau", 0): dq, ("tau", 1): dv, ("tau", 2): M,
+        ("qdd", 0): fq, ("qdd", 1): fv, ("qdd", 2): Minv,
+        ("g", 0): cc.gravity_derivatives(robot, q),
+        ("M", 0): Gamma + Gamma.transpose(1, 0, 2),  # [i, j, k] = ∂M_ij/∂q_k
+    }
+    pairs = _pairs(robot)
+    for (name, argument), expected in analytic.items():
+        ours, numpy_form = pairs[name]
+        for jacobian in (jax.jacfwd, jax.jacrev):
+            got = np.asarray(jax.jit(jacobian(ours, argnums=argument))(q, v, a))
+            assert np.abs(got - expected).max() <= 1e-13 * max(1.0, np.abs(expected).max()), (name, argument)
+        h, states = 1e-6, [q, v, a]
+        slopes = []
+        for k in range(n):
+            plus, minus = [x.copy() for x in states], [x.copy() for x in states]
+            plus[argument][k] += h
+            minus[argument][k] -= h
+            slopes.append((numpy_form(*plus) - numpy_form(*minus)) / (2 * h))
+        slopes = np.stack(slopes, axis=-1)
+        assert np.abs(expected - slopes).max() <= 1e-7 * max(1.0, np.abs(expected).max()), (name, argument)
+
+
+def test_gradients_compose_with_jit_and_vmap():
+    robot = cc.load_robot("panda")
+    Q, V, A = _states(robot, 3, K=4)
+
+    def effort(q, v, a):
+        return 0.5 * cj.inverse_dynamics(robot, q, v, a) @ cj.inverse_dynamics(robot, q, v, a)
+
+    batched = jax.jit(jax.vmap(jax.grad(effort, argnums=(0, 1, 2))))(Q, V, A)
+    for s in range(4):
+        tau = cc.inverse_dynamics(robot, Q[s], V[s], A[s])
+        for got, D in zip(batched, cc.inverse_dynamics_derivatives(robot, Q[s], V[s], A[s])):
+            assert np.abs(np.asarray(got[s]) - D.T @ tau).max() <= 1e-12 * max(1.0, np.abs(D.T @ tau).max())
+    # a rollout of the forward dynamics, differentiated end to end against central differences
+    q0, v0, _ = _states(robot, 4)
+    taus = np.random.default_rng(5).uniform(-5.0, 5.0, (20, robot.nv))
+
+    def final_speed(taus, forward):
+        q, v = q0, v0
+        for tau in taus:
+            v = v + 0.01 * forward(q, v, tau)
+            q = q + 0.01 * v
+        return v @ v
+
+    grad = np.asarray(jax.jit(jax.grad(lambda t: final_speed(t, lambda q, v, tau: cj.forward_dynamics(robot, q, v, tau))))(taus))
+    numpy_rollout = lambda t: final_speed(t, lambda q, v, tau: cc.forward_dynamics(robot, q, v, tau))  # noqa: E731
+    for k in ((0, 0), (7, 3), (19, 6)):
+        plus, minus = taus.copy(), taus.copy()
+        plus[k] += 1e-6
+        minus[k] -= 1e-6
+        slope = (numpy_rollout(plus) - numpy_rollout(minus)) / 2e-6
+        assert abs(grad[k] - slope) <= 1e-7 * max(1.0, abs(slope)), (k, grad[k], slope)
+
+
+def test_gravity_is_the_robots_none_or_a_vector():
+    robot = cc.load_robot("panda")
+    q, v, a = _states(robot, 6)
+    for gravity in (True, False, [0.3, -1.0, -9.0]):
+        assert _same_bits(jax.jit(lambda q, v, a, g=gravity: cj.inverse_dynamics(robot, q, v, a, gravity=g))(q, v, a),
+                          cc.inverse_dynamics(robot, q, v, a, gravity=gravity))
+        assert _same_bits(cj.gravity_vector(robot, q, gravity=gravity), cc.gravity_vector(robot, q, gravity=gravity))
+
+
+def test_a_state_the_numpy_functions_refuse_gives_nan_and_others_are_refused_in_one_line():
+    robot = cc.load_robot("panda")
+    q, v, a = _states(robot, 7)
+    bad = q.copy()
+    bad[2] = np.nan
+    Q = np.stack([q, bad])
+    out = np.asarray(jax.jit(lambda q: cj.mass_matrix(robot, q))(Q))
+    assert np.isnan(out[1]).all() and _same_bits(out[0], cc.mass_matrix(robot, q))
+
+    def refused(call, match):
+        with pytest.raises(cc.StateError, match=match) as e:
+            call()
+        assert "\n" not in str(e.value)
+
+    floating = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
+    refused(lambda: cj.mass_matrix(floating, cc.random_configuration(floating)), "whose q are coordinates for now")
+    mimic = cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")
+    refused(lambda: cj.mass_matrix(mimic, np.zeros(mimic.nq)), "pass robot.full")
+    refused(lambda: cj.inverse_dynamics(robot, q[:5], v, a), r"q must have shape \(\.\.\., 7\)")
+    refused(lambda: cj.inverse_dynamics(robot, q, v[:3], a), r"must have shape \(\.\.\., 7\)")
+    jax.config.update("jax_enable_x64", False)
+    try:
+        refused(lambda: cj.mass_matrix(robot, q), "jax_enable_x64")
+    finally:
+        jax.config.update("jax_enable_x64", True)
