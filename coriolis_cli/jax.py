@@ -17,11 +17,13 @@ NumPy functions' analytic ones: ∂τ/∂(q, q̇, q̈) (inverse_dynamics_derivat
 (christoffel). They are first derivatives: a second derivative (a Hessian) is not defined yet.
 
 The robot is a Python constant of the traced function (a program is compiled once per robot);
-its gravity is the robot's unless ``gravity`` gives a 3-vector of numbers. For now the robots
-are those whose q are coordinates (revolute, prismatic and helical joints; no free, spherical or
-planar joint) and trees (no mimic joints, base velocities or loops): others are refused in one
-line. float64 only. A state the NumPy functions refuse (not finite, a singular M) gives NaN
-here, as JAX's own functions do.
+its gravity is the robot's unless ``gravity`` gives a 3-vector of numbers. Every joint type:
+on free, spherical and planar joints a tangent of q (nq entries, a quaternion's four among them)
+stands for the velocity in the tangent space that moves q as it does, the one the NumPy
+functions' derivatives take (``integrate``'s direction); a tangent along a quaternion itself
+moves nothing, as the kernels normalize it. Trees only for now: mimic joints, base velocities
+and closed loops are refused in one line. float64 only. A state the NumPy functions refuse (not
+finite, a singular M) gives NaN here, as JAX's own functions do.
 """
 
 from .engine.xla import forward_dynamics, gravity_vector, inverse_dynamics, mass_matrix

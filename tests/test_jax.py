@@ -139,8 +139,6 @@ def test_a_state_the_numpy_functions_refuse_gives_nan_and_others_are_refused_in_
             call()
         assert "\n" not in str(e.value)
 
-    floating = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
-    refused(lambda: cj.mass_matrix(floating, cc.random_configuration(floating)), "whose q are coordinates for now")
     mimic = cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")
     refused(lambda: cj.mass_matrix(mimic, np.zeros(mimic.nq)), "pass robot.full")
     refused(lambda: cj.inverse_dynamics(robot, q[:5], v, a), r"q must have shape \(\.\.\., 7\)")
@@ -150,3 +148,69 @@ def test_a_state_the_numpy_functions_refuse_gives_nan_and_others_are_refused_in_
         refused(lambda: cj.mass_matrix(robot, q), "jax_enable_x64")
     finally:
         jax.config.update("jax_enable_x64", True)
+
+
+def test_every_joint_type_in_the_tangent_space_as_the_numpy_functions(tmp_path):
+    """Free, spherical and planar joints (and a free joint's armature): the values are the NumPy
+    functions' bits, quaternions off unit norm included; a tangent of q moves the outputs as the
+    analytic derivatives say along the velocity in the tangent space it stands for (integrate's
+    direction), a tangent along the quaternion itself moves nothing, and gradients equal central
+    differences along integrate."""
+    import warnings
+
+    from .engine_cases import robots, states
+
+    def forms(robot):
+        return {
+            "M": (lambda q, v, a: cj.mass_matrix(robot, q), lambda q, v, a: cc.mass_matrix(robot, q)),
+            "tau": (lambda q, v, a: cj.inverse_dynamics(robot, q, v, a), lambda q, v, a: cc.inverse_dynamics(robot, q, v, a)),
+            "g": (lambda q, v, a: cj.gravity_vector(robot, q), lambda q, v, a: cc.gravity_vector(robot, q)),
+            "qdd": (lambda q, v, a: cj.forward_dynamics(robot, q, v, a), lambda q, v, a: cc.forward_dynamics(robot, q, v, a)),
+        }
+
+    checked = 0
+    for name, robot in robots(tmp_path):
+        if robot.nq == robot.nv:
+            continue
+        rng = np.random.default_rng(8)
+        for q, v, a in states(robot, 2, 9):
+            delta = rng.standard_normal(robot.nv)
+            h = 1e-6
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the NumPy functions say when they normalize a quaternion
+                q_plus, q_minus = cc.integrate(robot, q, h * delta), cc.integrate(robot, q, -h * delta)
+                # integrate returns unit quaternions and (cos, sin) pairs: the path through q itself
+                # has them at q's norms, and a q̇ along q's own pair moves nothing
+                qdot = (q_plus - q_minus) / (2 * h)
+                radial = np.zeros(robot.nq)
+                for body, qs in zip(robot.bodies, robot.q_start):
+                    kind, qs = body.joint.type, int(qs)
+                    at = {"free": qs + 3, "floating": qs + 3, "spherical": qs, "planar": qs + 2}.get(kind)
+                    if at is None:
+                        continue
+                    width = 2 if kind == "planar" else 4
+                    qdot[at:at + width] *= np.linalg.norm(q[at:at + width])
+                    radial[at:at + width] = q[at:at + width]
+                for key, (ours, numpy_form) in forms(robot).items():
+                    try:
+                        expected = numpy_form(q, v, a)
+                    except cc.SingularMassMatrixError:
+                        assert np.isnan(np.asarray(ours(q, v, a))).all(), (name, key)
+                        continue
+                    assert _same_bits(ours(q, v, a), expected), (name, key)
+                    _, along = jax.jvp(lambda q_: ours(q_, v, a), (q,), (qdot,))
+                    slope = (numpy_form(q_plus, v, a) - numpy_form(q_minus, v, a)) / (2 * h)
+                    scale = max(1.0, np.abs(slope).max())
+                    assert np.abs(np.asarray(along) - slope).max() <= 1e-6 * scale, (name, key)
+                    _, still = jax.jvp(lambda q_: ours(q_, v, a), (q,), (radial,))
+                    assert np.abs(np.asarray(still)).max() <= 1e-12 * max(1.0, np.abs(expected).max()), (name, key)
+                    weights = rng.standard_normal(np.shape(expected))
+                    grad = np.asarray(jax.grad(lambda q_: jnp_sum(ours(q_, v, a) * weights))(q))
+                    assert abs(grad @ qdot - np.sum(slope * weights)) <= 1e-6 * max(1.0, np.abs(slope * weights).sum()), \
+                        (name, key)
+                    checked += 1
+    assert checked >= 40, checked
+
+
+def jnp_sum(x):
+    return jax.numpy.sum(x)

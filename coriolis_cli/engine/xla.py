@@ -29,16 +29,53 @@ for _name, _capsule in compiled.xla_handlers().items():
 _FUNCTIONS = "coriolis_cli.jax functions"  # robot.caches' key: the robot's functions, by gravity
 
 
+def _tangent_map(robot):
+    """The velocity in the tangent space (..., nv) that moves q as a coordinate velocity q̇ (..., nq)
+    does: model.joints.integrate's exponential map read backwards, joint by joint, through the
+    kernels' normalization of quaternions and (cos, sin) pairs (so that a q̇ along q itself moves
+    nothing). A free joint: v = Rᵀṗ, ω = 2 Im(q̄ ⊗ q̇)/|q|²; a spherical joint: ω alone; a planar
+    joint: (v_x, v_y) = R(θ)ᵀṗ, ω = (c ṡ − s ċ)/(c² + s²). None where q are coordinates."""
+    if robot.nq == robot.nv:
+        return None
+    joints = [(body.joint.type, int(qs), int(vs)) for body, qs, vs in zip(robot.bodies, robot.q_start, robot.v_start)]
+    assert all(a[2] < b[2] for a, b in zip(joints, joints[1:]))  # the pieces below concatenate in v's order
+
+    def angular(quat, rate):  # 2 Im(q̄ ⊗ q̇)/|q|², quaternions (x, y, z, w)
+        u, w = quat[..., :3], quat[..., 3:]
+        du, dw = rate[..., :3], rate[..., 3:]
+        return 2.0 * (w * du - dw * u - jnp.cross(u, du)) / jnp.sum(quat * quat, axis=-1, keepdims=True)
+
+    def rotation_transposed_times(quat, x):  # R(q/|q|)ᵀ x
+        u = quat / jnp.linalg.norm(quat, axis=-1, keepdims=True)
+        v, w = u[..., :3], u[..., 3:]
+        return x * (w * w - jnp.sum(v * v, axis=-1, keepdims=True)) + 2.0 * v * jnp.sum(v * x, axis=-1, keepdims=True) \
+            - 2.0 * w * jnp.cross(v, x)
+
+    def tangent(q, qdot):  # slices and concatenation only: reverse mode transposes them
+        pieces = []
+        for kind, qs, vs in joints:
+            if kind in ("free", "floating"):
+                quat = q[..., qs + 3:qs + 7]
+                pieces += [rotation_transposed_times(quat, qdot[..., qs:qs + 3]), angular(quat, qdot[..., qs + 3:qs + 7])]
+            elif kind == "spherical":
+                pieces.append(angular(q[..., qs:qs + 4], qdot[..., qs:qs + 4]))
+            elif kind == "planar":  # (x, y, cos θ, sin θ)
+                c, s_ = q[..., qs + 2:qs + 3], q[..., qs + 3:qs + 4]
+                r = jnp.hypot(c, s_)
+                dx, dy, dc, ds = (qdot[..., qs + k:qs + k + 1] for k in range(4))
+                pieces += [(c * dx + s_ * dy) / r, (-s_ * dx + c * dy) / r, (c * ds - s_ * dc) / (r * r)]
+            else:
+                pieces.append(qdot[..., qs:qs + 1])
+        return jnp.concatenate(pieces, axis=-1)
+
+    return tangent
+
+
 def _check(robot) -> None:
     if not isinstance(robot, RobotModel):
-        raise StateError(f"coriolis_cli.jax takes a robot from coriolis_cli.load_robot whose q are coordinates, got "
+        raise StateError(f"coriolis_cli.jax takes a tree from coriolis_cli.load_robot, got "
                          f"{type(robot).__name__} (mimic joints, base velocities and closed loops are not taken yet; "
                          "pass robot.full)")
-    if robot.nq != robot.nv:
-        kinds = sorted({b.joint.type for b in robot.bodies if b.joint.type not in ("revolute", "continuous",
-                                                                                     "prismatic", "helical")})
-        raise StateError(f"coriolis_cli.jax takes robots whose q are coordinates for now; '{robot.name}' has "
-                         f"{', '.join(kinds)} joints (nq = {robot.nq}, nv = {robot.nv})")
     if not jax.config.jax_enable_x64:
         raise StateError("coriolis_cli.jax computes in float64: call jax.config.update('jax_enable_x64', True) "
                          "before creating arrays")
@@ -71,6 +108,11 @@ class _Functions:
         def times(J, t):  # J t over the batch: linear in t, so reverse mode transposes it
             return jnp.einsum("...ij,...j->...i", J, t)
 
+        to_tangent = _tangent_map(robot)
+
+        def along(q, t):  # q's tangent as the kernels' derivatives take it (a velocity in the tangent space)
+            return t if to_tangent is None else to_tangent(q, jnp.broadcast_to(t, q.shape))
+
         @jax.custom_jvp
         def mass_matrix(q):
             batch, (q,) = _states(robot, q)
@@ -81,7 +123,7 @@ class _Functions:
             (q,), (t,) = primals, tangents
             batch, (q,) = _states(robot, q)
             Gamma = call("coriolis_christoffel", [(n, n, n)], batch, q)[0]
-            return mass_matrix(q), jnp.einsum("...ijk,...k->...ij", Gamma + jnp.swapaxes(Gamma, -3, -2), t)
+            return mass_matrix(q), jnp.einsum("...ijk,...k->...ij", Gamma + jnp.swapaxes(Gamma, -3, -2), along(q, t))
 
         @jax.custom_jvp
         def inverse_dynamics(q, qd, qdd):
@@ -93,7 +135,7 @@ class _Functions:
             batch, states = _states(robot, *primals)
             dq, dv, M = call("coriolis_inverse_dynamics_derivatives", [(n, n)] * 3, batch, *states)
             tq, tv, ta = tangents
-            return inverse_dynamics(*primals), times(dq, tq) + times(dv, tv) + times(M, ta)
+            return inverse_dynamics(*primals), times(dq, along(states[0], tq)) + times(dv, tv) + times(M, ta)
 
         @jax.custom_jvp
         def gravity_vector(q):
@@ -104,7 +146,7 @@ class _Functions:
         def _(primals, tangents):
             (q,), (t,) = primals, tangents
             batch, (q,) = _states(robot, q)
-            return gravity_vector(q), times(call("coriolis_gravity_derivatives", [(n, n)], batch, q)[0], t)
+            return gravity_vector(q), times(call("coriolis_gravity_derivatives", [(n, n)], batch, q)[0], along(q, t))
 
         @jax.custom_jvp
         def forward_dynamics(q, qd, tau):
@@ -116,7 +158,7 @@ class _Functions:
             batch, states = _states(robot, *primals)
             dq, dv, Minv = call("coriolis_forward_dynamics_derivatives", [(n, n)] * 3, batch, *states)
             tq, tv, tt = tangents
-            return forward_dynamics(*primals), times(dq, tq) + times(dv, tv) + times(Minv, tt)
+            return forward_dynamics(*primals), times(dq, along(states[0], tq)) + times(dv, tv) + times(Minv, tt)
 
         self.mass_matrix, self.inverse_dynamics = mass_matrix, inverse_dynamics
         self.gravity_vector, self.forward_dynamics = gravity_vector, forward_dynamics
