@@ -1,4 +1,4 @@
-"""M, τ, g and q̈ as JAX functions: under ``jax.jit``, ``jax.vmap``, ``jax.grad``, ``jax.jacfwd`` and
+"""M, Ṁ, C, Γ, τ, g, q̈, C v, Cᵀq̇ and p as JAX functions: under ``jax.jit``, ``jax.vmap``, ``jax.grad``, ``jax.jacfwd`` and
 ``jax.jacrev``, computed by the engine's compiled kernels and differentiated by its analytic
 derivatives (the extra ``coriolis-cli[jax]``; the rest of the package never imports JAX).
 
@@ -26,6 +26,17 @@ and closed loops are refused in one line. float64 only. A state the NumPy functi
 finite, a singular M) gives NaN here, as JAX's own functions do.
 """
 
-from .engine.xla import forward_dynamics, gravity_vector, inverse_dynamics, mass_matrix
+from .engine.xla import (
+    christoffel,
+    coriolis_matrix,
+    coriolis_product,
+    coriolis_transpose_velocity,
+    forward_dynamics,
+    generalized_momentum,
+    gravity_vector,
+    inverse_dynamics,
+    mass_matrix,
+)
 
-__all__ = ["forward_dynamics", "gravity_vector", "inverse_dynamics", "mass_matrix"]
+__all__ = ["christoffel", "coriolis_matrix", "coriolis_product", "coriolis_transpose_velocity", "forward_dynamics",
+           "generalized_momentum", "gravity_vector", "inverse_dynamics", "mass_matrix"]

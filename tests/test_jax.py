@@ -29,10 +29,17 @@ def _pairs(robot):
         "tau": (lambda q, v, a: cj.inverse_dynamics(robot, q, v, a), lambda q, v, a: cc.inverse_dynamics(robot, q, v, a)),
         "g": (lambda q, v, a: cj.gravity_vector(robot, q), lambda q, v, a: cc.gravity_vector(robot, q)),
         "qdd": (lambda q, v, a: cj.forward_dynamics(robot, q, v, a), lambda q, v, a: cc.forward_dynamics(robot, q, v, a)),
+        "M, Mdot, C": (lambda q, v, a: cj.coriolis_matrix(robot, q, v), lambda q, v, a: cc.coriolis_matrix(robot, q, v)),
+        "Gamma": (lambda q, v, a: cj.christoffel(robot, q), lambda q, v, a: cc.christoffel(robot, q)),
+        "p": (lambda q, v, a: cj.generalized_momentum(robot, q, v), lambda q, v, a: cc.generalized_momentum(robot, q, v)),
+        "CTqd": (lambda q, v, a: cj.coriolis_transpose_velocity(robot, q, v),
+                 lambda q, v, a: cc.coriolis_transpose_velocity(robot, q, v)),
     }
 
 
 def _same_bits(a, b):
+    if isinstance(b, tuple):
+        return isinstance(a, tuple) and len(a) == len(b) and all(_same_bits(x, y) for x, y in zip(a, b))
     a, b = np.asarray(a), np.asarray(b)
     return a.shape == b.shape and a.tobytes() == b.tobytes()
 
@@ -47,7 +54,9 @@ def test_jitted_calls_and_batches_give_the_numpy_functions_bits(key):
         assert _same_bits(jax.jit(jax.vmap(ours))(*batch), numpy_form(*batch)), name
         # a batch over two axes, and a state broadcast against a batch
         Q, V, A = (x.reshape(5, 1, -1).repeat(2, axis=1) for x in batch)
-        assert _same_bits(jax.jit(ours)(Q, V, A)[:, 0], numpy_form(*batch)), name
+        twice = jax.jit(ours)(Q, V, A)
+        first = tuple(x[:, 0] for x in twice) if isinstance(twice, tuple) else twice[:, 0]
+        assert _same_bits(first, numpy_form(*batch)), name
         assert _same_bits(jax.jit(ours)(batch[0], one[1], one[2]),
                           numpy_form(batch[0], np.tile(one[1], (5, 1)), np.tile(one[2], (5, 1)))), name
 
@@ -65,8 +74,19 @@ def test_derivatives_are_the_analytic_ones_and_the_slopes_of_central_differences
         ("qdd", 0): fq, ("qdd", 1): fv, ("qdd", 2): Minv,
         ("g", 0): cc.gravity_derivatives(robot, q),
         ("M", 0): Gamma + Gamma.transpose(1, 0, 2),  # [i, j, k] = ∂M_ij/∂q_k
+        ("p", 0): cc.momentum_derivatives(robot, q, v), ("p", 1): M,
+        ("CTqd", 0): cc.coriolis_transpose_derivatives(robot, q, v)[0],
+        ("CTqd", 1): cc.coriolis_transpose_derivatives(robot, q, v)[1],
+        ("C v", 0): cc.coriolis_product_derivatives(robot, q, v, a)[0],
+        ("C v", 1): cc.coriolis_product_derivatives(robot, q, v, a)[1],
+        ("C v", 2): cc.coriolis_matrix(robot, q, v)[2],
+        ("C", 0): cc.coriolis_matrix_derivatives(robot, q, v),  # [i, j, k] = ∂C_ij/∂q_k
+        ("C", 1): Gamma,
     }
-    pairs = _pairs(robot)
+    pairs = dict(_pairs(robot))
+    pairs["C v"] = (lambda q, v, a: cj.coriolis_product(robot, q, v, a),
+                    lambda q, v, a: cc.coriolis_matrix(robot, q, v)[2] @ a)
+    pairs["C"] = (lambda q, v, a: cj.coriolis_matrix(robot, q, v)[2], lambda q, v, a: cc.coriolis_matrix(robot, q, v)[2])
     for (name, argument), expected in analytic.items():
         ours, numpy_form = pairs[name]
         for jacobian in (jax.jacfwd, jax.jacrev):
@@ -78,7 +98,7 @@ def test_derivatives_are_the_analytic_ones_and_the_slopes_of_central_differences
             plus, minus = [x.copy() for x in states], [x.copy() for x in states]
             plus[argument][k] += h
             minus[argument][k] -= h
-            slopes.append((numpy_form(*plus) - numpy_form(*minus)) / (2 * h))
+            slopes.append((np.asarray(numpy_form(*plus)) - np.asarray(numpy_form(*minus))) / (2 * h))
         slopes = np.stack(slopes, axis=-1)
         assert np.abs(expected - slopes).max() <= 1e-7 * max(1.0, np.abs(expected).max()), (name, argument)
 
@@ -141,6 +161,7 @@ def test_a_state_the_numpy_functions_refuse_gives_nan_and_others_are_refused_in_
 
     mimic = cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")
     refused(lambda: cj.mass_matrix(mimic, np.zeros(mimic.nq)), "pass robot.full")
+    refused(lambda: jax.jacfwd(lambda q_: cj.christoffel(robot, q_))(q), "does not differentiate Γ")
     refused(lambda: cj.inverse_dynamics(robot, q[:5], v, a), r"q must have shape \(\.\.\., 7\)")
     refused(lambda: cj.inverse_dynamics(robot, q, v[:3], a), r"must have shape \(\.\.\., 7\)")
     jax.config.update("jax_enable_x64", False)
@@ -166,6 +187,10 @@ def test_every_joint_type_in_the_tangent_space_as_the_numpy_functions(tmp_path):
             "tau": (lambda q, v, a: cj.inverse_dynamics(robot, q, v, a), lambda q, v, a: cc.inverse_dynamics(robot, q, v, a)),
             "g": (lambda q, v, a: cj.gravity_vector(robot, q), lambda q, v, a: cc.gravity_vector(robot, q)),
             "qdd": (lambda q, v, a: cj.forward_dynamics(robot, q, v, a), lambda q, v, a: cc.forward_dynamics(robot, q, v, a)),
+            "C": (lambda q, v, a: cj.coriolis_matrix(robot, q, v)[2], lambda q, v, a: cc.coriolis_matrix(robot, q, v)[2]),
+            "p": (lambda q, v, a: cj.generalized_momentum(robot, q, v), lambda q, v, a: cc.generalized_momentum(robot, q, v)),
+            "CTqd": (lambda q, v, a: cj.coriolis_transpose_velocity(robot, q, v),
+                     lambda q, v, a: cc.coriolis_transpose_velocity(robot, q, v)),
         }
 
     checked = 0
@@ -209,7 +234,7 @@ def test_every_joint_type_in_the_tangent_space_as_the_numpy_functions(tmp_path):
                     assert abs(grad @ qdot - np.sum(slope * weights)) <= 1e-6 * max(1.0, np.abs(slope * weights).sum()), \
                         (name, key)
                     checked += 1
-    assert checked >= 40, checked
+    assert checked >= 70, checked
 
 
 def jnp_sum(x):

@@ -21,7 +21,8 @@ from .algorithms import gravity_for
 from .calls import get_num_threads
 from .workspaces import kernel_scratch
 
-__all__ = ["forward_dynamics", "gravity_vector", "inverse_dynamics", "mass_matrix"]
+__all__ = ["christoffel", "coriolis_matrix", "coriolis_product", "coriolis_transpose_velocity", "forward_dynamics",
+           "generalized_momentum", "gravity_vector", "inverse_dynamics", "mass_matrix"]
 
 for _name, _capsule in compiled.xla_handlers().items():
     jax.ffi.register_ffi_target(_name, _capsule, platform="cpu")
@@ -160,8 +161,65 @@ class _Functions:
             tq, tv, tt = tangents
             return forward_dynamics(*primals), times(dq, along(states[0], tq)) + times(dv, tv) + times(Minv, tt)
 
+        def swap(X):  # Xᵀ of each matrix of a batch
+            return jnp.swapaxes(X, -1, -2)
+
+        @jax.custom_jvp
+        def coriolis_matrix(q, qd):
+            batch, states = _states(robot, q, qd)
+            return tuple(call("coriolis_coriolis_matrix", [(n, n)] * 3, batch, *states))
+
+        @coriolis_matrix.defjvp
+        def _(primals, tangents):
+            batch, (q, qd) = _states(robot, *primals)
+            Gamma = call("coriolis_christoffel", [(n, n, n)], batch, q)[0]
+            dC_dq = call("coriolis_coriolis_matrix_derivatives", [(n, n, n)], batch, q, qd)[0]
+            delta, tv = along(q, tangents[0]), tangents[1]
+            dM = jnp.einsum("...ijk,...k->...ij", Gamma + jnp.swapaxes(Gamma, -3, -2), delta)
+            dC = jnp.einsum("...ijk,...k->...ij", dC_dq, delta) + jnp.einsum("...ijk,...k->...ij", Gamma, tv)
+            return coriolis_matrix(*primals), (dM, dC + swap(dC), dC)
+
+        @jax.custom_jvp
+        def christoffel(q):
+            batch, (q,) = _states(robot, q)
+            return call("coriolis_christoffel", [(n, n, n)], batch, q)[0]
+
+        @christoffel.defjvp
+        def _(primals, tangents):
+            raise StateError("coriolis_cli.jax does not differentiate Γ (it would need M's third derivatives); "
+                             "differentiate coriolis_matrix or the dynamics instead")
+
+        @jax.custom_jvp
+        def coriolis_product(q, qd, v):
+            batch, (q, qd, v) = _states(robot, q, qd, v)
+            return times(call("coriolis_coriolis_matrix", [(n, n)] * 3, batch, q, qd)[2], v)
+
+        @coriolis_product.defjvp
+        def _(primals, tangents):
+            batch, (q, qd, v) = _states(robot, *primals)
+            C = call("coriolis_coriolis_matrix", [(n, n)] * 3, batch, q, qd)[2]
+            dq, dv = call("coriolis_coriolis_product_derivatives", [(n, n)] * 2, batch, q, qd, v)
+            tq, tv, tw = tangents
+            return times(C, v), times(dq, along(q, tq)) + times(dv, tv) + times(C, tw)
+
+        @jax.custom_jvp
+        def momentum_terms(q, qd):  # p = M q̇ and Cᵀq̇, one pass of the RNEA
+            batch, states = _states(robot, q, qd)
+            return tuple(call("coriolis_momentum", [(n,)] * 2, batch, *states))
+
+        @momentum_terms.defjvp
+        def _(primals, tangents):
+            batch, (q, qd) = _states(robot, *primals)
+            dp_dq = call("coriolis_momentum_derivatives", [(n, n)], batch, q, qd)[0]
+            M = call("coriolis_mass_matrix", [(n, n)], batch, q)[0]
+            dc_dq, dc_dv = call("coriolis_coriolis_transpose_derivatives", [(n, n)] * 2, batch, q, qd)
+            delta, tv = along(q, tangents[0]), tangents[1]
+            return momentum_terms(*primals), (times(dp_dq, delta) + times(M, tv), times(dc_dq, delta) + times(dc_dv, tv))
+
         self.mass_matrix, self.inverse_dynamics = mass_matrix, inverse_dynamics
         self.gravity_vector, self.forward_dynamics = gravity_vector, forward_dynamics
+        self.coriolis_matrix, self.christoffel, self.coriolis_product = coriolis_matrix, christoffel, coriolis_product
+        self.momentum_terms = momentum_terms
 
 
 def _robot_id(robot) -> int:
@@ -201,3 +259,32 @@ def gravity_vector(robot, q, gravity=True):
 def forward_dynamics(robot, q, qd, tau, gravity=True):
     """q̈ = M⁻¹(τ − C q̇ − g), shape (..., nv)."""
     return _functions(robot, gravity).forward_dynamics(q, qd, tau)
+
+
+def coriolis_matrix(robot, q, qd):
+    """(M, Ṁ, C) at (q, q̇), each (..., nv, nv), C the Christoffel-consistent one (Algorithm 1);
+    derivatives ∂M/∂q = Γ + Γᵀ, ∂C/∂q (coriolis_matrix_derivatives) and ∂C/∂q̇ = Γ, Ṁ's as C + Cᵀ's."""
+    return _functions(robot).coriolis_matrix(q, qd)
+
+
+def christoffel(robot, q):
+    """Γ (..., nv, nv, nv), ``C_ij = Σ_k Γ_ijk q̇_k``. Not differentiable here (it would take M's
+    third derivatives): differentiating it raises StateError."""
+    return _functions(robot).christoffel(q)
+
+
+def coriolis_product(robot, q, qd, v):
+    """C(q, q̇) v, shape (..., nv); derivatives ∂(C v)/∂q, ∂(C v)/∂q̇
+    (coriolis_product_derivatives) and C."""
+    return _functions(robot).coriolis_product(q, qd, v)
+
+
+def coriolis_transpose_velocity(robot, q, qd):
+    """Cᵀ(q, q̇) q̇, shape (..., nv), the term of the momentum observer's ṗ = τ + Cᵀq̇ − g;
+    derivatives from coriolis_transpose_derivatives."""
+    return _functions(robot).momentum_terms(q, qd)[1]
+
+
+def generalized_momentum(robot, q, qd):
+    """p = M q̇, shape (..., nv); derivatives ∂p/∂q (momentum_derivatives) and M."""
+    return _functions(robot).momentum_terms(q, qd)[0]

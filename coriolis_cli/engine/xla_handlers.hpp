@@ -112,6 +112,30 @@ inline int64_t elements(const XLA_FFI_Buffer* b) {
     return n;
 }
 
+constexpr double NO_GRAVITY[3] = {0.0, 0.0, 0.0};
+
+// [i, j, k] = ∂C_ij/∂q_k into dC (nv³), column by column of C (Slotine–Li's derivatives at
+// q̇_r = e_j, q̈_r = 0, without gravity: ∂(C e_j)/∂q); the scratch is this thread's own
+inline int64_t coriolis_matrix_derivatives(const Model& model, Data& d, const double* q, const double* qd,
+                                           double* dC) {
+    const int n = model.nv;
+    thread_local std::vector<double> unit, dq, dv;
+    unit.assign(n, 0.0);
+    dq.resize(size_t(n) * n);
+    dv.resize(size_t(n) * n);
+    for (int j = 0; j < n; ++j) {
+        unit[j] = 1.0;
+        std::fill(dq.begin(), dq.end(), 0.0);
+        const int64_t status = slotine_li_derivatives(model, d, q, qd, unit.data(), d.zero.data(), NO_GRAVITY,
+                                                      CHRISTOFFEL, dq.data(), dv.data(), nullptr, nullptr);
+        unit[j] = 0.0;
+        if (failed(status)) return status;
+        for (int i = 0; i < n; ++i)
+            for (int k = 0; k < n; ++k) dC[(int64_t(i) * n + j) * n + k] = dq[size_t(i) * n + k];
+    }
+    return OK;
+}
+
 // ---- one handler per kernel ---------------------------------------------------------------------
 // Kernel: (model, data, q, velocities, gravity, outputs) → status. `V` velocity-like inputs after
 // q; `sizes`: each output's doubles per state in units of nv^power (1: vectors, 2: matrices, 3: Γ).
@@ -208,6 +232,22 @@ CORIOLIS_XLA_HANDLER(coriolis_forward_dynamics_derivatives, 2, CORIOLIS_POWERS(2
 CORIOLIS_XLA_HANDLER(coriolis_gravity_derivatives, 0, CORIOLIS_POWERS(2), (void)v;
                      return gravity_derivatives(model, d, q, g, out[0]);)
 
+CORIOLIS_XLA_HANDLER(coriolis_coriolis_matrix, 1, CORIOLIS_POWERS(2, 2, 2), (void)g;
+                     return coriolis_matrix(model, d, q, v[0], CHRISTOFFEL, out[0], out[1], out[2]);)
+CORIOLIS_XLA_HANDLER(coriolis_coriolis_product_derivatives, 2, CORIOLIS_POWERS(2, 2), (void)g;
+                     return slotine_li_derivatives(model, d, q, v[0], v[1], d.zero.data(), NO_GRAVITY, CHRISTOFFEL,
+                                                   out[0], out[1], nullptr, nullptr);)
+CORIOLIS_XLA_HANDLER(coriolis_momentum, 1, CORIOLIS_POWERS(1, 1), (void)g;
+                     return momentum(model, d, q, v[0], out[0], out[1]);)
+CORIOLIS_XLA_HANDLER(coriolis_momentum_derivatives, 1, CORIOLIS_POWERS(2), (void)g;
+                     return momentum_derivatives(model, d, q, v[0], out[0]);)
+CORIOLIS_XLA_HANDLER(coriolis_coriolis_transpose_derivatives, 1, CORIOLIS_POWERS(2, 2), (void)g;
+                     return coriolis_transpose_derivatives(model, d, q, v[0], out[0], out[1]);)
+// ∂C/∂q, [i, j, k] = ∂C_ij/∂q_k: column j of C is C e_j, whose derivatives Slotine–Li's give
+// (q̇_r = e_j, q̈_r = 0, no gravity), one column at a time (as coriolis_matrix_derivatives composes it)
+CORIOLIS_XLA_HANDLER(coriolis_coriolis_matrix_derivatives, 1, CORIOLIS_POWERS(3), (void)g;
+                     return coriolis_matrix_derivatives(model, d, q, v[0], out[0]);)
+
 #undef CORIOLIS_POWERS
 #undef CORIOLIS_XLA_HANDLER
 
@@ -226,6 +266,12 @@ inline constexpr Named HANDLERS[] = {
     {"coriolis_inverse_dynamics_derivatives", coriolis_inverse_dynamics_derivatives},
     {"coriolis_forward_dynamics_derivatives", coriolis_forward_dynamics_derivatives},
     {"coriolis_gravity_derivatives", coriolis_gravity_derivatives},
+    {"coriolis_coriolis_matrix", coriolis_coriolis_matrix},
+    {"coriolis_coriolis_product_derivatives", coriolis_coriolis_product_derivatives},
+    {"coriolis_momentum", coriolis_momentum},
+    {"coriolis_momentum_derivatives", coriolis_momentum_derivatives},
+    {"coriolis_coriolis_transpose_derivatives", coriolis_coriolis_transpose_derivatives},
+    {"coriolis_coriolis_matrix_derivatives", coriolis_coriolis_matrix_derivatives},
 };
 
 }  // namespace coriolis::xla
