@@ -14,7 +14,8 @@ with no Python in a jitted program's loop; a batch (``vmap``, or states of shape
 call of the batch kernels, on ``coriolis_cli.get_num_threads()`` threads. Derivatives follow the
 NumPy functions' analytic ones: ∂τ/∂(q, q̇, q̈) (inverse_dynamics_derivatives), ∂q̈/∂(q, q̇, τ)
 (forward_dynamics_derivatives), ∂g/∂q (gravity_derivatives) and ∂M_ij/∂q_k = Γ_ijk + Γ_jik
-(christoffel). They are first derivatives: a second derivative (a Hessian) is not defined yet.
+(christoffel), and the others' listed on the API page. τ has second derivatives as well (its
+Jacobians' from inverse_dynamics_second_derivatives); a second derivative of the others raises.
 
 The robot is a Python constant of the traced function (a program is compiled once per robot);
 its gravity is the robot's unless ``gravity`` gives a 3-vector of numbers. Every joint type:

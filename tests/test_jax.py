@@ -239,3 +239,30 @@ def test_every_joint_type_in_the_tangent_space_as_the_numpy_functions(tmp_path):
 
 def jnp_sum(x):
     return jax.numpy.sum(x)
+
+
+@pytest.mark.parametrize("key", ["panda", "quadruped, floating"])
+def test_second_derivatives_of_tau_are_the_tensors_and_pass_check_grads(key):
+    """τ's Hessians come from inverse_dynamics_second_derivatives (the Jacobians' own derivatives);
+    jax.test_util.check_grads holds them to finite differences to order 2, forward and reverse."""
+    from jax.test_util import check_grads
+
+    robot = cc.load_robot("panda") if key == "panda" else cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
+    rng = np.random.default_rng(10)
+    q = cc.random_configuration(robot, rng)
+    v, a = rng.uniform(-1.0, 1.0, (2, robot.nv))
+
+    def tau(q, v, a):
+        return cj.inverse_dynamics(robot, q, v, a)
+
+    check_grads(tau, (q, v, a), order=2, modes=("fwd", "rev"))
+    T_qq, T_vv, T_qv, T_qa = cc.inverse_dynamics_second_derivatives(robot, q, v, a)
+    # jacfwd(jacrev(τ, y), x)[i, k, j] = ∂/∂x_j (∂τ_i/∂y_k): the tensors' [i, j, k]
+    hessian = lambda x, y: np.asarray(jax.jit(jax.jacfwd(jax.jacrev(tau, argnums=y), argnums=x))(q, v, a))  # noqa: E731
+    assert _same_bits(hessian(1, 1).transpose(0, 2, 1), T_vv)
+    if robot.nq == robot.nv:  # on a floating base the q-blocks carry the tangent map's nq columns
+        for (x, y), T in {(0, 0): T_qq, (0, 1): T_qv, (0, 2): T_qa}.items():
+            assert np.abs(hessian(x, y).transpose(0, 2, 1) - T).max() <= 1e-13 * max(1.0, np.abs(T).max()), (x, y)
+    with pytest.raises(cc.StateError, match="no second derivatives of q̈ yet") as e:
+        jax.hessian(lambda q_: cj.forward_dynamics(robot, q_, v, a).sum())(q)
+    assert "\n" not in str(e.value)

@@ -225,7 +225,7 @@ def coriolis_transpose_derivatives(robot, q, qd, data: Data | None = None, out: 
     ``data=`` the results are ``data.dCTqd_dq, data.dCTqd_dqd``. Batches: q, qd of shape (K, ·)."""
 
 
-def _free_armature_guard(robot, K=1, data=None, **options):
+def free_armature_guard(robot, K=1, data=None, **options):
     """A free joint's unequal linear armature (M_a = Rᵀ A R turns with the base) is not derived in
     second order yet."""
     tree = getattr(robot, "full", robot)
@@ -237,8 +237,8 @@ def _free_armature_guard(robot, K=1, data=None, **options):
 
 def _second_guard(robot, K, data, force=False, **options):
     """Four nv³ tensors a state: Γ's guard (refused above GAMMA_MAX_BYTES unless ``force``, and above
-    what the machine has), allocated in the workspace on first use; _free_armature_guard's refusal."""
-    _free_armature_guard(robot)
+    what the machine has), allocated in the workspace on first use; free_armature_guard's refusal."""
+    free_armature_guard(robot)
     if data is not None:
         if data.second_out is None:
             data.ensure_second(force)
@@ -264,7 +264,7 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: 
 
 @algorithm(compiled.inverse_dynamics_second_derivatives_contracted, key="lam_d2tau", shape=lambda r: (4, r.nv, r.nv),
            take=_four, batch=compiled.inverse_dynamics_second_derivatives_contracted_batch, batch_take=_four_of_each,
-           into="contracted_block", returns="contracted_outputs", guard=_free_armature_guard)
+           into="contracted_block", returns="contracted_outputs", guard=free_armature_guard)
 def inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd, lam, gravity=True, data: Data | None = None,
                                                    out: np.ndarray | tuple | None = None):
     """(λᵀ∂²τ/∂q², λᵀ∂²τ/∂q̇², λᵀ∂²τ/∂q∂q̇, λᵀ∂²τ/∂q∂q̈), each (nv, nv): Σ_i λ_i T[i, :, :] of
@@ -390,7 +390,7 @@ def forward_dynamics_second_derivatives(robot, q, qd, tau, gravity=True, force: 
     gravity_for(robot, gravity)  # refused before any state; passed on as given (True: the fast paths)
 
     def guard(K):
-        _free_armature_guard(robot)
+        free_armature_guard(robot)
         check_second_bytes(n, K, force)
         check_memory(gamma_bytes_for(n, 4 * K + 8), "the forward dynamics' second-order derivatives")
 
@@ -401,7 +401,7 @@ def forward_dynamics_second_derivatives(robot, q, qd, tau, gravity=True, force: 
 
 @algorithm(compiled.forward_dynamics_second_derivatives_contracted, key="lam_d2qdd", shape=lambda r: (4, r.nv, r.nv),
            take=_four, batch=compiled.forward_dynamics_second_derivatives_contracted_batch, batch_take=_four_of_each,
-           into="fd_contracted_block", returns="fd_contracted_outputs", guard=_free_armature_guard)
+           into="fd_contracted_block", returns="fd_contracted_outputs", guard=free_armature_guard)
 def forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, lam, gravity=True, data: Data | None = None,
                                                    out: np.ndarray | tuple | None = None):
     """(λᵀ∂²q̈/∂q², λᵀ∂²q̈/∂q̇², λᵀ∂²q̈/∂q∂q̇, λᵀ∂²q̈/∂q∂τ), each (nv, nv): Σ_i λ_i F[i, :, :] of

@@ -18,6 +18,8 @@ from ..errors import StateError
 from ..model.tree import RobotModel
 from . import compiled
 from .algorithms import gravity_for
+from .api import free_armature_guard
+from .data import check_second_bytes
 from .calls import get_num_threads
 from .workspaces import kernel_scratch
 
@@ -111,6 +113,60 @@ class _Functions:
 
         to_tangent = _tangent_map(robot)
 
+        def first_order(name, what):
+            """The handler ``name``'s outputs (Jacobians) as a function of the states, with no
+            derivative of its own yet: differentiating it (a second derivative of ``what``) raises."""
+            count, shapes = len(SHAPES[name]), SHAPES[name]
+
+            @jax.custom_jvp
+            def jacobians(*states):
+                return tuple(call(name, shapes, states[0].shape[:-1], *states))
+
+            @jacobians.defjvp
+            def _(primals, tangents):
+                raise StateError(f"coriolis_cli.jax has no second derivatives of {what} yet (τ's exist: "
+                                 "differentiate inverse_dynamics twice)")
+
+            return (lambda *states: jacobians(*states)) if count > 1 else (lambda *states: jacobians(*states)[0])
+
+        SHAPES = {"coriolis_christoffel": [(n, n, n)], "coriolis_forward_dynamics_derivatives": [(n, n)] * 3,
+                  "coriolis_gravity_derivatives": [(n, n)], "coriolis_coriolis_matrix_derivatives": [(n, n, n)],
+                  "coriolis_coriolis_product_derivatives": [(n, n)] * 2, "coriolis_momentum_derivatives": [(n, n)],
+                  "coriolis_coriolis_transpose_derivatives": [(n, n)] * 2, "coriolis_mass_matrix": [(n, n)],
+                  "coriolis_coriolis_matrix": [(n, n)] * 3,
+                  "coriolis_inverse_dynamics_second_derivatives": [(n, n, n)] * 4}
+        Gamma_of = first_order("coriolis_christoffel", "M and C")
+        forward_jacobians = first_order("coriolis_forward_dynamics_derivatives", "q̈")
+        gravity_jacobian = first_order("coriolis_gravity_derivatives", "g")
+        dC_dq_of = first_order("coriolis_coriolis_matrix_derivatives", "C")
+        product_jacobians = first_order("coriolis_coriolis_product_derivatives", "C v")
+        momentum_jacobian = first_order("coriolis_momentum_derivatives", "p")
+        transpose_jacobians = first_order("coriolis_coriolis_transpose_derivatives", "Cᵀq̇")
+        M_of = first_order("coriolis_mass_matrix", "p and C v")
+        coriolis_matrix_of = first_order("coriolis_coriolis_matrix", "C v")
+        tensors_of = first_order("coriolis_inverse_dynamics_second_derivatives", "τ beyond the second")
+
+        @jax.custom_jvp
+        def tau_jacobians(q, qd, qdd):  # ∂τ/∂q, ∂τ/∂q̇, M: their own derivatives are τ's second ones
+            return tuple(call("coriolis_inverse_dynamics_derivatives", [(n, n)] * 3, q.shape[:-1], q, qd, qdd))
+
+        @tau_jacobians.defjvp
+        def _(primals, tangents):
+            free_armature_guard(robot)
+            check_second_bytes(n)
+            q = primals[0]
+            T_qq, T_vv, T_qv, T_qa = tensors_of(*primals)  # [i, j, k] = ∂/∂x_j (∂τ_i/∂y_k)
+            delta, tv, ta = along(q, tangents[0]), tangents[1], tangents[2]
+
+            def contract(spec, T, t):
+                return jnp.einsum(spec, T, t)
+
+            d_dq = (contract("...ijk,...j->...ik", T_qq, delta) + contract("...ikj,...j->...ik", T_qv, tv)
+                    + contract("...ikj,...j->...ik", T_qa, ta))
+            d_dv = contract("...ijk,...j->...ik", T_qv, delta) + contract("...ijk,...j->...ik", T_vv, tv)
+            d_M = contract("...ijk,...j->...ik", T_qa, delta)
+            return tau_jacobians(*primals), (d_dq, d_dv, d_M)
+
         def along(q, t):  # q's tangent as the kernels' derivatives take it (a velocity in the tangent space)
             return t if to_tangent is None else to_tangent(q, jnp.broadcast_to(t, q.shape))
 
@@ -122,8 +178,8 @@ class _Functions:
         @mass_matrix.defjvp
         def _(primals, tangents):
             (q,), (t,) = primals, tangents
-            batch, (q,) = _states(robot, q)
-            Gamma = call("coriolis_christoffel", [(n, n, n)], batch, q)[0]
+            _, (q,) = _states(robot, q)
+            Gamma = Gamma_of(q)
             return mass_matrix(q), jnp.einsum("...ijk,...k->...ij", Gamma + jnp.swapaxes(Gamma, -3, -2), along(q, t))
 
         @jax.custom_jvp
@@ -133,8 +189,8 @@ class _Functions:
 
         @inverse_dynamics.defjvp
         def _(primals, tangents):
-            batch, states = _states(robot, *primals)
-            dq, dv, M = call("coriolis_inverse_dynamics_derivatives", [(n, n)] * 3, batch, *states)
+            _, states = _states(robot, *primals)
+            dq, dv, M = tau_jacobians(*states)
             tq, tv, ta = tangents
             return inverse_dynamics(*primals), times(dq, along(states[0], tq)) + times(dv, tv) + times(M, ta)
 
@@ -146,8 +202,8 @@ class _Functions:
         @gravity_vector.defjvp
         def _(primals, tangents):
             (q,), (t,) = primals, tangents
-            batch, (q,) = _states(robot, q)
-            return gravity_vector(q), times(call("coriolis_gravity_derivatives", [(n, n)], batch, q)[0], along(q, t))
+            _, (q,) = _states(robot, q)
+            return gravity_vector(q), times(gravity_jacobian(q), along(q, t))
 
         @jax.custom_jvp
         def forward_dynamics(q, qd, tau):
@@ -157,7 +213,7 @@ class _Functions:
         @forward_dynamics.defjvp
         def _(primals, tangents):
             batch, states = _states(robot, *primals)
-            dq, dv, Minv = call("coriolis_forward_dynamics_derivatives", [(n, n)] * 3, batch, *states)
+            dq, dv, Minv = forward_jacobians(*states)
             tq, tv, tt = tangents
             return forward_dynamics(*primals), times(dq, along(states[0], tq)) + times(dv, tv) + times(Minv, tt)
 
@@ -171,9 +227,8 @@ class _Functions:
 
         @coriolis_matrix.defjvp
         def _(primals, tangents):
-            batch, (q, qd) = _states(robot, *primals)
-            Gamma = call("coriolis_christoffel", [(n, n, n)], batch, q)[0]
-            dC_dq = call("coriolis_coriolis_matrix_derivatives", [(n, n, n)], batch, q, qd)[0]
+            _, (q, qd) = _states(robot, *primals)
+            Gamma, dC_dq = Gamma_of(q), dC_dq_of(q, qd)
             delta, tv = along(q, tangents[0]), tangents[1]
             dM = jnp.einsum("...ijk,...k->...ij", Gamma + jnp.swapaxes(Gamma, -3, -2), delta)
             dC = jnp.einsum("...ijk,...k->...ij", dC_dq, delta) + jnp.einsum("...ijk,...k->...ij", Gamma, tv)
@@ -196,9 +251,9 @@ class _Functions:
 
         @coriolis_product.defjvp
         def _(primals, tangents):
-            batch, (q, qd, v) = _states(robot, *primals)
-            C = call("coriolis_coriolis_matrix", [(n, n)] * 3, batch, q, qd)[2]
-            dq, dv = call("coriolis_coriolis_product_derivatives", [(n, n)] * 2, batch, q, qd, v)
+            _, (q, qd, v) = _states(robot, *primals)
+            C = coriolis_matrix_of(q, qd)[2]
+            dq, dv = product_jacobians(q, qd, v)
             tq, tv, tw = tangents
             return times(C, v), times(dq, along(q, tq)) + times(dv, tv) + times(C, tw)
 
@@ -209,10 +264,9 @@ class _Functions:
 
         @momentum_terms.defjvp
         def _(primals, tangents):
-            batch, (q, qd) = _states(robot, *primals)
-            dp_dq = call("coriolis_momentum_derivatives", [(n, n)], batch, q, qd)[0]
-            M = call("coriolis_mass_matrix", [(n, n)], batch, q)[0]
-            dc_dq, dc_dv = call("coriolis_coriolis_transpose_derivatives", [(n, n)] * 2, batch, q, qd)
+            _, (q, qd) = _states(robot, *primals)
+            dp_dq, M = momentum_jacobian(q, qd), M_of(q)
+            dc_dq, dc_dv = transpose_jacobians(q, qd)
             delta, tv = along(q, tangents[0]), tangents[1]
             return momentum_terms(*primals), (times(dp_dq, delta) + times(M, tv), times(dc_dq, delta) + times(dc_dv, tv))
 

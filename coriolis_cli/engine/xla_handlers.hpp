@@ -248,6 +248,9 @@ CORIOLIS_XLA_HANDLER(coriolis_coriolis_transpose_derivatives, 1, CORIOLIS_POWERS
 CORIOLIS_XLA_HANDLER(coriolis_coriolis_matrix_derivatives, 1, CORIOLIS_POWERS(3), (void)g;
                      return coriolis_matrix_derivatives(model, d, q, v[0], out[0]);)
 
+CORIOLIS_XLA_HANDLER(coriolis_inverse_dynamics_second_derivatives, 2, CORIOLIS_POWERS(3, 3, 3, 3),
+                     return rnea_second_derivatives(model, d, q, v[0], v[1], g, out[0], out[1], out[2], out[3]);)
+
 #undef CORIOLIS_POWERS
 #undef CORIOLIS_XLA_HANDLER
 
@@ -272,6 +275,7 @@ inline constexpr Named HANDLERS[] = {
     {"coriolis_momentum_derivatives", coriolis_momentum_derivatives},
     {"coriolis_coriolis_transpose_derivatives", coriolis_coriolis_transpose_derivatives},
     {"coriolis_coriolis_matrix_derivatives", coriolis_coriolis_matrix_derivatives},
+    {"coriolis_inverse_dynamics_second_derivatives", coriolis_inverse_dynamics_second_derivatives},
 };
 
 }  // namespace coriolis::xla
