@@ -15,7 +15,7 @@ TOOLS  := build/tools
 ABI3_PYTHON ?= $(shell for p in python3.13 python3.12 $(wildcard $(HOME)/.pyenv/versions/3.1[2-9].*/bin/python3); do \
   $$p -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: demo test test-install test-anywhere wheel bench clean compiler sanitize docs
+.PHONY: demo test test-install test-anywhere test-torch wheel bench clean compiler sanitize docs
 
 # the install compiles the engine's core: say what is missing before pip says it at length
 compiler:
@@ -45,6 +45,14 @@ demo: $(STAMP)
 # two workers, one test file each, side by side on a 2-core machine
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+# coriolis_cli.torch's tests, apart: PyTorch is not a dependency (its registry wheel carries the
+# CUDA libraries, several GB). 2.13.0 is the version whose CPU build this project's machines hold
+# on disk; elsewhere pip takes the registry's.
+TORCH ?= torch==2.13.0
+test-torch: $(TEST_STAMP)
+	$(BIN)/python -m pip install --quiet '$(TORCH)'
+	$(BIN)/python -m pytest -p no:cacheprovider tests/test_torch.py
 
 # The two ways in, as a new user takes them (about 3 min; tests/test_install.py): a wheel built
 # here and installed into a fresh environment with no compiler on PATH, and `make demo` from a

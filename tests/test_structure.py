@@ -92,7 +92,8 @@ def test_the_model_imports_nothing_from_the_engine():
 # docs/ARCHITECTURE.md's layers, lowest first; recordings sit beside the model, and the package's
 # __init__ (which loads the engine lazily) and the bundled robots are outside the flow
 LAYERS = {"errors": 0, "model": 1, "recordings": 1, "reference": 2, "engine": 2, "peers": 3, "checks": 3, "bench": 3,
-          "estimation": 3, "control": 3, "along": 3, "codegen": 3, "jax": 3, "report": 4, "cli": 5}
+          "estimation": 3, "control": 3, "along": 3, "codegen": 3, "jax": 3, "torch": 3, "report": 4,
+          "cli": 5}
 # the imports against the flow, each with its reason
 AGAINST_THE_FLOW = {
     ("coriolis_cli.recordings.align", "coriolis_cli.engine"),  # engine.compiled: the derivative fit's loop over rows

@@ -1,0 +1,221 @@
+"""The calling layer for PyTorch (coriolis_cli.torch): the engine's functions as ``torch.library``
+custom operators on CPU float64 tensors, with autograd from the analytic derivatives, fake
+implementations for ``torch.compile`` and vmap rules that hand a batch to the batch kernels.
+Imported only by coriolis_cli.torch: the rest of the package never imports PyTorch.
+
+An operator takes a robot by the id ``robot_id`` gives it and states of shape (..., nq) and
+(..., nv); its implementation calls the NumPy function on the states as one batch (the batch
+kernels, on get_num_threads() threads, with the GIL released), zero-copy both ways."""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+
+import numpy as np
+
+try:
+    import torch
+except ImportError:  # pragma: no cover (the extra is missing)
+    raise ImportError("coriolis_cli.torch needs PyTorch: pip install torch (a CPU build will do)") from None
+
+from ..errors import StateError
+from ..model.tree import RobotModel
+from . import api
+from .algorithms import gravity_for
+
+_ROBOTS: dict = {}  # id → (robot, gravity), for the operators (which take numbers and tensors only)
+# the operators' registrations, dropped at exit: PyTorch's registry would otherwise hold the
+# functions (and through them the compiled module's objects) past the interpreter's teardown
+_LIBRARY = torch.library.Library("coriolis", "DEF")
+
+
+@atexit.register
+def _release() -> None:
+    _ROBOTS.clear()
+    _LIBRARY._destroy()
+_NEXT = itertools.count()
+_ID = "coriolis_cli.torch id"
+
+
+@torch.compiler.assume_constant_result  # torch.compile takes the id as a constant of the graph
+def robot_id(robot, gravity=True) -> int:
+    """The id of the robot at this gravity for the operators (a number, as torch.compile keeps
+    them constant), given once per robot object and gravity; the robot is checked."""
+    if not isinstance(robot, RobotModel):
+        raise StateError(f"coriolis_cli.torch takes a tree from coriolis_cli.load_robot, got {type(robot).__name__} "
+                         "(mimic joints, base velocities and closed loops are not taken yet; pass robot.full)")
+    if robot.nq != robot.nv:
+        raise StateError(f"coriolis_cli.torch takes robots whose q are coordinates for now; '{robot.name}' has "
+                         f"free, spherical or planar joints (nq = {robot.nq}, nv = {robot.nv})")
+    g = tuple(float(x) for x in gravity_for(robot, gravity))
+    ids = robot.caches.setdefault(_ID, {})
+    if g not in ids:
+        ids[g] = next(_NEXT)
+        _ROBOTS[ids[g]] = (robot, np.array(g))
+    return ids[g]
+
+
+def _numpy(x: torch.Tensor) -> np.ndarray:
+    return x.detach().contiguous().numpy()
+
+
+def _batched(function, robot, states, extra=()):
+    """``function(robot, *states (K, ·), *extra)`` on the states as one batch of K = their leading
+    size (broadcast to one batch shape), each output with the batch's shape in front."""
+    shape = torch.broadcast_shapes(*(s.shape[:-1] for s in states))
+    arrays = [_numpy(s.expand(shape + s.shape[-1:])).reshape(-1, s.shape[-1]) for s in states]
+    result = function(robot, *arrays, *extra)
+    outputs = result if isinstance(result, tuple) else (result,)
+    tensors = tuple(torch.from_numpy(np.ascontiguousarray(o)).reshape(shape + o.shape[1:]) for o in outputs)
+    return tensors if isinstance(result, tuple) else tensors[0]
+
+
+def _check(*states):
+    for s in states:
+        if s.dtype != torch.float64 or s.device.type != "cpu":
+            raise StateError(f"coriolis_cli.torch takes float64 tensors on the CPU, got {s.dtype} on {s.device}")
+
+
+def _shape(robot_id, *states):
+    return torch.broadcast_shapes(*(s.shape[:-1] for s in states))
+
+
+def _define(name, arguments, function, outputs, extra=lambda *a: ()):
+    """The operator ``coriolis::name``: (robot_id, *states, *floats) → one tensor or a tuple;
+    ``outputs(nv)`` gives each output's per-state shape."""
+    count = len(outputs(1))
+    signature = f"(int robot_id, {', '.join(f'Tensor {a}' for a in arguments)}) -> " + (
+        "Tensor" if count == 1 else "(" + ", ".join(["Tensor"] * count) + ")")
+    _LIBRARY.define(name + signature)
+
+    @torch.library.impl(f"coriolis::{name}", "cpu", lib=_LIBRARY)
+    def _(robot_id, *states):
+        _check(*states)
+        robot, gravity = _ROBOTS[robot_id]
+        return _batched(function, robot, states, extra(gravity))
+
+    @torch.library.register_fake(f"coriolis::{name}", lib=_LIBRARY)
+    def _(robot_id, *states):
+        shape = torch.broadcast_shapes(*(s.shape[:-1] for s in states))
+        nv = _ROBOTS[robot_id][0].nv
+        made = tuple(states[0].new_empty(shape + per) for per in outputs(nv))
+        return made if count > 1 else made[0]
+
+    def vmap_rule(info, in_dims, robot_id, *states):
+        size = info.batch_size
+        moved = [s.expand((size,) + s.shape) if d is None else s.movedim(d, 0) for s, d in zip(states, in_dims[1:])]
+        result = getattr(torch.ops.coriolis, name)(robot_id, *moved)
+        return result, ((0,) * count if count > 1 else 0)
+
+    torch.library.register_vmap(f"coriolis::{name}", vmap_rule, lib=_LIBRARY)
+    return getattr(torch.ops.coriolis, name)
+
+
+def _with_gravity(gravity):
+    return (gravity,)
+
+
+mass_matrix_op = _define("mass_matrix", ["q"], lambda r, q: api.mass_matrix(r, q), lambda n: [(n, n)])
+christoffel_op = _define("christoffel", ["q"], lambda r, q: api.christoffel(r, q, force=True), lambda n: [(n, n, n)])
+inverse_dynamics_op = _define("inverse_dynamics", ["q", "qd", "qdd"],
+                              lambda r, q, v, a, g: api.inverse_dynamics(r, q, v, a, gravity=g), lambda n: [(n,)],
+                              _with_gravity)
+gravity_vector_op = _define("gravity_vector", ["q"], lambda r, q, g: api.gravity_vector(r, q, gravity=g),
+                            lambda n: [(n,)], _with_gravity)
+forward_dynamics_op = _define("forward_dynamics", ["q", "qd", "tau"],
+                              lambda r, q, v, t, g: api.forward_dynamics(r, q, v, t, gravity=g), lambda n: [(n,)],
+                              _with_gravity)
+tau_jacobians_op = _define("tau_jacobians", ["q", "qd", "qdd"],
+                           lambda r, q, v, a, g: api.inverse_dynamics_derivatives(r, q, v, a, gravity=g),
+                           lambda n: [(n, n)] * 3, _with_gravity)
+tau_second_op = _define("tau_second", ["q", "qd", "qdd"],
+                        lambda r, q, v, a, g: api.inverse_dynamics_second_derivatives(r, q, v, a, gravity=g, force=True),
+                        lambda n: [(n, n, n)] * 4, _with_gravity)
+forward_jacobians_op = _define("forward_jacobians", ["q", "qd", "tau"],
+                               lambda r, q, v, t, g: api.forward_dynamics_derivatives(r, q, v, t, gravity=g),
+                               lambda n: [(n, n)] * 3, _with_gravity)
+gravity_jacobian_op = _define("gravity_jacobian", ["q"], lambda r, q, g: api.gravity_derivatives(r, q, gravity=g),
+                              lambda n: [(n, n)], _with_gravity)
+
+
+# ---- autograd: the gradients from the analytic derivatives ------------------------------------
+def _vector_times(g, J):  # gᵀ J over a batch: (..., n) (..., n, m) → (..., m)
+    return torch.einsum("...i,...ik->...k", g, J)
+
+
+def _keep(ctx, robot_id, states):
+    ctx.robot_id = robot_id
+    ctx.save_for_backward(*states)
+
+
+def _reduce(grad, like):
+    """A gradient of a state broadcast to the batch, summed back to the state's own shape."""
+    while grad.dim() > like.dim():
+        grad = grad.sum(0)
+    for axis, size in enumerate(like.shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis, keepdim=True)
+    return grad
+
+
+def _first_order_only(what):
+    def backward(ctx, *grads):
+        raise StateError(f"coriolis_cli.torch has no second derivatives of {what} yet (τ's exist: differentiate "
+                         "inverse_dynamics twice)")
+    return backward
+
+
+def _setup(ctx, inputs, output):
+    robot_id, *states = inputs
+    _keep(ctx, robot_id, states)
+
+
+def _mass_matrix_backward(ctx, grad):
+    (q,) = ctx.saved_tensors
+    Gamma = christoffel_op(ctx.robot_id, q)
+    # ∂M_ij/∂q_k = Γ_ijk + Γ_jik: Σ_ij g_ij (Γ_ijk + Γ_jik) = Σ_ij (g + gᵀ)_ij Γ_ijk
+    return None, _reduce(torch.einsum("...ij,...ijk->...k", grad + grad.transpose(-1, -2), Gamma), q)
+
+
+def _tau_backward(ctx, grad):
+    q, qd, qdd = ctx.saved_tensors
+    dq, dv, M = tau_jacobians_op(ctx.robot_id, q, qd, qdd)
+    return (None, _reduce(_vector_times(grad, dq), q), _reduce(_vector_times(grad, dv), qd),
+            _reduce(_vector_times(grad, M), qdd))
+
+
+def _tau_jacobians_backward(ctx, g_dq, g_dv, g_M):
+    q, qd, qdd = ctx.saved_tensors
+    T_qq, T_vv, T_qv, T_qa = tau_second_op(ctx.robot_id, q, qd, qdd)  # [i, j, k] = ∂/∂x_j (∂τ_i/∂y_k)
+    n = T_qq.shape[-1]
+    zero = lambda g: T_qq.new_zeros(T_qq.shape[:-3] + (n, n)) if g is None else g  # noqa: E731
+    g_dq, g_dv, g_M = zero(g_dq), zero(g_dv), zero(g_M)
+    # dq[i, k] moves with q_j by T_qq[i, j, k], with q̇_j by T_qv[i, k, j], with q̈_j by T_qa[i, k, j];
+    # dv[i, k] with q_j by T_qv[i, j, k], with q̇_j by T_vv[i, j, k]; M[i, k] with q_j by T_qa[i, j, k]
+    e = torch.einsum
+    grad_q = e("...ik,...ijk->...j", g_dq, T_qq) + e("...ik,...ijk->...j", g_dv, T_qv) + e("...ik,...ijk->...j", g_M, T_qa)
+    grad_v = e("...ik,...ikj->...j", g_dq, T_qv) + e("...ik,...ijk->...j", g_dv, T_vv)
+    grad_a = e("...ik,...ikj->...j", g_dq, T_qa)
+    return None, _reduce(grad_q, q), _reduce(grad_v, qd), _reduce(grad_a, qdd)
+
+
+def _gravity_backward(ctx, grad):
+    (q,) = ctx.saved_tensors
+    return None, _reduce(_vector_times(grad, gravity_jacobian_op(ctx.robot_id, q)), q)
+
+
+def _forward_backward(ctx, grad):
+    q, qd, tau = ctx.saved_tensors
+    dq, dv, Minv = forward_jacobians_op(ctx.robot_id, q, qd, tau)
+    return (None, _reduce(_vector_times(grad, dq), q), _reduce(_vector_times(grad, dv), qd),
+            _reduce(_vector_times(grad, Minv), tau))
+
+
+for _name, _backward in (("mass_matrix", _mass_matrix_backward), ("inverse_dynamics", _tau_backward),
+                         ("tau_jacobians", _tau_jacobians_backward), ("gravity_vector", _gravity_backward),
+                         ("forward_dynamics", _forward_backward)):
+    torch.library.register_autograd(f"coriolis::{_name}", _backward, setup_context=_setup, lib=_LIBRARY)
+for _name, _what in (("christoffel", "M"), ("forward_jacobians", "q̈"), ("gravity_jacobian", "g"),
+                     ("tau_second", "τ beyond the second")):
+    torch.library.register_autograd(f"coriolis::{_name}", _first_order_only(_what), setup_context=_setup, lib=_LIBRARY)

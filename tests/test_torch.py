@@ -1,0 +1,105 @@
+"""coriolis_cli.torch: the engine's functions as PyTorch operators, with autograd from the
+analytic derivatives, fake implementations for torch.compile and vmap rules. Runs where PyTorch
+is installed (`make test-torch`); skipped elsewhere."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import coriolis_cli as cc  # noqa: E402
+import coriolis_cli.torch as ct  # noqa: E402
+
+from .conftest import robot_path  # noqa: E402
+
+ROBOTS = {"panda": lambda: cc.load_robot("panda"), "quadruped, fixed base": lambda: cc.load_robot(robot_path("quadruped.urdf"))}
+
+
+def _states(robot, seed=0, K=None):
+    rng = np.random.default_rng(seed)
+    shape = (robot.nv,) if K is None else (K, robot.nv)
+    return tuple(torch.tensor(rng.uniform(-1.0, 1.0, shape)) for _ in range(3))
+
+
+def _pairs(robot):
+    return {
+        "M": (lambda q, v, a: ct.mass_matrix(robot, q), lambda q, v, a: cc.mass_matrix(robot, q)),
+        "tau": (lambda q, v, a: ct.inverse_dynamics(robot, q, v, a), lambda q, v, a: cc.inverse_dynamics(robot, q, v, a)),
+        "g": (lambda q, v, a: ct.gravity_vector(robot, q), lambda q, v, a: cc.gravity_vector(robot, q)),
+        "qdd": (lambda q, v, a: ct.forward_dynamics(robot, q, v, a), lambda q, v, a: cc.forward_dynamics(robot, q, v, a)),
+    }
+
+
+def _same_bits(a, b):
+    a, b = np.asarray(a.detach().numpy() if hasattr(a, "detach") else a), np.asarray(b)
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("key", list(ROBOTS))
+def test_values_batches_vmap_and_compile_give_the_numpy_functions_bits(key):
+    robot = ROBOTS[key]()
+    one, batch = _states(robot), _states(robot, 1, K=5)
+    numpy = lambda states: [s.numpy() for s in states]  # noqa: E731
+    for name, (ours, numpy_form) in _pairs(robot).items():
+        assert _same_bits(ours(*one), numpy_form(*numpy(one))), name
+        assert _same_bits(ours(*batch), numpy_form(*numpy(batch))), name
+        assert _same_bits(torch.vmap(ours)(*batch), numpy_form(*numpy(batch))), name
+        assert _same_bits(ours(batch[0], one[1], one[2]),
+                          numpy_form(batch[0].numpy(), np.tile(one[1].numpy(), (5, 1)), np.tile(one[2].numpy(), (5, 1)))), name
+        assert _same_bits(torch.compile(ours, fullgraph=True)(*batch), numpy_form(*numpy(batch))), name
+
+
+@pytest.mark.parametrize("key", list(ROBOTS))
+def test_gradients_pass_gradcheck_and_tau_gradgradcheck(key):
+    robot = ROBOTS[key]()
+    states = tuple(s.requires_grad_(True) for s in _states(robot, 2))
+    for name, (ours, _) in _pairs(robot).items():
+        assert torch.autograd.gradcheck(ours, states), name
+    tau = _pairs(robot)["tau"][0]
+    assert torch.autograd.gradgradcheck(tau, states)
+    # and the analytic derivatives themselves, through a compiled function
+    q, v, a = (s.detach() for s in states)
+    dq, dv, M = cc.inverse_dynamics_derivatives(robot, q.numpy(), v.numpy(), a.numpy())
+    jac = torch.autograd.functional.jacobian(lambda q_: ct.inverse_dynamics(robot, q_, v, a), q)
+    assert np.abs(jac.numpy() - dq).max() <= 1e-13 * max(1.0, np.abs(dq).max())
+    x = q.clone().requires_grad_(True)
+    torch.compile(lambda q_: ct.inverse_dynamics(robot, q_, v, a).square().sum(), fullgraph=True)(x).backward()
+    tau_value = cc.inverse_dynamics(robot, q.numpy(), v.numpy(), a.numpy())
+    assert np.abs(x.grad.numpy() - 2 * tau_value @ dq).max() <= 1e-12 * max(1.0, np.abs(2 * tau_value @ dq).max())
+
+
+def test_gravity_and_refusals():
+    robot = cc.load_robot("panda")
+    q, v, a = _states(robot, 3)
+    for gravity in (True, False, [0.3, -1.0, -9.0]):
+        assert _same_bits(ct.inverse_dynamics(robot, q, v, a, gravity=gravity),
+                          cc.inverse_dynamics(robot, q.numpy(), v.numpy(), a.numpy(), gravity=gravity))
+
+    def refused(call, match):
+        with pytest.raises(cc.StateError, match=match) as e:
+            call()
+        assert "\n" not in str(e.value)
+
+    refused(lambda: ct.mass_matrix(robot, q.float()), "float64 tensors on the CPU")
+    floating = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
+    refused(lambda: ct.mass_matrix(floating, torch.zeros(floating.nq, dtype=torch.float64)), "coordinates for now")
+    mimic = cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")
+    refused(lambda: ct.mass_matrix(mimic, torch.zeros(mimic.nq, dtype=torch.float64)), "pass robot.full")
+    x = q.clone().requires_grad_(True)
+    grad = torch.autograd.grad(ct.forward_dynamics(robot, x, v, a).sum(), x, create_graph=True)[0]
+    refused(lambda: grad.sum().backward(), "no second derivatives of q̈ yet")
+
+
+def test_the_example_on_the_pytorch_page_runs():
+    """docs/api/torch.md's example (a ```py block, which the pages' test of ```python blocks leaves
+    to this target), run as written."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    page = open(os.path.join(os.path.dirname(__file__), "..", "docs", "api", "torch.md"), encoding="utf-8").read()
+    code = re.search(r"```py\n(.*?)```", page, re.S).group(1)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "torch.Size([4096, 7, 7])" in out.stdout and "leaked" not in out.stderr
