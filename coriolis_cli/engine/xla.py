@@ -182,17 +182,26 @@ class _Functions:
             Gamma = Gamma_of(q)
             return mass_matrix(q), jnp.einsum("...ijk,...k->...ij", Gamma + jnp.swapaxes(Gamma, -3, -2), along(q, t))
 
-        @jax.custom_jvp
-        def inverse_dynamics(q, qd, qdd):
-            batch, states = _states(robot, q, qd, qdd)
-            return call("coriolis_inverse_dynamics", [(n,)], batch, *states)[0]
+        def dynamics(name, jacobians):
+            """τ(q, q̇, q̈) or q̈(q, q̇, τ): the handler's value, and its tangent J_q δ + J_q̇ t_q̇ + J t
+            from the three Jacobians."""
 
-        @inverse_dynamics.defjvp
-        def _(primals, tangents):
-            _, states = _states(robot, *primals)
-            dq, dv, M = tau_jacobians(*states)
-            tq, tv, ta = tangents
-            return inverse_dynamics(*primals), times(dq, along(states[0], tq)) + times(dv, tv) + times(M, ta)
+            @jax.custom_jvp
+            def value(q, qd, third):
+                batch, states = _states(robot, q, qd, third)
+                return call(name, [(n,)], batch, *states)[0]
+
+            @value.defjvp
+            def _(primals, tangents):
+                _, states = _states(robot, *primals)
+                J_q, J_v, J_third = jacobians(*states)
+                tq, tv, t_third = tangents
+                return value(*primals), times(J_q, along(states[0], tq)) + times(J_v, tv) + times(J_third, t_third)
+
+            return value
+
+        inverse_dynamics = dynamics("coriolis_inverse_dynamics", tau_jacobians)
+        forward_dynamics = dynamics("coriolis_forward_dynamics", forward_jacobians)
 
         @jax.custom_jvp
         def gravity_vector(q):
@@ -204,18 +213,6 @@ class _Functions:
             (q,), (t,) = primals, tangents
             _, (q,) = _states(robot, q)
             return gravity_vector(q), times(gravity_jacobian(q), along(q, t))
-
-        @jax.custom_jvp
-        def forward_dynamics(q, qd, tau):
-            batch, states = _states(robot, q, qd, tau)
-            return call("coriolis_forward_dynamics", [(n,)], batch, *states)[0]
-
-        @forward_dynamics.defjvp
-        def _(primals, tangents):
-            batch, states = _states(robot, *primals)
-            dq, dv, Minv = forward_jacobians(*states)
-            tq, tv, tt = tangents
-            return forward_dynamics(*primals), times(dq, along(states[0], tq)) + times(dv, tv) + times(Minv, tt)
 
         def swap(X):  # Xᵀ of each matrix of a batch
             return jnp.swapaxes(X, -1, -2)
