@@ -13,9 +13,11 @@ package: install it beside it (a CPU build will do).
     tau.sum().backward()  # q.grad = (∂τ/∂q)ᵀ 1
 
 States have shapes (..., nq) and (..., nv) and broadcast to one batch, computed in one call of
-the batch kernels. For now the robots are trees whose q are coordinates (no free, spherical or
-planar joint); others are refused in one line, as are tensors that are not float64 on the CPU.
-A state the NumPy functions refuse raises their error.
+the batch kernels. Trees with every joint type: on free, spherical and planar joints the
+gradient is with respect to q's own entries (the tangent space's, through the transposed map
+from q̇ to the velocity that moves q as it does). Mimic joints, base velocities and closed loops
+are refused in one line for now, as are tensors that are not float64 on the CPU. A state the
+NumPy functions refuse raises their error.
 """
 
 from .engine.torch_ops import forward_dynamics_op, gravity_vector_op, inverse_dynamics_op, mass_matrix_op, robot_id

@@ -81,8 +81,6 @@ def test_gravity_and_refusals():
         assert "\n" not in str(e.value)
 
     refused(lambda: ct.mass_matrix(robot, q.float()), "float64 tensors on the CPU")
-    floating = cc.load_robot(robot_path("quadruped.urdf"), floating_base=True)
-    refused(lambda: ct.mass_matrix(floating, torch.zeros(floating.nq, dtype=torch.float64)), "coordinates for now")
     mimic = cc.load_robot(robot_path("gripper.urdf"), mimic="enforce")
     refused(lambda: ct.mass_matrix(mimic, torch.zeros(mimic.nq, dtype=torch.float64)), "pass robot.full")
     x = q.clone().requires_grad_(True)
@@ -103,3 +101,38 @@ def test_the_example_on_the_pytorch_page_runs():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "torch.Size([4096, 7, 7])" in out.stdout and "leaked" not in out.stderr
+
+
+def test_every_joint_type_gradients_with_respect_to_q_as_it_is_stored(tmp_path):
+    """Free, spherical and planar joints, at states whose quaternions and (cos, sin) pairs are off
+    unit norm: the values are the NumPy functions' bits, and gradcheck (finite differences in q's
+    own nq entries, which the kernels normalize) holds the gradients that the tangent space's
+    derivatives give through the transposed tangent map; gradgradcheck holds τ's on a floating base."""
+    import warnings
+
+    from .engine_cases import robots, states
+
+    checked = 0
+    for name, robot in robots(tmp_path):
+        if robot.nq == robot.nv:
+            continue
+        q, v, a = (torch.tensor(x) for x in list(states(robot, 2, 12))[1])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the NumPy functions say when they normalize a quaternion
+            for ours, numpy_form in _pairs(robot).values():
+                try:
+                    expected = numpy_form(q.numpy(), v.numpy(), a.numpy())
+                except cc.SingularMassMatrixError:
+                    continue
+                assert _same_bits(ours(q, v, a), expected), name
+            inputs = tuple(x.clone().requires_grad_(True) for x in (q, v, a))
+            for key in ("tau", "M", "qdd"):
+                ours = _pairs(robot)[key][0]
+                try:
+                    assert torch.autograd.gradcheck(ours, inputs), (name, key)
+                except cc.SingularMassMatrixError:
+                    continue
+                checked += 1
+            if name == "quadruped.urdf+free":
+                assert torch.autograd.gradgradcheck(_pairs(robot)["tau"][0], inputs)
+    assert checked >= 20, checked

@@ -45,9 +45,6 @@ def robot_id(robot, gravity=True) -> int:
     if not isinstance(robot, RobotModel):
         raise StateError(f"coriolis_cli.torch takes a tree from coriolis_cli.load_robot, got {type(robot).__name__} "
                          "(mimic joints, base velocities and closed loops are not taken yet; pass robot.full)")
-    if robot.nq != robot.nv:
-        raise StateError(f"coriolis_cli.torch takes robots whose q are coordinates for now; '{robot.name}' has "
-                         f"free, spherical or planar joints (nq = {robot.nq}, nv = {robot.nv})")
     g = tuple(float(x) for x in gravity_for(robot, gravity))
     ids = robot.caches.setdefault(_ID, {})
     if g not in ids:
@@ -140,6 +137,51 @@ gravity_jacobian_op = _define("gravity_jacobian", ["q"], lambda r, q, g: api.gra
 
 
 # ---- autograd: the gradients from the analytic derivatives ------------------------------------
+def _to_coordinates(robot_id, q, g):
+    """The gradient with respect to q (..., nq) of what has gradient ``g`` (..., nv) with respect
+    to the velocity in the tangent space: Tᵀ g, T the map from a coordinate velocity q̇ to the
+    tangent velocity that moves q as it does (engine.xla's, read transposed; kept in torch
+    operations on q, so that a second backward differentiates it): a free joint's Rᵀṗ and
+    2 Im(q̄ ⊗ q̇)/|q|², a spherical joint's second part, a planar joint's R(θ)ᵀṗ and
+    (c ṡ − s ċ)/(c² + s²)."""
+    robot = _ROBOTS[robot_id][0]
+    if robot.nq == robot.nv:
+        return g
+    pieces = []
+    for body, qs, vs in zip(robot.bodies, robot.q_start, robot.v_start):
+        kind, qs, vs = body.joint.type, int(qs), int(vs)
+
+        def quaternion(quat, g_w):  # (2/|q|²) Eᵀ g, E = [w 1 − u×, −u]
+            u, w = quat[..., :3], quat[..., 3:]
+            scale = 2.0 / (quat * quat).sum(-1, keepdim=True)
+            return torch.cat([scale * (w * g_w + torch.cross(u, g_w, dim=-1)),
+                              -scale * (u * g_w).sum(-1, keepdim=True)], dim=-1)
+
+        if kind in ("free", "floating"):
+            quat = q[..., qs + 3:qs + 7]
+            unit = quat / quat.norm(dim=-1, keepdim=True)
+            u, w = unit[..., :3], unit[..., 3:]
+            g_v = g[..., vs:vs + 3]  # R g_v: the position's share
+            rotated = g_v * (w * w - (u * u).sum(-1, keepdim=True)) + 2.0 * u * (u * g_v).sum(-1, keepdim=True) \
+                + 2.0 * w * torch.cross(u, g_v, dim=-1)
+            pieces += [rotated, quaternion(quat, g[..., vs + 3:vs + 6])]
+        elif kind == "spherical":
+            pieces.append(quaternion(q[..., qs:qs + 4], g[..., vs:vs + 3]))
+        elif kind == "planar":
+            c, s_ = q[..., qs + 2:qs + 3], q[..., qs + 3:qs + 4]
+            r = torch.hypot(c, s_)
+            gx, gy, gw = g[..., vs:vs + 1], g[..., vs + 1:vs + 2], g[..., vs + 2:vs + 3]
+            pieces += [(c * gx - s_ * gy) / r, (s_ * gx + c * gy) / r, -s_ * gw / (r * r), c * gw / (r * r)]
+        else:
+            pieces.append(g[..., vs:vs + 1])
+    return torch.cat(pieces, dim=-1)
+
+
+def _along(robot_id, q, tangent):
+    """A gradient in the tangent space as one with respect to q, at q broadcast to its batch."""
+    return _to_coordinates(robot_id, q.expand(tangent.shape[:-1] + q.shape[-1:]), tangent)
+
+
 def _vector_times(g, J):  # gᵀ J over a batch: (..., n) (..., n, m) → (..., m)
     return torch.einsum("...i,...ik->...k", g, J)
 
@@ -175,13 +217,14 @@ def _mass_matrix_backward(ctx, grad):
     (q,) = ctx.saved_tensors
     Gamma = christoffel_op(ctx.robot_id, q)
     # ∂M_ij/∂q_k = Γ_ijk + Γ_jik: Σ_ij g_ij (Γ_ijk + Γ_jik) = Σ_ij (g + gᵀ)_ij Γ_ijk
-    return None, _reduce(torch.einsum("...ij,...ijk->...k", grad + grad.transpose(-1, -2), Gamma), q)
+    return None, _reduce(_along(ctx.robot_id, q, torch.einsum("...ij,...ijk->...k", grad + grad.transpose(-1, -2),
+                                                                Gamma)), q)
 
 
 def _tau_backward(ctx, grad):
     q, qd, qdd = ctx.saved_tensors
     dq, dv, M = tau_jacobians_op(ctx.robot_id, q, qd, qdd)
-    return (None, _reduce(_vector_times(grad, dq), q), _reduce(_vector_times(grad, dv), qd),
+    return (None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, dv), qd),
             _reduce(_vector_times(grad, M), qdd))
 
 
@@ -197,18 +240,18 @@ def _tau_jacobians_backward(ctx, g_dq, g_dv, g_M):
     grad_q = e("...ik,...ijk->...j", g_dq, T_qq) + e("...ik,...ijk->...j", g_dv, T_qv) + e("...ik,...ijk->...j", g_M, T_qa)
     grad_v = e("...ik,...ikj->...j", g_dq, T_qv) + e("...ik,...ijk->...j", g_dv, T_vv)
     grad_a = e("...ik,...ikj->...j", g_dq, T_qa)
-    return None, _reduce(grad_q, q), _reduce(grad_v, qd), _reduce(grad_a, qdd)
+    return None, _reduce(_along(ctx.robot_id, q, grad_q), q), _reduce(grad_v, qd), _reduce(grad_a, qdd)
 
 
 def _gravity_backward(ctx, grad):
     (q,) = ctx.saved_tensors
-    return None, _reduce(_vector_times(grad, gravity_jacobian_op(ctx.robot_id, q)), q)
+    return None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, gravity_jacobian_op(ctx.robot_id, q))), q)
 
 
 def _forward_backward(ctx, grad):
     q, qd, tau = ctx.saved_tensors
     dq, dv, Minv = forward_jacobians_op(ctx.robot_id, q, qd, tau)
-    return (None, _reduce(_vector_times(grad, dq), q), _reduce(_vector_times(grad, dv), qd),
+    return (None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, dv), qd),
             _reduce(_vector_times(grad, Minv), tau))
 
 
