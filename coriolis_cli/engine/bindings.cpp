@@ -258,8 +258,6 @@ bool parameters_in(nb::handle theta, const Model& model, const double*& out) {
     return true;
 }
 
-constexpr double NO_GRAVITY[3] = {0.0, 0.0, 0.0};
-
 void check_factorization(int factorization) {
     if (factorization != CHRISTOFFEL && factorization != FEATHERSTONE)
         throw nb::value_error("factorization: 0 (Christoffel) or 1 (Featherstone)");
@@ -484,22 +482,27 @@ NB_MODULE(compiled, m) {
         nb::arg("nq"), nb::arg("N"), nb::arg("nv"),
         "The bytes a Workspace of these sizes will hold, before it is made: Workspace.bytes, ahead.");
 
-    // ---- the kernels, each for one state and (most) for K states (def_kernel) ----
-    // one state returns the status code of engine/core/joints.hpp, or RECHECK for an argument to
-    // convert; K states on `threads` threads, the GIL released, outputs zeroed by the caller
     // ---- the kernels as XLA foreign functions (xla_handlers.hpp), for coriolis_cli.jax ----
     m.def(
         "xla_handlers",
         [] {
             nb::dict handlers;
-            for (const auto& h : xla::HANDLERS) handlers[h.name] = nb::capsule(reinterpret_cast<void*>(h.handler));
+            for (const auto& h : xla::HANDLERS) {
+                nb::list powers;
+                for (int k = 0; k < h.outputs; ++k) powers.append(h.powers[k]);
+                handlers[h.name] = nb::make_tuple(nb::capsule(reinterpret_cast<void*>(h.handler)), powers);
+            }
             return handlers;
         },
-        "The XLA foreign-function handlers, name → capsule, for jax.ffi.register_ffi_target.");
+        "The XLA foreign-function handlers, name → (capsule for jax.ffi.register_ffi_target, each output's "
+        "power of nv per state).");
     m.def(
         "xla_register", [](const Workspace& w) { return xla::register_model(w.model); }, nb::arg("workspace"),
         "A copy of the workspace's robot for the XLA handlers, kept for the process's life; its id.");
 
+    // ---- the kernels, each for one state and (most) for K states (def_kernel) ----
+    // one state returns the status code of engine/core/joints.hpp, or RECHECK for an argument to
+    // convert; K states on `threads` threads, the GIL released, outputs zeroed by the caller
     def_kernel<0, STATES_ONLY>(m, "mass_matrix", "mass_matrix_batch", {"q", "M"}, square,
                                ADAPT(compute_mass_matrix(model, d, q, out[0])), "M(q) into M (related entries only).");
     def_kernel<2, GRAVITY>(m, "inverse_dynamics", "inverse_dynamics_batch", {"q", "qd", "qdd", "gravity", "tau"},

@@ -26,7 +26,8 @@ from .workspaces import kernel_scratch
 __all__ = ["christoffel", "coriolis_matrix", "coriolis_product", "coriolis_transpose_velocity", "forward_dynamics",
            "generalized_momentum", "gravity_vector", "inverse_dynamics", "mass_matrix"]
 
-for _name, _capsule in compiled.xla_handlers().items():
+_HANDLERS = compiled.xla_handlers()  # name → (capsule, each output's power of nv per state)
+for _name, (_capsule, _) in _HANDLERS.items():
     jax.ffi.register_ffi_target(_name, _capsule, platform="cpu")
 
 _FUNCTIONS = "coriolis_cli.jax functions"  # robot.caches' key: the robot's functions, by gravity
@@ -99,12 +100,12 @@ class _Functions:
 
     def __init__(self, robot, gravity):
         n = robot.nv
-        self.robot = robot
+        shapes_of = {name: [(n,) * power for power in powers] for name, (_, powers) in _HANDLERS.items()}
         attributes = {"robot": np.int64(_robot_id(robot)), "gx": np.float64(gravity[0]),
                       "gy": np.float64(gravity[1]), "gz": np.float64(gravity[2])}
 
-        def call(name, shapes, batch, *arrays):
-            outputs = tuple(jax.ShapeDtypeStruct(batch + s, jnp.float64) for s in shapes)
+        def call(name, batch, *arrays):
+            outputs = tuple(jax.ShapeDtypeStruct(batch + s, jnp.float64) for s in shapes_of[name])
             return jax.ffi.ffi_call(name, outputs, vmap_method="broadcast_all")(
                 *arrays, threads=np.int64(get_num_threads()), **attributes)
 
@@ -116,25 +117,17 @@ class _Functions:
         def first_order(name, what):
             """The handler ``name``'s outputs (Jacobians) as a function of the states, with no
             derivative of its own yet: differentiating it (a second derivative of ``what``) raises."""
-            count, shapes = len(SHAPES[name]), SHAPES[name]
-
             @jax.custom_jvp
             def jacobians(*states):
-                return tuple(call(name, shapes, states[0].shape[:-1], *states))
+                return tuple(call(name, states[0].shape[:-1], *states))
 
             @jacobians.defjvp
             def _(primals, tangents):
                 raise StateError(f"coriolis_cli.jax has no second derivatives of {what} yet (τ's exist: "
                                  "differentiate inverse_dynamics twice)")
 
-            return (lambda *states: jacobians(*states)) if count > 1 else (lambda *states: jacobians(*states)[0])
+            return jacobians if len(shapes_of[name]) > 1 else (lambda *states: jacobians(*states)[0])
 
-        SHAPES = {"coriolis_christoffel": [(n, n, n)], "coriolis_forward_dynamics_derivatives": [(n, n)] * 3,
-                  "coriolis_gravity_derivatives": [(n, n)], "coriolis_coriolis_matrix_derivatives": [(n, n, n)],
-                  "coriolis_coriolis_product_derivatives": [(n, n)] * 2, "coriolis_momentum_derivatives": [(n, n)],
-                  "coriolis_coriolis_transpose_derivatives": [(n, n)] * 2, "coriolis_mass_matrix": [(n, n)],
-                  "coriolis_coriolis_matrix": [(n, n)] * 3,
-                  "coriolis_inverse_dynamics_second_derivatives": [(n, n, n)] * 4}
         Gamma_of = first_order("coriolis_christoffel", "M and C")
         forward_jacobians = first_order("coriolis_forward_dynamics_derivatives", "q̈")
         gravity_jacobian = first_order("coriolis_gravity_derivatives", "g")
@@ -148,7 +141,7 @@ class _Functions:
 
         @jax.custom_jvp
         def tau_jacobians(q, qd, qdd):  # ∂τ/∂q, ∂τ/∂q̇, M: their own derivatives are τ's second ones
-            return tuple(call("coriolis_inverse_dynamics_derivatives", [(n, n)] * 3, q.shape[:-1], q, qd, qdd))
+            return tuple(call("coriolis_inverse_dynamics_derivatives", q.shape[:-1], q, qd, qdd))
 
         @tau_jacobians.defjvp
         def _(primals, tangents):
@@ -167,84 +160,69 @@ class _Functions:
             d_M = contract("...ijk,...j->...ik", T_qa, delta)
             return tau_jacobians(*primals), (d_dq, d_dv, d_M)
 
+        def mass_matrix_along(Gamma, delta):  # Σ_k ∂M/∂q_k δ_k, ∂M_ij/∂q_k = Γ_ijk + Γ_jik
+            return jnp.einsum("...ijk,...k->...ij", Gamma + jnp.swapaxes(Gamma, -3, -2), delta)
+
         def along(q, t):  # q's tangent as the kernels' derivatives take it (a velocity in the tangent space)
             return t if to_tangent is None else to_tangent(q, jnp.broadcast_to(t, q.shape))
 
-        @jax.custom_jvp
-        def mass_matrix(q):
-            batch, (q,) = _states(robot, q)
-            return call("coriolis_mass_matrix", [(n, n)], batch, q)[0]
-
-        @mass_matrix.defjvp
-        def _(primals, tangents):
-            (q,), (t,) = primals, tangents
-            _, (q,) = _states(robot, q)
-            Gamma = Gamma_of(q)
-            return mass_matrix(q), jnp.einsum("...ijk,...k->...ij", Gamma + jnp.swapaxes(Gamma, -3, -2), along(q, t))
-
-        def dynamics(name, jacobians):
-            """τ(q, q̇, q̈) or q̈(q, q̇, τ): the handler's value, and its tangent J_q δ + J_q̇ t_q̇ + J t
-            from the three Jacobians."""
+        def made(name, tangent, take=lambda outputs: outputs[0]):
+            """A function of the states (broadcast to one batch): ``take`` of the handler ``name``'s
+            outputs, with ``tangent(states, tangents)`` as its derivative rule."""
 
             @jax.custom_jvp
-            def value(q, qd, third):
-                batch, states = _states(robot, q, qd, third)
-                return call(name, [(n,)], batch, *states)[0]
+            def value(*arguments):
+                batch, states = _states(robot, *arguments)
+                return take(call(name, batch, *states))
 
             @value.defjvp
             def _(primals, tangents):
                 _, states = _states(robot, *primals)
-                J_q, J_v, J_third = jacobians(*states)
-                tq, tv, t_third = tangents
-                return value(*primals), times(J_q, along(states[0], tq)) + times(J_v, tv) + times(J_third, t_third)
+                return value(*primals), tangent(states, tangents)
 
             return value
 
-        inverse_dynamics = dynamics("coriolis_inverse_dynamics", tau_jacobians)
-        forward_dynamics = dynamics("coriolis_forward_dynamics", forward_jacobians)
+        def three_jacobians(jacobians):
+            """τ(q, q̇, q̈)'s or q̈(q, q̇, τ)'s tangent J_q δ + J_q̇ t_q̇ + J t from its three Jacobians."""
 
-        @jax.custom_jvp
-        def gravity_vector(q):
-            batch, (q,) = _states(robot, q)
-            return call("coriolis_gravity_vector", [(n,)], batch, q)[0]
+            def tangent(states, tangents):
+                J_q, J_v, J_third = jacobians(*states)
+                return times(J_q, along(states[0], tangents[0])) + times(J_v, tangents[1]) + times(J_third, tangents[2])
 
-        @gravity_vector.defjvp
-        def _(primals, tangents):
-            (q,), (t,) = primals, tangents
-            _, (q,) = _states(robot, q)
-            return gravity_vector(q), times(gravity_jacobian(q), along(q, t))
+            return tangent
 
-        def swap(X):  # Xᵀ of each matrix of a batch
-            return jnp.swapaxes(X, -1, -2)
-
-        @jax.custom_jvp
-        def coriolis_matrix(q, qd):
-            batch, states = _states(robot, q, qd)
-            return tuple(call("coriolis_coriolis_matrix", [(n, n)] * 3, batch, *states))
-
-        @coriolis_matrix.defjvp
-        def _(primals, tangents):
-            _, (q, qd) = _states(robot, *primals)
+        def coriolis_tangent(states, tangents):  # of (M, Ṁ, C): Γ + Γᵀ, ∂C/∂q and Γ, Ṁ's as C + Cᵀ's
+            q, qd = states
             Gamma, dC_dq = Gamma_of(q), dC_dq_of(q, qd)
+            delta = along(q, tangents[0])
+            dC = jnp.einsum("...ijk,...k->...ij", dC_dq, delta) + jnp.einsum("...ijk,...k->...ij", Gamma, tangents[1])
+            return mass_matrix_along(Gamma, delta), dC + jnp.swapaxes(dC, -1, -2), dC
+
+        def momentum_tangent(states, tangents):  # of (p, Cᵀq̇): ∂p/∂q and M, ∂(Cᵀq̇)/∂q and ∂(Cᵀq̇)/∂q̇
+            q, qd = states
+            dc_dq, dc_dv = transpose_jacobians(q, qd)
             delta, tv = along(q, tangents[0]), tangents[1]
-            dM = jnp.einsum("...ijk,...k->...ij", Gamma + jnp.swapaxes(Gamma, -3, -2), delta)
-            dC = jnp.einsum("...ijk,...k->...ij", dC_dq, delta) + jnp.einsum("...ijk,...k->...ij", Gamma, tv)
-            return coriolis_matrix(*primals), (dM, dC + swap(dC), dC)
+            return (times(momentum_jacobian(q, qd), delta) + times(M_of(q), tv),
+                    times(dc_dq, delta) + times(dc_dv, tv))
 
-        @jax.custom_jvp
-        def christoffel(q):
-            batch, (q,) = _states(robot, q)
-            return call("coriolis_christoffel", [(n, n, n)], batch, q)[0]
-
-        @christoffel.defjvp
-        def _(primals, tangents):
+        def refuse_gamma(states, tangents):
             raise StateError("coriolis_cli.jax does not differentiate Γ (it would need M's third derivatives); "
                              "differentiate coriolis_matrix or the dynamics instead")
+
+        mass_matrix = made("coriolis_mass_matrix",
+                           lambda states, t: mass_matrix_along(Gamma_of(states[0]), along(states[0], t[0])))
+        gravity_vector = made("coriolis_gravity_vector",
+                              lambda states, t: times(gravity_jacobian(states[0]), along(states[0], t[0])))
+        inverse_dynamics = made("coriolis_inverse_dynamics", three_jacobians(tau_jacobians))
+        forward_dynamics = made("coriolis_forward_dynamics", three_jacobians(forward_jacobians))
+        coriolis_matrix = made("coriolis_coriolis_matrix", coriolis_tangent, take=tuple)
+        christoffel = made("coriolis_christoffel", refuse_gamma)
+        momentum_terms = made("coriolis_momentum", momentum_tangent, take=tuple)  # p = M q̇ and Cᵀq̇, one pass
 
         @jax.custom_jvp
         def coriolis_product(q, qd, v):
             batch, (q, qd, v) = _states(robot, q, qd, v)
-            return times(call("coriolis_coriolis_matrix", [(n, n)] * 3, batch, q, qd)[2], v)
+            return times(call("coriolis_coriolis_matrix", batch, q, qd)[2], v)
 
         @coriolis_product.defjvp
         def _(primals, tangents):
@@ -253,19 +231,6 @@ class _Functions:
             dq, dv = product_jacobians(q, qd, v)
             tq, tv, tw = tangents
             return times(C, v), times(dq, along(q, tq)) + times(dv, tv) + times(C, tw)
-
-        @jax.custom_jvp
-        def momentum_terms(q, qd):  # p = M q̇ and Cᵀq̇, one pass of the RNEA
-            batch, states = _states(robot, q, qd)
-            return tuple(call("coriolis_momentum", [(n,)] * 2, batch, *states))
-
-        @momentum_terms.defjvp
-        def _(primals, tangents):
-            _, (q, qd) = _states(robot, *primals)
-            dp_dq, M = momentum_jacobian(q, qd), M_of(q)
-            dc_dq, dc_dv = transpose_jacobians(q, qd)
-            delta, tv = along(q, tangents[0]), tangents[1]
-            return momentum_terms(*primals), (times(dp_dq, delta) + times(M, tv), times(dc_dq, delta) + times(dc_dv, tv))
 
         self.mass_matrix, self.inverse_dynamics = mass_matrix, inverse_dynamics
         self.gravity_vector, self.forward_dynamics = gravity_vector, forward_dynamics

@@ -112,8 +112,6 @@ inline int64_t elements(const XLA_FFI_Buffer* b) {
     return n;
 }
 
-constexpr double NO_GRAVITY[3] = {0.0, 0.0, 0.0};
-
 // [i, j, k] = ∂C_ij/∂q_k into dC (nv³), column by column of C (Slotine–Li's derivatives at
 // q̇_r = e_j, q̈_r = 0, without gravity: ∂(C e_j)/∂q); the scratch is this thread's own
 inline int64_t coriolis_matrix_derivatives(const Model& model, Data& d, const double* q, const double* qd,
@@ -206,10 +204,11 @@ XLA_FFI_Error* run(XLA_FFI_CallFrame* frame, const char* name, const int (&power
     return nullptr;
 }
 
+// each handler and its outputs' powers of nv (NAME_powers, which HANDLERS hands to Python too)
 #define CORIOLIS_XLA_HANDLER(NAME, V, POWERS, BODY)                                                            \
+    inline constexpr int NAME##_powers[] = POWERS;                                                             \
     extern "C" inline XLA_FFI_Error* NAME(XLA_FFI_CallFrame* frame) {                                          \
-        static constexpr int powers[] = POWERS;                                                                \
-        return run<V>(frame, #NAME, powers,                                                                    \
+        return run<V>(frame, #NAME, NAME##_powers,                                                             \
                       [](const Model& model, Data& d, const double* q, const double* const* v, const double* g, \
                          double* const* out) -> int64_t { BODY });                                             \
     }
@@ -254,28 +253,32 @@ CORIOLIS_XLA_HANDLER(coriolis_inverse_dynamics_second_derivatives, 2, CORIOLIS_P
 #undef CORIOLIS_POWERS
 #undef CORIOLIS_XLA_HANDLER
 
-// name → handler, for the binding to hand to jax.ffi.register_ffi_target
+// name → handler and its outputs' powers of nv, for the binding to hand to jax.ffi.register_ffi_target
 using Handler = XLA_FFI_Error* (*)(XLA_FFI_CallFrame*);
 struct Named {
     const char* name;
     Handler handler;
+    const int* powers;
+    int outputs;
 };
+#define CORIOLIS_XLA_ENTRY(NAME) {#NAME, NAME, NAME##_powers, int(sizeof(NAME##_powers) / sizeof(int))}
 inline constexpr Named HANDLERS[] = {
-    {"coriolis_mass_matrix", coriolis_mass_matrix},
-    {"coriolis_inverse_dynamics", coriolis_inverse_dynamics},
-    {"coriolis_gravity_vector", coriolis_gravity_vector},
-    {"coriolis_forward_dynamics", coriolis_forward_dynamics},
-    {"coriolis_christoffel", coriolis_christoffel},
-    {"coriolis_inverse_dynamics_derivatives", coriolis_inverse_dynamics_derivatives},
-    {"coriolis_forward_dynamics_derivatives", coriolis_forward_dynamics_derivatives},
-    {"coriolis_gravity_derivatives", coriolis_gravity_derivatives},
-    {"coriolis_coriolis_matrix", coriolis_coriolis_matrix},
-    {"coriolis_coriolis_product_derivatives", coriolis_coriolis_product_derivatives},
-    {"coriolis_momentum", coriolis_momentum},
-    {"coriolis_momentum_derivatives", coriolis_momentum_derivatives},
-    {"coriolis_coriolis_transpose_derivatives", coriolis_coriolis_transpose_derivatives},
-    {"coriolis_coriolis_matrix_derivatives", coriolis_coriolis_matrix_derivatives},
-    {"coriolis_inverse_dynamics_second_derivatives", coriolis_inverse_dynamics_second_derivatives},
+    CORIOLIS_XLA_ENTRY(coriolis_mass_matrix),
+    CORIOLIS_XLA_ENTRY(coriolis_inverse_dynamics),
+    CORIOLIS_XLA_ENTRY(coriolis_gravity_vector),
+    CORIOLIS_XLA_ENTRY(coriolis_forward_dynamics),
+    CORIOLIS_XLA_ENTRY(coriolis_christoffel),
+    CORIOLIS_XLA_ENTRY(coriolis_inverse_dynamics_derivatives),
+    CORIOLIS_XLA_ENTRY(coriolis_forward_dynamics_derivatives),
+    CORIOLIS_XLA_ENTRY(coriolis_gravity_derivatives),
+    CORIOLIS_XLA_ENTRY(coriolis_coriolis_matrix),
+    CORIOLIS_XLA_ENTRY(coriolis_coriolis_product_derivatives),
+    CORIOLIS_XLA_ENTRY(coriolis_momentum),
+    CORIOLIS_XLA_ENTRY(coriolis_momentum_derivatives),
+    CORIOLIS_XLA_ENTRY(coriolis_coriolis_transpose_derivatives),
+    CORIOLIS_XLA_ENTRY(coriolis_coriolis_matrix_derivatives),
+    CORIOLIS_XLA_ENTRY(coriolis_inverse_dynamics_second_derivatives),
 };
+#undef CORIOLIS_XLA_ENTRY
 
 }  // namespace coriolis::xla

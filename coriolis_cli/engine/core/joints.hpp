@@ -255,6 +255,9 @@ inline int64_t load_state(const Model& model, const double* q, double* out, cons
     return bad == OK ? status : bad;
 }
 
+// no gravity: what the Coriolis terms' derivatives take (Slotine–Li's at q̈_r = 0)
+constexpr double NO_GRAVITY[3] = {0.0, 0.0, 0.0};
+
 // out = a_0 = [0; −g] in the computation frame. With a free root joint that frame is the base's,
 // whose rotation is E R(quaternion) (E: the joint frame in the world), so g is rotated by its
 // transpose.
