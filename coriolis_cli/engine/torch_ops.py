@@ -30,12 +30,14 @@ _ROBOTS: dict = {}  # id → (robot, gravity), for the operators (which take num
 _LIBRARY = torch.library.Library("coriolis", "DEF")
 
 
+_NEXT = itertools.count()
+_ID = "coriolis_cli.torch id"
+
+
 @atexit.register
 def _release() -> None:
     _ROBOTS.clear()
     _LIBRARY._destroy()
-_NEXT = itertools.count()
-_ID = "coriolis_cli.torch id"
 
 
 @torch.compiler.assume_constant_result  # torch.compile takes the id as a constant of the graph
@@ -57,12 +59,12 @@ def _numpy(x: torch.Tensor) -> np.ndarray:
     return x.detach().contiguous().numpy()
 
 
-def _batched(function, robot, states, extra=()):
-    """``function(robot, *states (K, ·), *extra)`` on the states as one batch of K = their leading
+def _batched(function, robot, gravity, states):
+    """``function(robot, gravity, *states (K, ·))`` on the states as one batch of K = their leading
     size (broadcast to one batch shape), each output with the batch's shape in front."""
     shape = torch.broadcast_shapes(*(s.shape[:-1] for s in states))
     arrays = [_numpy(s.expand(shape + s.shape[-1:])).reshape(-1, s.shape[-1]) for s in states]
-    result = function(robot, *arrays, *extra)
+    result = function(robot, gravity, *arrays)
     outputs = result if isinstance(result, tuple) else (result,)
     tensors = tuple(torch.from_numpy(np.ascontiguousarray(o)).reshape(shape + o.shape[1:]) for o in outputs)
     return tensors if isinstance(result, tuple) else tensors[0]
@@ -74,13 +76,9 @@ def _check(*states):
             raise StateError(f"coriolis_cli.torch takes float64 tensors on the CPU, got {s.dtype} on {s.device}")
 
 
-def _shape(robot_id, *states):
-    return torch.broadcast_shapes(*(s.shape[:-1] for s in states))
-
-
-def _define(name, arguments, function, outputs, extra=lambda *a: ()):
-    """The operator ``coriolis::name``: (robot_id, *states, *floats) → one tensor or a tuple;
-    ``outputs(nv)`` gives each output's per-state shape."""
+def _define(name, arguments, function, outputs):
+    """The operator ``coriolis::name``: (robot_id, *states) → one tensor or a tuple, computed by
+    ``function(robot, gravity, *states)``; ``outputs(nv)`` gives each output's per-state shape."""
     count = len(outputs(1))
     signature = f"(int robot_id, {', '.join(f'Tensor {a}' for a in arguments)}) -> " + (
         "Tensor" if count == 1 else "(" + ", ".join(["Tensor"] * count) + ")")
@@ -90,7 +88,7 @@ def _define(name, arguments, function, outputs, extra=lambda *a: ()):
     def _(robot_id, *states):
         _check(*states)
         robot, gravity = _ROBOTS[robot_id]
-        return _batched(function, robot, states, extra(gravity))
+        return _batched(function, robot, gravity, states)
 
     @torch.library.register_fake(f"coriolis::{name}", lib=_LIBRARY)
     def _(robot_id, *states):
@@ -109,31 +107,25 @@ def _define(name, arguments, function, outputs, extra=lambda *a: ()):
     return getattr(torch.ops.coriolis, name)
 
 
-def _with_gravity(gravity):
-    return (gravity,)
-
-
-mass_matrix_op = _define("mass_matrix", ["q"], lambda r, q: api.mass_matrix(r, q), lambda n: [(n, n)])
-christoffel_op = _define("christoffel", ["q"], lambda r, q: api.christoffel(r, q, force=True), lambda n: [(n, n, n)])
+mass_matrix_op = _define("mass_matrix", ["q"], lambda r, g, q: api.mass_matrix(r, q), lambda n: [(n, n)])
+christoffel_op = _define("christoffel", ["q"], lambda r, g, q: api.christoffel(r, q, force=True), lambda n: [(n, n, n)])
 inverse_dynamics_op = _define("inverse_dynamics", ["q", "qd", "qdd"],
-                              lambda r, q, v, a, g: api.inverse_dynamics(r, q, v, a, gravity=g), lambda n: [(n,)],
-                              _with_gravity)
-gravity_vector_op = _define("gravity_vector", ["q"], lambda r, q, g: api.gravity_vector(r, q, gravity=g),
-                            lambda n: [(n,)], _with_gravity)
+                              lambda r, g, q, v, a: api.inverse_dynamics(r, q, v, a, gravity=g), lambda n: [(n,)])
+gravity_vector_op = _define("gravity_vector", ["q"], lambda r, g, q: api.gravity_vector(r, q, gravity=g),
+                            lambda n: [(n,)])
 forward_dynamics_op = _define("forward_dynamics", ["q", "qd", "tau"],
-                              lambda r, q, v, t, g: api.forward_dynamics(r, q, v, t, gravity=g), lambda n: [(n,)],
-                              _with_gravity)
+                              lambda r, g, q, v, t: api.forward_dynamics(r, q, v, t, gravity=g), lambda n: [(n,)])
 tau_jacobians_op = _define("tau_jacobians", ["q", "qd", "qdd"],
-                           lambda r, q, v, a, g: api.inverse_dynamics_derivatives(r, q, v, a, gravity=g),
-                           lambda n: [(n, n)] * 3, _with_gravity)
+                           lambda r, g, q, v, a: api.inverse_dynamics_derivatives(r, q, v, a, gravity=g),
+                           lambda n: [(n, n)] * 3)
 tau_second_op = _define("tau_second", ["q", "qd", "qdd"],
-                        lambda r, q, v, a, g: api.inverse_dynamics_second_derivatives(r, q, v, a, gravity=g, force=True),
-                        lambda n: [(n, n, n)] * 4, _with_gravity)
+                        lambda r, g, q, v, a: api.inverse_dynamics_second_derivatives(r, q, v, a, gravity=g, force=True),
+                        lambda n: [(n, n, n)] * 4)
 forward_jacobians_op = _define("forward_jacobians", ["q", "qd", "tau"],
-                               lambda r, q, v, t, g: api.forward_dynamics_derivatives(r, q, v, t, gravity=g),
-                               lambda n: [(n, n)] * 3, _with_gravity)
-gravity_jacobian_op = _define("gravity_jacobian", ["q"], lambda r, q, g: api.gravity_derivatives(r, q, gravity=g),
-                              lambda n: [(n, n)], _with_gravity)
+                               lambda r, g, q, v, t: api.forward_dynamics_derivatives(r, q, v, t, gravity=g),
+                               lambda n: [(n, n)] * 3)
+gravity_jacobian_op = _define("gravity_jacobian", ["q"], lambda r, g, q: api.gravity_derivatives(r, q, gravity=g),
+                              lambda n: [(n, n)])
 
 
 # ---- autograd: the gradients from the analytic derivatives ------------------------------------
@@ -186,11 +178,6 @@ def _vector_times(g, J):  # gᵀ J over a batch: (..., n) (..., n, m) → (..., 
     return torch.einsum("...i,...ik->...k", g, J)
 
 
-def _keep(ctx, robot_id, states):
-    ctx.robot_id = robot_id
-    ctx.save_for_backward(*states)
-
-
 def _reduce(grad, like):
     """A gradient of a state broadcast to the batch, summed back to the state's own shape."""
     while grad.dim() > like.dim():
@@ -209,8 +196,8 @@ def _first_order_only(what):
 
 
 def _setup(ctx, inputs, output):
-    robot_id, *states = inputs
-    _keep(ctx, robot_id, states)
+    ctx.robot_id = inputs[0]
+    ctx.save_for_backward(*inputs[1:])
 
 
 def _mass_matrix_backward(ctx, grad):
