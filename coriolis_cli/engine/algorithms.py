@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import inspect
 import linecache
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -42,6 +41,7 @@ from .calls import (
     check_data,
     checked,
     factorization_code,
+    finite_vectors,
     gravity_of,
     is_vector,
     run_batch,
@@ -424,15 +424,10 @@ class _InOtherCoordinates:
 
 
 def _vectors(robot, description: Algorithm, states) -> bool:
-    """Whether the states are one state's float64 vectors, q nq wide and the others nv, every entry
-    finite (x·x is finite exactly when every entry is, unless it overflows, and then the full check
-    decides), or None where the state is optional."""
-    width = robot.nq
-    for x in states:
-        if type(x) is not np.ndarray or x.dtype is not F64 or x.shape != (width,) or not math.isfinite(x @ x):
-            return x is None and _vectors_but_none(robot, description, states)
-        width = robot.nv
-    return True
+    """calls.finite_vectors, where a state may also be None if it is optional."""
+    if any(x is None for x in states):
+        return _vectors_but_none(robot, description, states)
+    return finite_vectors(robot, states)
 
 
 def _vectors_but_none(robot, description: Algorithm, states) -> bool:

@@ -16,8 +16,6 @@ engine.coordinates registers each function's form for robots in other coordinate
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..errors import StateError
@@ -30,6 +28,7 @@ from .calls import (
     QuaternionWarning,
     check_data,
     checked,
+    finite_vectors,
     positive_definite,
     singular_mass_matrix,
 )
@@ -280,12 +279,8 @@ def _one_state(robot, q, states):
     """One state of a composed function: float64 vectors of the robot's lengths, every entry finite,
     as they are (the functions it calls check them again on their fast paths); anything else
     converted and checked in full (calls.checked), with its messages."""
-    given, width = (q, *(x for _, x in states)), robot.nq
-    for x in given:
-        if type(x) is not np.ndarray or x.dtype != np.float64 or x.shape != (width,) or not math.isfinite(x @ x):
-            return checked(robot, q, *states)
-        width = robot.nv
-    return given
+    given = (q, *(x for _, x in states))
+    return given if finite_vectors(robot, given) else checked(robot, q, *states)
 
 
 def _composed(robot, q, states, one_state, fields, guard, data):

@@ -11,6 +11,7 @@ the messages that name the DoF. Both paths give the same results and messages.
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 
@@ -78,6 +79,18 @@ def not_finite(what, name, value) -> str:
 def is_vector(x) -> bool:
     """What the fast path tests here; length and stride are tested in the compiled code."""
     return type(x) is ND and x.dtype is F64 and x.ndim == 1
+
+
+def finite_vectors(robot, states) -> bool:
+    """Whether the states are one state's float64 vectors, q nq wide and the others nv, every entry
+    finite (x·x is finite exactly when every entry is, unless it overflows, and then the full check
+    decides)."""
+    width = robot.nq
+    for x in states:
+        if type(x) is not ND or x.dtype is not F64 or x.shape != (width,) or not math.isfinite(x @ x):
+            return False
+        width = robot.nv
+    return True
 
 
 def one_state(robot, x, width, what, names) -> np.ndarray:
