@@ -12,6 +12,7 @@ import coriolis_cli as cc  # noqa: E402
 import coriolis_cli.jax as cj  # noqa: E402
 
 from .conftest import robot_path  # noqa: E402
+from .framework_pairs import pairs  # noqa: E402
 
 ROBOTS = {"panda": lambda: cc.load_robot("panda"), "quadruped, fixed base": lambda: cc.load_robot(robot_path("quadruped.urdf"))}
 
@@ -24,17 +25,7 @@ def _states(robot, seed=0, K=None):
 
 def _pairs(robot):
     """(JAX function, NumPy function) of the same states."""
-    return {
-        "M": (lambda q, v, a: cj.mass_matrix(robot, q), lambda q, v, a: cc.mass_matrix(robot, q)),
-        "tau": (lambda q, v, a: cj.inverse_dynamics(robot, q, v, a), lambda q, v, a: cc.inverse_dynamics(robot, q, v, a)),
-        "g": (lambda q, v, a: cj.gravity_vector(robot, q), lambda q, v, a: cc.gravity_vector(robot, q)),
-        "qdd": (lambda q, v, a: cj.forward_dynamics(robot, q, v, a), lambda q, v, a: cc.forward_dynamics(robot, q, v, a)),
-        "M, Mdot, C": (lambda q, v, a: cj.coriolis_matrix(robot, q, v), lambda q, v, a: cc.coriolis_matrix(robot, q, v)),
-        "Gamma": (lambda q, v, a: cj.christoffel(robot, q), lambda q, v, a: cc.christoffel(robot, q)),
-        "p": (lambda q, v, a: cj.generalized_momentum(robot, q, v), lambda q, v, a: cc.generalized_momentum(robot, q, v)),
-        "CTqd": (lambda q, v, a: cj.coriolis_transpose_velocity(robot, q, v),
-                 lambda q, v, a: cc.coriolis_transpose_velocity(robot, q, v)),
-    }
+    return pairs(robot, cj, ("M", "tau", "g", "qdd", "M, Mdot, C", "Gamma", "p", "CTqd"))
 
 
 def _same_bits(a, b):
@@ -83,12 +74,11 @@ def test_derivatives_are_the_analytic_ones_and_the_slopes_of_central_differences
         ("C", 0): cc.coriolis_matrix_derivatives(robot, q, v),  # [i, j, k] = ∂C_ij/∂q_k
         ("C", 1): Gamma,
     }
-    pairs = dict(_pairs(robot))
-    pairs["C v"] = (lambda q, v, a: cj.coriolis_product(robot, q, v, a),
+    forms = pairs(robot, cj, ("M", "tau", "g", "qdd", "p", "CTqd", "C"))
+    forms["C v"] = (lambda q, v, a: cj.coriolis_product(robot, q, v, a),
                     lambda q, v, a: cc.coriolis_matrix(robot, q, v)[2] @ a)
-    pairs["C"] = (lambda q, v, a: cj.coriolis_matrix(robot, q, v)[2], lambda q, v, a: cc.coriolis_matrix(robot, q, v)[2])
     for (name, argument), expected in analytic.items():
-        ours, numpy_form = pairs[name]
+        ours, numpy_form = forms[name]
         for jacobian in (jax.jacfwd, jax.jacrev):
             got = np.asarray(jax.jit(jacobian(ours, argnums=argument))(q, v, a))
             assert np.abs(got - expected).max() <= 1e-13 * max(1.0, np.abs(expected).max()), (name, argument)
@@ -182,16 +172,7 @@ def test_every_joint_type_in_the_tangent_space_as_the_numpy_functions(tmp_path):
     from .engine_cases import robots, states
 
     def forms(robot):
-        return {
-            "M": (lambda q, v, a: cj.mass_matrix(robot, q), lambda q, v, a: cc.mass_matrix(robot, q)),
-            "tau": (lambda q, v, a: cj.inverse_dynamics(robot, q, v, a), lambda q, v, a: cc.inverse_dynamics(robot, q, v, a)),
-            "g": (lambda q, v, a: cj.gravity_vector(robot, q), lambda q, v, a: cc.gravity_vector(robot, q)),
-            "qdd": (lambda q, v, a: cj.forward_dynamics(robot, q, v, a), lambda q, v, a: cc.forward_dynamics(robot, q, v, a)),
-            "C": (lambda q, v, a: cj.coriolis_matrix(robot, q, v)[2], lambda q, v, a: cc.coriolis_matrix(robot, q, v)[2]),
-            "p": (lambda q, v, a: cj.generalized_momentum(robot, q, v), lambda q, v, a: cc.generalized_momentum(robot, q, v)),
-            "CTqd": (lambda q, v, a: cj.coriolis_transpose_velocity(robot, q, v),
-                     lambda q, v, a: cc.coriolis_transpose_velocity(robot, q, v)),
-        }
+        return pairs(robot, cj, ("M", "tau", "g", "qdd", "C", "p", "CTqd"))
 
     checked = 0
     for name, robot in robots(tmp_path):

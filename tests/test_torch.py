@@ -11,6 +11,7 @@ import coriolis_cli as cc  # noqa: E402
 import coriolis_cli.torch as ct  # noqa: E402
 
 from .conftest import robot_path  # noqa: E402
+from .framework_pairs import pairs  # noqa: E402
 
 ROBOTS = {"panda": lambda: cc.load_robot("panda"), "quadruped, fixed base": lambda: cc.load_robot(robot_path("quadruped.urdf"))}
 
@@ -22,12 +23,7 @@ def _states(robot, seed=0, K=None):
 
 
 def _pairs(robot):
-    return {
-        "M": (lambda q, v, a: ct.mass_matrix(robot, q), lambda q, v, a: cc.mass_matrix(robot, q)),
-        "tau": (lambda q, v, a: ct.inverse_dynamics(robot, q, v, a), lambda q, v, a: cc.inverse_dynamics(robot, q, v, a)),
-        "g": (lambda q, v, a: ct.gravity_vector(robot, q), lambda q, v, a: cc.gravity_vector(robot, q)),
-        "qdd": (lambda q, v, a: ct.forward_dynamics(robot, q, v, a), lambda q, v, a: cc.forward_dynamics(robot, q, v, a)),
-    }
+    return pairs(robot, ct, ("M", "tau", "g", "qdd"))
 
 
 def _same_bits(a, b):
