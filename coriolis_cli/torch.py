@@ -1,4 +1,4 @@
-"""M, τ, g and q̈ as PyTorch operators (``torch.ops.coriolis``) on CPU float64 tensors: autograd
+"""M, C, Γ, τ, g, q̈, C v, Cᵀq̇ and p as PyTorch operators (``torch.ops.coriolis``) on CPU float64 tensors: autograd
 from the engine's analytic derivatives (``gradcheck``; ``gradgradcheck`` for τ, whose Jacobians
 are differentiated by its second-order tensors), a fake implementation for ``torch.compile``,
 and vmap rules that hand a batch to the batch kernels. PyTorch is not a dependency of the
@@ -20,9 +20,21 @@ are refused in one line for now, as are tensors that are not float64 on the CPU.
 NumPy functions refuse raises their error.
 """
 
-from .engine.torch_ops import forward_dynamics_op, gravity_vector_op, inverse_dynamics_op, mass_matrix_op, robot_id
+from .engine.torch_ops import (
+    christoffel_op,
+    coriolis_matrix_op,
+    coriolis_product_op,
+    coriolis_transpose_velocity_op,
+    forward_dynamics_op,
+    generalized_momentum_op,
+    gravity_vector_op,
+    inverse_dynamics_op,
+    mass_matrix_op,
+    robot_id,
+)
 
-__all__ = ["forward_dynamics", "gravity_vector", "inverse_dynamics", "mass_matrix"]
+__all__ = ["christoffel", "coriolis_matrix", "coriolis_product", "coriolis_transpose_velocity", "forward_dynamics",
+           "generalized_momentum", "gravity_vector", "inverse_dynamics", "mass_matrix"]
 
 
 def mass_matrix(robot, q):
@@ -44,3 +56,33 @@ def gravity_vector(robot, q, gravity=True):
 def forward_dynamics(robot, q, qd, tau, gravity=True):
     """q̈ = M⁻¹(τ − C q̇ − g), shape (..., nv); gradients from forward_dynamics_derivatives."""
     return forward_dynamics_op(robot_id(robot, gravity), q, qd, tau)
+
+
+def coriolis_matrix(robot, q, qd):
+    """(M, Ṁ, C) at (q, q̇), each (..., nv, nv), C the Christoffel-consistent one (Algorithm 1);
+    gradients from ∂M/∂q = Γ + Γᵀ, ∂C/∂q (coriolis_matrix_derivatives) and ∂C/∂q̇ = Γ, Ṁ's as
+    C + Cᵀ's."""
+    return coriolis_matrix_op(robot_id(robot), q, qd)
+
+
+def christoffel(robot, q):
+    """Γ (..., nv, nv, nv), ``C_ij = Σ_k Γ_ijk q̇_k``. Not differentiable (it would take M's third
+    derivatives): a backward through it raises StateError."""
+    return christoffel_op(robot_id(robot), q)
+
+
+def coriolis_product(robot, q, qd, v):
+    """C(q, q̇) v, shape (..., nv); gradients from ∂(C v)/∂q, ∂(C v)/∂q̇
+    (coriolis_product_derivatives) and C."""
+    return coriolis_product_op(robot_id(robot), q, qd, v)
+
+
+def coriolis_transpose_velocity(robot, q, qd):
+    """Cᵀ(q, q̇) q̇, shape (..., nv), the term of the momentum observer's ṗ = τ + Cᵀq̇ − g;
+    gradients from coriolis_transpose_derivatives."""
+    return coriolis_transpose_velocity_op(robot_id(robot), q, qd)
+
+
+def generalized_momentum(robot, q, qd):
+    """p = M q̇, shape (..., nv); gradients from ∂p/∂q (momentum_derivatives) and M."""
+    return generalized_momentum_op(robot_id(robot), q, qd)

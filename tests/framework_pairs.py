@@ -1,6 +1,8 @@
 """The functions coriolis_cli.jax and coriolis_cli.torch share with the NumPy API, paired with
 it, for their tests: each pair takes the same states (q, q̇, and a third vector, q̈ or τ)."""
 
+import numpy as np
+
 import coriolis_cli as cc
 
 NUMPY = {
@@ -13,6 +15,7 @@ NUMPY = {
     "Gamma": lambda robot, q, v, a: cc.christoffel(robot, q),
     "p": lambda robot, q, v, a: cc.generalized_momentum(robot, q, v),
     "CTqd": lambda robot, q, v, a: cc.coriolis_transpose_velocity(robot, q, v),
+    "C v": lambda robot, q, v, a: np.einsum("...ij,...j->...i", cc.coriolis_matrix(robot, q, v)[2], a),
 }
 
 
@@ -28,5 +31,6 @@ def pairs(robot, module, keys):
         "Gamma": lambda q, v, a: module.christoffel(robot, q),
         "p": lambda q, v, a: module.generalized_momentum(robot, q, v),
         "CTqd": lambda q, v, a: module.coriolis_transpose_velocity(robot, q, v),
+        "C v": lambda q, v, a: module.coriolis_product(robot, q, v, a),
     }
     return {k: (ours[k], lambda q, v, a, k=k: NUMPY[k](robot, q, v, a)) for k in keys}

@@ -22,11 +22,16 @@ def _states(robot, seed=0, K=None):
     return tuple(torch.tensor(rng.uniform(-1.0, 1.0, shape)) for _ in range(3))
 
 
-def _pairs(robot):
-    return pairs(robot, ct, ("M", "tau", "g", "qdd"))
+DIFFERENTIABLE = ("M", "tau", "g", "qdd", "M, Mdot, C", "C v", "p", "CTqd")
+
+
+def _pairs(robot, keys=DIFFERENTIABLE + ("Gamma",)):
+    return pairs(robot, ct, keys)
 
 
 def _same_bits(a, b):
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(_same_bits(x, y) for x, y in zip(a, b))
     a, b = np.asarray(a.detach().numpy() if hasattr(a, "detach") else a), np.asarray(b)
     return a.shape == b.shape and a.tobytes() == b.tobytes()
 
@@ -49,7 +54,7 @@ def test_values_batches_vmap_and_compile_give_the_numpy_functions_bits(key):
 def test_gradients_pass_gradcheck_and_tau_gradgradcheck(key):
     robot = ROBOTS[key]()
     states = tuple(s.requires_grad_(True) for s in _states(robot, 2))
-    for name, (ours, _) in _pairs(robot).items():
+    for name, (ours, _) in _pairs(robot, DIFFERENTIABLE).items():
         assert torch.autograd.gradcheck(ours, states), name
     tau = _pairs(robot)["tau"][0]
     assert torch.autograd.gradgradcheck(tau, states)
@@ -82,6 +87,7 @@ def test_gravity_and_refusals():
     x = q.clone().requires_grad_(True)
     grad = torch.autograd.grad(ct.forward_dynamics(robot, x, v, a).sum(), x, create_graph=True)[0]
     refused(lambda: grad.sum().backward(), "no second derivatives of q̈ yet")
+    refused(lambda: ct.christoffel(robot, x).sum().backward(), "does not differentiate Γ")
 
 
 def test_the_example_on_the_pytorch_page_runs():
@@ -122,7 +128,7 @@ def test_every_joint_type_gradients_with_respect_to_q_as_it_is_stored(tmp_path):
                     continue
                 assert _same_bits(ours(q, v, a), expected), name
             inputs = tuple(x.clone().requires_grad_(True) for x in (q, v, a))
-            for key in ("tau", "M", "qdd"):
+            for key in ("tau", "M", "qdd", "M, Mdot, C", "C v", "p", "CTqd"):
                 ours = _pairs(robot)[key][0]
                 try:
                     assert torch.autograd.gradcheck(ours, inputs), (name, key)
@@ -131,4 +137,4 @@ def test_every_joint_type_gradients_with_respect_to_q_as_it_is_stored(tmp_path):
                 checked += 1
             if name == "quadruped.urdf+free":
                 assert torch.autograd.gradgradcheck(_pairs(robot)["tau"][0], inputs)
-    assert checked >= 20, checked
+    assert checked >= 40, checked

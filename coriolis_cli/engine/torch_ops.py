@@ -126,6 +126,24 @@ forward_jacobians_op = _define("forward_jacobians", ["q", "qd", "tau"],
                                lambda n: [(n, n)] * 3)
 gravity_jacobian_op = _define("gravity_jacobian", ["q"], lambda r, g, q: api.gravity_derivatives(r, q, gravity=g),
                               lambda n: [(n, n)])
+coriolis_matrix_op = _define("coriolis_matrix", ["q", "qd"], lambda r, g, q, v: api.coriolis_matrix(r, q, v),
+                             lambda n: [(n, n)] * 3)
+coriolis_product_op = _define("coriolis_product", ["q", "qd", "v"],
+                              lambda r, g, q, v, w: np.einsum("kij,kj->ki", api.coriolis_matrix(r, q, v)[2], w),
+                              lambda n: [(n,)])
+generalized_momentum_op = _define("generalized_momentum", ["q", "qd"],
+                                  lambda r, g, q, v: api.generalized_momentum(r, q, v), lambda n: [(n,)])
+coriolis_transpose_velocity_op = _define("coriolis_transpose_velocity", ["q", "qd"],
+                                         lambda r, g, q, v: api.coriolis_transpose_velocity(r, q, v), lambda n: [(n,)])
+coriolis_derivatives_op = _define("coriolis_derivatives", ["q", "qd"],
+                                  lambda r, g, q, v: api.coriolis_matrix_derivatives(r, q, v), lambda n: [(n, n, n)])
+product_jacobians_op = _define("product_jacobians", ["q", "qd", "v"],
+                               lambda r, g, q, v, w: api.coriolis_product_derivatives(r, q, v, w),
+                               lambda n: [(n, n)] * 2)
+momentum_jacobian_op = _define("momentum_jacobian", ["q", "qd"], lambda r, g, q, v: api.momentum_derivatives(r, q, v),
+                               lambda n: [(n, n)])
+transpose_jacobians_op = _define("transpose_jacobians", ["q", "qd"],
+                                 lambda r, g, q, v: api.coriolis_transpose_derivatives(r, q, v), lambda n: [(n, n)] * 2)
 
 
 # ---- autograd: the gradients from the analytic derivatives ------------------------------------
@@ -242,10 +260,51 @@ def _forward_backward(ctx, grad):
             _reduce(_vector_times(grad, Minv), tau))
 
 
+def _coriolis_backward(ctx, g_M, g_Mdot, g_C):
+    q, qd = ctx.saved_tensors
+    Gamma, dC_dq = christoffel_op(ctx.robot_id, q), coriolis_derivatives_op(ctx.robot_id, q, qd)
+    # Ṁ = C + Cᵀ: Ṁ's gradient reaches C as g + gᵀ; ∂C_ij/∂q̇_k = Γ_ijk
+    g = torch.zeros_like(Gamma[..., 0]) if g_C is None else g_C
+    if g_Mdot is not None:
+        g = g + g_Mdot + g_Mdot.transpose(-1, -2)
+    grad_q = torch.einsum("...ij,...ijk->...k", g, dC_dq)
+    if g_M is not None:
+        grad_q = grad_q + torch.einsum("...ij,...ijk->...k", g_M + g_M.transpose(-1, -2), Gamma)
+    return None, _reduce(_along(ctx.robot_id, q, grad_q), q), _reduce(torch.einsum("...ij,...ijk->...k", g, Gamma), qd)
+
+
+def _product_backward(ctx, grad):
+    q, qd, v = ctx.saved_tensors
+    dq, dv = product_jacobians_op(ctx.robot_id, q, qd, v)
+    C = coriolis_matrix_op(ctx.robot_id, q, qd)[2]
+    return (None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, dv), qd),
+            _reduce(_vector_times(grad, C), v))
+
+
+def _momentum_backward(ctx, grad):  # ∂p/∂q and M
+    q, qd = ctx.saved_tensors
+    dq, M = momentum_jacobian_op(ctx.robot_id, q, qd), mass_matrix_op(ctx.robot_id, q)
+    return None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, M), qd)
+
+
+def _transpose_backward(ctx, grad):
+    q, qd = ctx.saved_tensors
+    dq, dv = transpose_jacobians_op(ctx.robot_id, q, qd)
+    return None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, dv), qd)
+
+
+def _refuse_gamma(ctx, grad):
+    raise StateError("coriolis_cli.torch does not differentiate Γ, nor M and C twice (it would need M's third "
+                     "derivatives); τ's second derivatives exist: differentiate inverse_dynamics twice")
+
+
 for _name, _backward in (("mass_matrix", _mass_matrix_backward), ("inverse_dynamics", _tau_backward),
                          ("tau_jacobians", _tau_jacobians_backward), ("gravity_vector", _gravity_backward),
-                         ("forward_dynamics", _forward_backward)):
+                         ("forward_dynamics", _forward_backward), ("coriolis_matrix", _coriolis_backward),
+                         ("coriolis_product", _product_backward), ("generalized_momentum", _momentum_backward),
+                         ("coriolis_transpose_velocity", _transpose_backward), ("christoffel", _refuse_gamma)):
     torch.library.register_autograd(f"coriolis::{_name}", _backward, setup_context=_setup, lib=_LIBRARY)
-for _name, _what in (("christoffel", "M"), ("forward_jacobians", "q̈"), ("gravity_jacobian", "g"),
+for _name, _what in (("forward_jacobians", "q̈"), ("gravity_jacobian", "g"), ("coriolis_derivatives", "C"),
+                     ("product_jacobians", "C v"), ("momentum_jacobian", "p"), ("transpose_jacobians", "Cᵀq̇"),
                      ("tau_second", "τ beyond the second")):
     torch.library.register_autograd(f"coriolis::{_name}", _first_order_only(_what), setup_context=_setup, lib=_LIBRARY)
