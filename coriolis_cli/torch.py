@@ -30,11 +30,12 @@ from .engine.torch_ops import (
     gravity_vector_op,
     inverse_dynamics_op,
     mass_matrix_op,
+    regressor_op,
     robot_id,
 )
 
 __all__ = ["christoffel", "coriolis_matrix", "coriolis_product", "coriolis_transpose_velocity", "forward_dynamics",
-           "generalized_momentum", "gravity_vector", "inverse_dynamics", "mass_matrix"]
+           "generalized_momentum", "gravity_vector", "inverse_dynamics", "mass_matrix", "regressor"]
 
 
 def mass_matrix(robot, q):
@@ -86,3 +87,12 @@ def coriolis_transpose_velocity(robot, q, qd):
 def generalized_momentum(robot, q, qd):
     """p = M q̇, shape (..., nv); gradients from ∂p/∂q (momentum_derivatives) and M."""
     return generalized_momentum_op(robot_id(robot), q, qd)
+
+
+def regressor(robot, q, qd, qd_r, qdd_r, gravity=True):
+    """Y (..., nv, 10 N) with ``Y @ θ`` the Slotine–Li torque M q̈_r + C q̇_r + g of the robot whose
+    inertial parameters are θ (10 N, ``coriolis_cli.inertial_parameters``' order), armature aside;
+    at q̇_r = q̇ and q̈_r = q̈ it is the inverse dynamics. ``Y @ θ`` is differentiable in θ (its
+    gradient is Yᵀ), which is what fitting parameters takes; Y itself is not differentiated in the
+    states (a backward into them raises StateError)."""
+    return regressor_op(robot_id(robot, gravity), q, qd, qd_r, qdd_r)

@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover (the extra is missing)
 from ..errors import StateError
 from ..model.tree import RobotModel
 from . import api
+from ..model.parameters import N_PARAMETERS
 from .algorithms import gravity_for
 
 _ROBOTS: dict = {}  # id → (robot, gravity), for the operators (which take numbers and tensors only)
@@ -78,8 +79,9 @@ def _check(*states):
 
 def _define(name, arguments, function, outputs):
     """The operator ``coriolis::name``: (robot_id, *states) → one tensor or a tuple, computed by
-    ``function(robot, gravity, *states)``; ``outputs(nv)`` gives each output's per-state shape."""
-    count = len(outputs(1))
+    ``function(robot, gravity, *states)``; ``outputs(nv, columns)`` gives each output's per-state
+    shape (columns: the regressor's, 10 per body)."""
+    count = len(outputs(1, 1))
     signature = f"(int robot_id, {', '.join(f'Tensor {a}' for a in arguments)}) -> " + (
         "Tensor" if count == 1 else "(" + ", ".join(["Tensor"] * count) + ")")
     _LIBRARY.define(name + signature)
@@ -93,8 +95,8 @@ def _define(name, arguments, function, outputs):
     @torch.library.register_fake(f"coriolis::{name}", lib=_LIBRARY)
     def _(robot_id, *states):
         shape = torch.broadcast_shapes(*(s.shape[:-1] for s in states))
-        nv = _ROBOTS[robot_id][0].nv
-        made = tuple(states[0].new_empty(shape + per) for per in outputs(nv))
+        robot = _ROBOTS[robot_id][0]
+        made = tuple(states[0].new_empty(shape + per) for per in outputs(robot.nv, N_PARAMETERS * robot.n_bodies))
         return made if count > 1 else made[0]
 
     def vmap_rule(info, in_dims, robot_id, *states):
@@ -107,43 +109,45 @@ def _define(name, arguments, function, outputs):
     return getattr(torch.ops.coriolis, name)
 
 
-mass_matrix_op = _define("mass_matrix", ["q"], lambda r, g, q: api.mass_matrix(r, q), lambda n: [(n, n)])
-christoffel_op = _define("christoffel", ["q"], lambda r, g, q: api.christoffel(r, q, force=True), lambda n: [(n, n, n)])
+mass_matrix_op = _define("mass_matrix", ["q"], lambda r, g, q: api.mass_matrix(r, q), lambda n, _: [(n, n)])
+christoffel_op = _define("christoffel", ["q"], lambda r, g, q: api.christoffel(r, q, force=True), lambda n, _: [(n, n, n)])
 inverse_dynamics_op = _define("inverse_dynamics", ["q", "qd", "qdd"],
-                              lambda r, g, q, v, a: api.inverse_dynamics(r, q, v, a, gravity=g), lambda n: [(n,)])
+                              lambda r, g, q, v, a: api.inverse_dynamics(r, q, v, a, gravity=g), lambda n, _: [(n,)])
 gravity_vector_op = _define("gravity_vector", ["q"], lambda r, g, q: api.gravity_vector(r, q, gravity=g),
-                            lambda n: [(n,)])
+                            lambda n, _: [(n,)])
 forward_dynamics_op = _define("forward_dynamics", ["q", "qd", "tau"],
-                              lambda r, g, q, v, t: api.forward_dynamics(r, q, v, t, gravity=g), lambda n: [(n,)])
+                              lambda r, g, q, v, t: api.forward_dynamics(r, q, v, t, gravity=g), lambda n, _: [(n,)])
 tau_jacobians_op = _define("tau_jacobians", ["q", "qd", "qdd"],
                            lambda r, g, q, v, a: api.inverse_dynamics_derivatives(r, q, v, a, gravity=g),
-                           lambda n: [(n, n)] * 3)
+                           lambda n, _: [(n, n)] * 3)
 tau_second_op = _define("tau_second", ["q", "qd", "qdd"],
                         lambda r, g, q, v, a: api.inverse_dynamics_second_derivatives(r, q, v, a, gravity=g, force=True),
-                        lambda n: [(n, n, n)] * 4)
+                        lambda n, _: [(n, n, n)] * 4)
 forward_jacobians_op = _define("forward_jacobians", ["q", "qd", "tau"],
                                lambda r, g, q, v, t: api.forward_dynamics_derivatives(r, q, v, t, gravity=g),
-                               lambda n: [(n, n)] * 3)
+                               lambda n, _: [(n, n)] * 3)
 gravity_jacobian_op = _define("gravity_jacobian", ["q"], lambda r, g, q: api.gravity_derivatives(r, q, gravity=g),
-                              lambda n: [(n, n)])
+                              lambda n, _: [(n, n)])
+regressor_op = _define("regressor", ["q", "qd", "qd_r", "qdd_r"],
+                       lambda r, g, q, v, vr, ar: api.regressor(r, q, v, vr, ar, gravity=g), lambda n, c: [(n, c)])
 coriolis_matrix_op = _define("coriolis_matrix", ["q", "qd"], lambda r, g, q, v: api.coriolis_matrix(r, q, v),
-                             lambda n: [(n, n)] * 3)
+                             lambda n, _: [(n, n)] * 3)
 coriolis_product_op = _define("coriolis_product", ["q", "qd", "v"],
                               lambda r, g, q, v, w: np.einsum("kij,kj->ki", api.coriolis_matrix(r, q, v)[2], w),
-                              lambda n: [(n,)])
+                              lambda n, _: [(n,)])
 generalized_momentum_op = _define("generalized_momentum", ["q", "qd"],
-                                  lambda r, g, q, v: api.generalized_momentum(r, q, v), lambda n: [(n,)])
+                                  lambda r, g, q, v: api.generalized_momentum(r, q, v), lambda n, _: [(n,)])
 coriolis_transpose_velocity_op = _define("coriolis_transpose_velocity", ["q", "qd"],
-                                         lambda r, g, q, v: api.coriolis_transpose_velocity(r, q, v), lambda n: [(n,)])
+                                         lambda r, g, q, v: api.coriolis_transpose_velocity(r, q, v), lambda n, _: [(n,)])
 coriolis_derivatives_op = _define("coriolis_derivatives", ["q", "qd"],
-                                  lambda r, g, q, v: api.coriolis_matrix_derivatives(r, q, v), lambda n: [(n, n, n)])
+                                  lambda r, g, q, v: api.coriolis_matrix_derivatives(r, q, v), lambda n, _: [(n, n, n)])
 product_jacobians_op = _define("product_jacobians", ["q", "qd", "v"],
                                lambda r, g, q, v, w: api.coriolis_product_derivatives(r, q, v, w),
-                               lambda n: [(n, n)] * 2)
+                               lambda n, _: [(n, n)] * 2)
 momentum_jacobian_op = _define("momentum_jacobian", ["q", "qd"], lambda r, g, q, v: api.momentum_derivatives(r, q, v),
-                               lambda n: [(n, n)])
+                               lambda n, _: [(n, n)])
 transpose_jacobians_op = _define("transpose_jacobians", ["q", "qd"],
-                                 lambda r, g, q, v: api.coriolis_transpose_derivatives(r, q, v), lambda n: [(n, n)] * 2)
+                                 lambda r, g, q, v: api.coriolis_transpose_derivatives(r, q, v), lambda n, _: [(n, n)] * 2)
 
 
 # ---- autograd: the gradients from the analytic derivatives ------------------------------------
@@ -293,6 +297,11 @@ def _transpose_backward(ctx, grad):
     return None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, dv), qd)
 
 
+def _refuse_regressor(ctx, grad):
+    raise StateError("coriolis_cli.torch does not differentiate the regressor Y in the states (Y θ is "
+                     "differentiable in θ; for ∂τ/∂q take inverse_dynamics's)")
+
+
 def _refuse_gamma(ctx, grad):
     raise StateError("coriolis_cli.torch does not differentiate Γ, nor M and C twice (it would need M's third "
                      "derivatives); τ's second derivatives exist: differentiate inverse_dynamics twice")
@@ -302,7 +311,8 @@ for _name, _backward in (("mass_matrix", _mass_matrix_backward), ("inverse_dynam
                          ("tau_jacobians", _tau_jacobians_backward), ("gravity_vector", _gravity_backward),
                          ("forward_dynamics", _forward_backward), ("coriolis_matrix", _coriolis_backward),
                          ("coriolis_product", _product_backward), ("generalized_momentum", _momentum_backward),
-                         ("coriolis_transpose_velocity", _transpose_backward), ("christoffel", _refuse_gamma)):
+                         ("coriolis_transpose_velocity", _transpose_backward), ("christoffel", _refuse_gamma),
+                         ("regressor", _refuse_regressor)):
     torch.library.register_autograd(f"coriolis::{_name}", _backward, setup_context=_setup, lib=_LIBRARY)
 for _name, _what in (("forward_jacobians", "q̈"), ("gravity_jacobian", "g"), ("coriolis_derivatives", "C"),
                      ("product_jacobians", "C v"), ("momentum_jacobian", "p"), ("transpose_jacobians", "Cᵀq̇"),
