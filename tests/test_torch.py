@@ -51,11 +51,11 @@ def test_values_batches_vmap_and_compile_give_the_numpy_functions_bits(key):
 
 
 @pytest.mark.parametrize("key", list(ROBOTS))
-def test_gradients_pass_gradcheck_and_tau_gradgradcheck(key):
+def test_gradients_in_both_modes_pass_gradcheck_and_tau_gradgradcheck(key):
     robot = ROBOTS[key]()
     states = tuple(s.requires_grad_(True) for s in _states(robot, 2))
     for name, (ours, _) in _pairs(robot, DIFFERENTIABLE).items():
-        assert torch.autograd.gradcheck(ours, states), name
+        assert torch.autograd.gradcheck(ours, states, check_forward_ad=True), name
     tau = _pairs(robot)["tau"][0]
     assert torch.autograd.gradgradcheck(tau, states)
     # and the analytic derivatives themselves, through a compiled function
@@ -137,7 +137,7 @@ def test_every_joint_type_gradients_with_respect_to_q_as_it_is_stored(tmp_path):
             for key in ("tau", "M", "qdd", "M, Mdot, C", "C v", "p", "CTqd"):
                 ours = _pairs(robot)[key][0]
                 try:
-                    assert torch.autograd.gradcheck(ours, inputs), (name, key)
+                    assert torch.autograd.gradcheck(ours, inputs, check_forward_ad=True), (name, key)
                 except cc.SingularMassMatrixError:
                     continue
                 checked += 1
@@ -178,3 +178,43 @@ def test_the_payload_example_finds_the_payload_and_agrees_with_identify(tmp_path
     Y = cc.regressor(robot, run.q, run.qd, run.qd, run.qdd)
     assert np.sqrt(np.mean((Y @ ours - Y @ theirs) ** 2)) < 0.005
     assert np.allclose(ours[61:63], theirs[61:63], rtol=0.01, atol=0)
+
+
+@pytest.mark.parametrize("key", list(ROBOTS))
+def test_torch_func_transforms_give_the_analytic_derivatives(key):
+    """torch.func's jacfwd (forward mode, the Functions' jvp), jacrev and hessian, under vmap, give
+    the engine's analytic derivatives: forward mode once saw a tangent of zero through the
+    operators (register_autograd's functions have no jvp), a silently wrong Jacobian."""
+    from torch.func import hessian, jacfwd, jacrev, vmap
+
+    robot = ROBOTS[key]()
+    q, v, a = _states(robot, 4, K=3)
+    dq, dv, M = cc.inverse_dynamics_derivatives(robot, q.numpy(), v.numpy(), a.numpy())
+    tau = lambda q_, v_, a_: ct.inverse_dynamics(robot, q_, v_, a_)  # noqa: E731
+    scale = max(1.0, np.abs(dq).max())
+    for transform in (jacfwd, jacrev):
+        J = vmap(transform(tau, argnums=(0, 1, 2)))(q, v, a)
+        for ours, expected in zip(J, (dq, dv, M)):
+            assert np.abs(ours.numpy() - expected).max() <= 1e-13 * scale
+    T_qq = cc.inverse_dynamics_second_derivatives(robot, q.numpy(), v.numpy(), a.numpy())[0]  # [i, j, k]
+    H = vmap(jacfwd(jacrev(tau)))(q, v, a)  # [i, k, j] = ∂²τ_i/∂q_k∂q_j
+    assert np.abs(H.numpy() - T_qq.transpose(0, 1, 3, 2)).max() <= 1e-12 * max(1.0, np.abs(T_qq).max())
+    assert torch.equal(vmap(lambda q_, v_, a_: hessian(lambda x: tau(x, v_, a_)[1])(q_))(q, v, a), H[:, 1])
+    # every differentiable function: forward and reverse mode agree
+    for name, (ours, _) in _pairs(robot, DIFFERENTIABLE).items():
+        forward, reverse = jacfwd(ours, argnums=(0, 1, 2))(q[0], v[0], a[0]), jacrev(ours, argnums=(0, 1, 2))(q[0], v[0], a[0])
+        for f, r in zip(torch.utils._pytree.tree_leaves(forward), torch.utils._pytree.tree_leaves(reverse)):
+            assert torch.allclose(f, r, rtol=1e-12, atol=1e-12 * scale), name
+
+
+def test_the_operators_alone_refuse_to_be_differentiated():
+    from coriolis_cli.engine.torch_ops import robot_id
+
+    robot = cc.load_robot("panda")
+    q = torch.zeros(7, dtype=torch.float64)
+    op = lambda q_: torch.ops.coriolis.gravity_vector(robot_id(robot), q_)  # noqa: E731
+    assert torch.equal(op(q), ct.gravity_vector(robot, q))
+    for call in (lambda: torch.func.jacfwd(op)(q), lambda: torch.func.jacrev(op)(q),
+                 lambda: op(q.clone().requires_grad_(True))):
+        with pytest.raises(cc.StateError, match="no derivatives of its own: call coriolis_cli.torch's functions"):
+            call()

@@ -1,7 +1,8 @@
 """The calling layer for PyTorch (coriolis_cli.torch): the engine's functions as ``torch.library``
-custom operators on CPU float64 tensors, with autograd from the analytic derivatives, fake
-implementations for ``torch.compile`` and vmap rules that hand a batch to the batch kernels.
-Imported only by coriolis_cli.torch: the rest of the package never imports PyTorch.
+custom operators on CPU float64 tensors (fake implementations for ``torch.compile``, vmap rules
+that hand a batch to the batch kernels), applied through torch.autograd.Functions whose backward
+and jvp are the analytic derivatives. Imported only by coriolis_cli.torch: the rest of the
+package never imports PyTorch.
 
 An operator takes a robot by the id ``robot_id`` gives it and states of shape (..., nq) and
 (..., nv); its implementation calls the NumPy function on the states as one batch (the batch
@@ -21,7 +22,7 @@ except ImportError:  # pragma: no cover (the extra is missing)
 
 from ..errors import StateError
 from ..model.tree import RobotModel
-from . import api
+from . import api, tangent_map
 from ..model.parameters import N_PARAMETERS
 from .algorithms import gravity_for
 
@@ -106,98 +107,96 @@ def _define(name, arguments, function, outputs):
         return result, ((0,) * count if count > 1 else 0)
 
     torch.library.register_vmap(f"coriolis::{name}", vmap_rule, lib=_LIBRARY)
-    return getattr(torch.ops.coriolis, name)
+
+    def undifferentiated(robot_id, *states):  # the operator alone: its derivatives are the Functions' below
+        if torch.is_grad_enabled() and any(s.requires_grad for s in states) or any(
+                torch.autograd.forward_ad.unpack_dual(s).tangent is not None for s in states):
+            raise StateError(f"torch.ops.coriolis.{name} has no derivatives of its own: call coriolis_cli.torch's "
+                             "functions, which differentiate it")
+        with torch._C._AutoDispatchBelowAutograd():
+            return getattr(torch.ops.coriolis, name)(robot_id, *states)
+
+    _LIBRARY.impl(name, undifferentiated, "Autograd")
 
 
-mass_matrix_op = _define("mass_matrix", ["q"], lambda r, g, q: api.mass_matrix(r, q), lambda n, _: [(n, n)])
-christoffel_op = _define("christoffel", ["q"], lambda r, g, q: api.christoffel(r, q, force=True), lambda n, _: [(n, n, n)])
-inverse_dynamics_op = _define("inverse_dynamics", ["q", "qd", "qdd"],
-                              lambda r, g, q, v, a: api.inverse_dynamics(r, q, v, a, gravity=g), lambda n, _: [(n,)])
-gravity_vector_op = _define("gravity_vector", ["q"], lambda r, g, q: api.gravity_vector(r, q, gravity=g),
-                            lambda n, _: [(n,)])
-forward_dynamics_op = _define("forward_dynamics", ["q", "qd", "tau"],
-                              lambda r, g, q, v, t: api.forward_dynamics(r, q, v, t, gravity=g), lambda n, _: [(n,)])
-tau_jacobians_op = _define("tau_jacobians", ["q", "qd", "qdd"],
-                           lambda r, g, q, v, a: api.inverse_dynamics_derivatives(r, q, v, a, gravity=g),
-                           lambda n, _: [(n, n)] * 3)
-tau_second_op = _define("tau_second", ["q", "qd", "qdd"],
-                        lambda r, g, q, v, a: api.inverse_dynamics_second_derivatives(r, q, v, a, gravity=g, force=True),
-                        lambda n, _: [(n, n, n)] * 4)
-forward_jacobians_op = _define("forward_jacobians", ["q", "qd", "tau"],
-                               lambda r, g, q, v, t: api.forward_dynamics_derivatives(r, q, v, t, gravity=g),
-                               lambda n, _: [(n, n)] * 3)
-gravity_jacobian_op = _define("gravity_jacobian", ["q"], lambda r, g, q: api.gravity_derivatives(r, q, gravity=g),
-                              lambda n, _: [(n, n)])
-regressor_op = _define("regressor", ["q", "qd", "qd_r", "qdd_r"],
-                       lambda r, g, q, v, vr, ar: api.regressor(r, q, v, vr, ar, gravity=g), lambda n, c: [(n, c)])
-coriolis_matrix_op = _define("coriolis_matrix", ["q", "qd"], lambda r, g, q, v: api.coriolis_matrix(r, q, v),
-                             lambda n, _: [(n, n)] * 3)
-coriolis_product_op = _define("coriolis_product", ["q", "qd", "v"],
-                              lambda r, g, q, v, w: np.einsum("kij,kj->ki", api.coriolis_matrix(r, q, v)[2], w),
-                              lambda n, _: [(n,)])
-generalized_momentum_op = _define("generalized_momentum", ["q", "qd"],
-                                  lambda r, g, q, v: api.generalized_momentum(r, q, v), lambda n, _: [(n,)])
-coriolis_transpose_velocity_op = _define("coriolis_transpose_velocity", ["q", "qd"],
-                                         lambda r, g, q, v: api.coriolis_transpose_velocity(r, q, v), lambda n, _: [(n,)])
-coriolis_derivatives_op = _define("coriolis_derivatives", ["q", "qd"],
-                                  lambda r, g, q, v: api.coriolis_matrix_derivatives(r, q, v), lambda n, _: [(n, n, n)])
-product_jacobians_op = _define("product_jacobians", ["q", "qd", "v"],
-                               lambda r, g, q, v, w: api.coriolis_product_derivatives(r, q, v, w),
-                               lambda n, _: [(n, n)] * 2)
-momentum_jacobian_op = _define("momentum_jacobian", ["q", "qd"], lambda r, g, q, v: api.momentum_derivatives(r, q, v),
-                               lambda n, _: [(n, n)])
-transpose_jacobians_op = _define("transpose_jacobians", ["q", "qd"],
-                                 lambda r, g, q, v: api.coriolis_transpose_derivatives(r, q, v), lambda n, _: [(n, n)] * 2)
+_define("mass_matrix", ["q"], lambda r, g, q: api.mass_matrix(r, q), lambda n, _: [(n, n)])
+_define("christoffel", ["q"], lambda r, g, q: api.christoffel(r, q, force=True), lambda n, _: [(n, n, n)])
+_define("inverse_dynamics", ["q", "qd", "qdd"],
+        lambda r, g, q, v, a: api.inverse_dynamics(r, q, v, a, gravity=g), lambda n, _: [(n,)])
+_define("gravity_vector", ["q"], lambda r, g, q: api.gravity_vector(r, q, gravity=g),
+        lambda n, _: [(n,)])
+_define("forward_dynamics", ["q", "qd", "tau"],
+        lambda r, g, q, v, t: api.forward_dynamics(r, q, v, t, gravity=g), lambda n, _: [(n,)])
+_define("tau_jacobians", ["q", "qd", "qdd"],
+        lambda r, g, q, v, a: api.inverse_dynamics_derivatives(r, q, v, a, gravity=g),
+        lambda n, _: [(n, n)] * 3)
+_define("tau_second", ["q", "qd", "qdd"],
+        lambda r, g, q, v, a: api.inverse_dynamics_second_derivatives(r, q, v, a, gravity=g, force=True),
+        lambda n, _: [(n, n, n)] * 4)
+_define("forward_jacobians", ["q", "qd", "tau"],
+        lambda r, g, q, v, t: api.forward_dynamics_derivatives(r, q, v, t, gravity=g),
+        lambda n, _: [(n, n)] * 3)
+_define("gravity_jacobian", ["q"], lambda r, g, q: api.gravity_derivatives(r, q, gravity=g),
+        lambda n, _: [(n, n)])
+_define("regressor", ["q", "qd", "qd_r", "qdd_r"],
+        lambda r, g, q, v, vr, ar: api.regressor(r, q, v, vr, ar, gravity=g), lambda n, c: [(n, c)])
+_define("coriolis_matrix", ["q", "qd"], lambda r, g, q, v: api.coriolis_matrix(r, q, v),
+        lambda n, _: [(n, n)] * 3)
+_define("coriolis_product", ["q", "qd", "v"],
+        lambda r, g, q, v, w: np.einsum("kij,kj->ki", api.coriolis_matrix(r, q, v)[2], w),
+        lambda n, _: [(n,)])
+_define("generalized_momentum", ["q", "qd"],
+        lambda r, g, q, v: api.generalized_momentum(r, q, v), lambda n, _: [(n,)])
+_define("coriolis_transpose_velocity", ["q", "qd"],
+        lambda r, g, q, v: api.coriolis_transpose_velocity(r, q, v), lambda n, _: [(n,)])
+_define("coriolis_derivatives", ["q", "qd"],
+        lambda r, g, q, v: api.coriolis_matrix_derivatives(r, q, v), lambda n, _: [(n, n, n)])
+_define("product_jacobians", ["q", "qd", "v"],
+        lambda r, g, q, v, w: api.coriolis_product_derivatives(r, q, v, w),
+        lambda n, _: [(n, n)] * 2)
+_define("momentum_jacobian", ["q", "qd"], lambda r, g, q, v: api.momentum_derivatives(r, q, v),
+        lambda n, _: [(n, n)])
+_define("transpose_jacobians", ["q", "qd"],
+        lambda r, g, q, v: api.coriolis_transpose_derivatives(r, q, v), lambda n, _: [(n, n)] * 2)
 
 
-# ---- autograd: the gradients from the analytic derivatives ------------------------------------
-def _to_coordinates(robot_id, q, g):
-    """The gradient with respect to q (..., nq) of what has gradient ``g`` (..., nv) with respect
-    to the velocity in the tangent space: Tᵀ g, T the map from a coordinate velocity q̇ to the
-    tangent velocity that moves q as it does (engine.xla's, read transposed; kept in torch
-    operations on q, so that a second backward differentiates it): a free joint's Rᵀṗ and
-    2 Im(q̄ ⊗ q̇)/|q|², a spherical joint's second part, a planar joint's R(θ)ᵀṗ and
-    (c ṡ − s ċ)/(c² + s²)."""
-    robot = _ROBOTS[robot_id][0]
-    if robot.nq == robot.nv:
-        return g
-    pieces = []
-    for body, qs, vs in zip(robot.bodies, robot.q_start, robot.v_start):
-        kind, qs, vs = body.joint.type, int(qs), int(vs)
-
-        def quaternion(quat, g_w):  # (2/|q|²) Eᵀ g, E = [w 1 − u×, −u]
-            u, w = quat[..., :3], quat[..., 3:]
-            scale = 2.0 / (quat * quat).sum(-1, keepdim=True)
-            return torch.cat([scale * (w * g_w + torch.cross(u, g_w, dim=-1)),
-                              -scale * (u * g_w).sum(-1, keepdim=True)], dim=-1)
-
-        if kind in ("free", "floating"):
-            quat = q[..., qs + 3:qs + 7]
-            unit = quat / quat.norm(dim=-1, keepdim=True)
-            u, w = unit[..., :3], unit[..., 3:]
-            g_v = g[..., vs:vs + 3]  # R g_v: the position's share
-            rotated = g_v * (w * w - (u * u).sum(-1, keepdim=True)) + 2.0 * u * (u * g_v).sum(-1, keepdim=True) \
-                + 2.0 * w * torch.cross(u, g_v, dim=-1)
-            pieces += [rotated, quaternion(quat, g[..., vs + 3:vs + 6])]
-        elif kind == "spherical":
-            pieces.append(quaternion(q[..., qs:qs + 4], g[..., vs:vs + 3]))
-        elif kind == "planar":
-            c, s_ = q[..., qs + 2:qs + 3], q[..., qs + 3:qs + 4]
-            r = torch.hypot(c, s_)
-            gx, gy, gw = g[..., vs:vs + 1], g[..., vs + 1:vs + 2], g[..., vs + 2:vs + 3]
-            pieces += [(c * gx - s_ * gy) / r, (s_ * gx + c * gy) / r, -s_ * gw / (r * r), c * gw / (r * r)]
-        else:
-            pieces.append(g[..., vs:vs + 1])
-    return torch.cat(pieces, dim=-1)
+# ---- derivatives: torch.autograd.Function wrappers -------------------------------------------
+# Each operator is applied through a torch.autograd.Function whose backward (reverse mode) and jvp
+# (forward mode) are the analytic derivatives, and whose vmap goes through the operator's own rule
+# (generate_vmap_rule): so torch.func's grad, jacrev, jacfwd, hessian and vmap compose with them,
+# which register_autograd's functions do not (forward mode would see a tangent of zero). Under
+# torch.compile, which traces no custom jvp, the same Function without it: reverse mode only.
+_OPS = tangent_map.ArrayOps(lambda a, b: torch.cross(a, b, dim=-1), lambda xs: torch.cat(xs, dim=-1),
+                            lambda x: x.sum(-1, keepdim=True), lambda x: x.norm(dim=-1, keepdim=True), torch.hypot)
 
 
-def _along(robot_id, q, tangent):
-    """A gradient in the tangent space as one with respect to q, at q broadcast to its batch."""
-    return _to_coordinates(robot_id, q.expand(tangent.shape[:-1] + q.shape[-1:]), tangent)
+def _joints(robot_id):
+    return tangent_map.joints(_ROBOTS[robot_id][0])
+
+
+def _along(robot_id, q, gradient):
+    """A gradient in the tangent space as one with respect to q (T(q)ᵀ g), q broadcast to its batch."""
+    joints = _joints(robot_id)
+    if joints is None:
+        return gradient
+    return tangent_map.to_coordinates(_OPS, joints, q.expand(gradient.shape[:-1] + q.shape[-1:]), gradient)
+
+
+def _delta(robot_id, q, t):
+    """q's tangent t as the kernels' derivatives take it: the tangent velocity T(q) t."""
+    joints = _joints(robot_id)
+    if joints is None:
+        return t
+    shape = torch.broadcast_shapes(q.shape, t.shape)
+    return tangent_map.to_tangent(_OPS, joints, q.expand(shape), t.expand(shape))
 
 
 def _vector_times(g, J):  # gᵀ J over a batch: (..., n) (..., n, m) → (..., m)
     return torch.einsum("...i,...ik->...k", g, J)
+
+
+def _times(J, t):  # J t over a batch
+    return torch.einsum("...ij,...j->...i", J, t)
 
 
 def _reduce(grad, like):
@@ -210,111 +209,204 @@ def _reduce(grad, like):
     return grad
 
 
-def _first_order_only(what):
-    def backward(ctx, *grads):
-        raise StateError(f"coriolis_cli.torch has no second derivatives of {what} yet (τ's exist: differentiate "
-                         "inverse_dynamics twice)")
-    return backward
+def _differentiable(name, backward, tangent):
+    """``coriolis::name`` applied through a torch.autograd.Function: ``backward(ctx, *grads)``
+    gives the states' gradients, ``tangent(robot_id, states, tangents)`` the outputs' tangents."""
+    op = getattr(torch.ops.coriolis, name)
+
+    class Function(torch.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(robot_id, *states):
+            return op(robot_id, *states)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.robot_id = inputs[0]
+            ctx.save_for_backward(*inputs[1:])
+            ctx.save_for_forward(*inputs[1:])
+
+        @staticmethod
+        def backward(ctx, *grads):
+            return (None,) + tuple(backward(ctx.robot_id, ctx.saved_tensors, grads))
+
+    class WithTangents(Function):
+        @staticmethod
+        def jvp(ctx, _, *tangents):
+            states = ctx.saved_tensors
+            tangents = [torch.zeros_like(s) if t is None else t for s, t in zip(states, tangents)]
+            return tangent(ctx.robot_id, states, tangents)
+
+    Function.__name__ = Function.__qualname__ = name
+    WithTangents.__name__ = WithTangents.__qualname__ = name
+
+    def apply(robot_id, *states):
+        if not torch.compiler.is_compiling():
+            return WithTangents.apply(robot_id, *states)
+        # torch.compile traces no custom jvp (reverse mode only there), nor a Function within a
+        # Function's backward (which it traces without grad mode) or where nothing needs a
+        # gradient: there, the operator itself
+        if torch.is_grad_enabled() and any(s.requires_grad for s in states):
+            return Function.apply(robot_id, *states)
+        return op(robot_id, *states)
+
+    return apply
 
 
-def _setup(ctx, inputs, output):
-    ctx.robot_id = inputs[0]
-    ctx.save_for_backward(*inputs[1:])
+def _refusing(name, message):
+    """``coriolis::name`` whose derivatives raise StateError(message) in either mode."""
+    def refuse(*_):
+        raise StateError(message)
+
+    return _differentiable(name, refuse, refuse)
 
 
-def _mass_matrix_backward(ctx, grad):
-    (q,) = ctx.saved_tensors
-    Gamma = christoffel_op(ctx.robot_id, q)
-    # ∂M_ij/∂q_k = Γ_ijk + Γ_jik: Σ_ij g_ij (Γ_ijk + Γ_jik) = Σ_ij (g + gᵀ)_ij Γ_ijk
-    return None, _reduce(_along(ctx.robot_id, q, torch.einsum("...ij,...ijk->...k", grad + grad.transpose(-1, -2),
-                                                                Gamma)), q)
+_SECOND = "coriolis_cli.torch has no second derivatives of {} yet (τ's exist: differentiate inverse_dynamics twice)"
+christoffel = _refusing("christoffel", "coriolis_cli.torch does not differentiate Γ, nor M and C twice (it would "
+                        "need M's third derivatives); τ's second derivatives exist: differentiate inverse_dynamics twice")
+regressor = _refusing("regressor", "coriolis_cli.torch does not differentiate the regressor Y in the states (Y θ is "
+                      "differentiable in θ; for ∂τ/∂q take inverse_dynamics's)")
+forward_jacobians = _refusing("forward_jacobians", _SECOND.format("q̈"))
+gravity_jacobian = _refusing("gravity_jacobian", _SECOND.format("g"))
+coriolis_derivatives = _refusing("coriolis_derivatives", _SECOND.format("C"))
+product_jacobians = _refusing("product_jacobians", _SECOND.format("C v"))
+momentum_jacobian = _refusing("momentum_jacobian", _SECOND.format("p"))
+transpose_jacobians = _refusing("transpose_jacobians", _SECOND.format("Cᵀq̇"))
+tau_second = _refusing("tau_second", _SECOND.format("τ beyond the second"))
 
 
-def _tau_backward(ctx, grad):
-    q, qd, qdd = ctx.saved_tensors
-    dq, dv, M = tau_jacobians_op(ctx.robot_id, q, qd, qdd)
-    return (None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, dv), qd),
-            _reduce(_vector_times(grad, M), qdd))
+def _mass_matrix_along(Gamma, delta):  # Σ_k ∂M/∂q_k δ_k, ∂M_ij/∂q_k = Γ_ijk + Γ_jik
+    return torch.einsum("...ijk,...k->...ij", Gamma + Gamma.transpose(-3, -2), delta)
 
 
-def _tau_jacobians_backward(ctx, g_dq, g_dv, g_M):
-    q, qd, qdd = ctx.saved_tensors
-    T_qq, T_vv, T_qv, T_qa = tau_second_op(ctx.robot_id, q, qd, qdd)  # [i, j, k] = ∂/∂x_j (∂τ_i/∂y_k)
-    n = T_qq.shape[-1]
-    zero = lambda g: T_qq.new_zeros(T_qq.shape[:-3] + (n, n)) if g is None else g  # noqa: E731
-    g_dq, g_dv, g_M = zero(g_dq), zero(g_dv), zero(g_M)
-    # dq[i, k] moves with q_j by T_qq[i, j, k], with q̇_j by T_qv[i, k, j], with q̈_j by T_qa[i, k, j];
-    # dv[i, k] with q_j by T_qv[i, j, k], with q̇_j by T_vv[i, j, k]; M[i, k] with q_j by T_qa[i, j, k]
-    e = torch.einsum
-    grad_q = e("...ik,...ijk->...j", g_dq, T_qq) + e("...ik,...ijk->...j", g_dv, T_qv) + e("...ik,...ijk->...j", g_M, T_qa)
-    grad_v = e("...ik,...ikj->...j", g_dq, T_qv) + e("...ik,...ijk->...j", g_dv, T_vv)
-    grad_a = e("...ik,...ikj->...j", g_dq, T_qa)
-    return None, _reduce(_along(ctx.robot_id, q, grad_q), q), _reduce(grad_v, qd), _reduce(grad_a, qdd)
+def _three_jacobians(jacobians):
+    """τ(q, q̇, q̈)'s or q̈(q, q̇, τ)'s derivatives from its three Jacobians."""
+
+    def backward(robot_id, states, grads):
+        q, qd, third = states
+        J_q, J_v, J_third = jacobians(robot_id, *states)
+        g = grads[0]
+        return (_reduce(_along(robot_id, q, _vector_times(g, J_q)), q), _reduce(_vector_times(g, J_v), qd),
+                _reduce(_vector_times(g, J_third), third))
+
+    def tangent(robot_id, states, tangents):
+        J_q, J_v, J_third = jacobians(robot_id, *states)
+        return (_times(J_q, _delta(robot_id, states[0], tangents[0])) + _times(J_v, tangents[1])
+                + _times(J_third, tangents[2]))
+
+    return backward, tangent
 
 
-def _gravity_backward(ctx, grad):
-    (q,) = ctx.saved_tensors
-    return None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, gravity_jacobian_op(ctx.robot_id, q))), q)
+def _tau_jacobians_derivatives():
+    """∂τ/∂q, ∂τ/∂q̇ and M differentiated by τ's second-order tensors."""
+
+    def tensors(robot_id, states):
+        return tau_second(robot_id, *states)  # [i, j, k] = ∂/∂x_j (∂τ_i/∂y_k): T_qq, T_vv, T_qv, T_qa
+
+    def backward(robot_id, states, grads):
+        q, qd, qdd = states
+        T_qq, T_vv, T_qv, T_qa = tensors(robot_id, states)
+        g_dq, g_dv, g_M = grads
+        # dq[i, k] moves with q_j by T_qq[i, j, k], with q̇_j by T_qv[i, k, j], with q̈_j by T_qa[i, k, j];
+        # dv[i, k] with q_j by T_qv[i, j, k], with q̇_j by T_vv[i, j, k]; M[i, k] with q_j by T_qa[i, j, k]
+        e = torch.einsum
+        grad_q = (e("...ik,...ijk->...j", g_dq, T_qq) + e("...ik,...ijk->...j", g_dv, T_qv)
+                  + e("...ik,...ijk->...j", g_M, T_qa))
+        grad_v = e("...ik,...ikj->...j", g_dq, T_qv) + e("...ik,...ijk->...j", g_dv, T_vv)
+        grad_a = e("...ik,...ikj->...j", g_dq, T_qa)
+        return _reduce(_along(robot_id, q, grad_q), q), _reduce(grad_v, qd), _reduce(grad_a, qdd)
+
+    def tangent(robot_id, states, tangents):
+        T_qq, T_vv, T_qv, T_qa = tensors(robot_id, states)
+        delta, tv, ta = _delta(robot_id, states[0], tangents[0]), tangents[1], tangents[2]
+        e = torch.einsum
+        d_dq = e("...ijk,...j->...ik", T_qq, delta) + e("...ikj,...j->...ik", T_qv, tv) + e("...ikj,...j->...ik", T_qa, ta)
+        d_dv = e("...ijk,...j->...ik", T_qv, delta) + e("...ijk,...j->...ik", T_vv, tv)
+        d_M = e("...ijk,...j->...ik", T_qa, delta)
+        return d_dq, d_dv, d_M
+
+    return backward, tangent
 
 
-def _forward_backward(ctx, grad):
-    q, qd, tau = ctx.saved_tensors
-    dq, dv, Minv = forward_jacobians_op(ctx.robot_id, q, qd, tau)
-    return (None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, dv), qd),
-            _reduce(_vector_times(grad, Minv), tau))
+tau_jacobians = _differentiable("tau_jacobians", *_tau_jacobians_derivatives())
+inverse_dynamics = _differentiable("inverse_dynamics", *_three_jacobians(tau_jacobians))
+forward_dynamics = _differentiable("forward_dynamics", *_three_jacobians(forward_jacobians))
 
 
-def _coriolis_backward(ctx, g_M, g_Mdot, g_C):
-    q, qd = ctx.saved_tensors
-    Gamma, dC_dq = christoffel_op(ctx.robot_id, q), coriolis_derivatives_op(ctx.robot_id, q, qd)
-    # Ṁ = C + Cᵀ: Ṁ's gradient reaches C as g + gᵀ; ∂C_ij/∂q̇_k = Γ_ijk
-    g = torch.zeros_like(Gamma[..., 0]) if g_C is None else g_C
-    if g_Mdot is not None:
-        g = g + g_Mdot + g_Mdot.transpose(-1, -2)
-    grad_q = torch.einsum("...ij,...ijk->...k", g, dC_dq)
-    if g_M is not None:
-        grad_q = grad_q + torch.einsum("...ij,...ijk->...k", g_M + g_M.transpose(-1, -2), Gamma)
-    return None, _reduce(_along(ctx.robot_id, q, grad_q), q), _reduce(torch.einsum("...ij,...ijk->...k", g, Gamma), qd)
+def _mass_matrix_backward(robot_id, states, grads):
+    (q,) = states
+    g = grads[0]
+    # Σ_ij g_ij (Γ_ijk + Γ_jik) = Σ_ij (g + gᵀ)_ij Γ_ijk
+    return (_reduce(_along(robot_id, q, torch.einsum("...ij,...ijk->...k", g + g.transpose(-1, -2),
+                                                      christoffel(robot_id, q))), q),)
 
 
-def _product_backward(ctx, grad):
-    q, qd, v = ctx.saved_tensors
-    dq, dv = product_jacobians_op(ctx.robot_id, q, qd, v)
-    C = coriolis_matrix_op(ctx.robot_id, q, qd)[2]
-    return (None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, dv), qd),
-            _reduce(_vector_times(grad, C), v))
+mass_matrix = _differentiable("mass_matrix", _mass_matrix_backward, lambda robot_id, states, tangents: _mass_matrix_along(
+    christoffel(robot_id, states[0]), _delta(robot_id, states[0], tangents[0])))
+gravity_vector = _differentiable(
+    "gravity_vector",
+    lambda robot_id, states, grads: (_reduce(_along(robot_id, states[0], _vector_times(
+        grads[0], gravity_jacobian(robot_id, states[0]))), states[0]),),
+    lambda robot_id, states, tangents: _times(gravity_jacobian(robot_id, states[0]),
+                                              _delta(robot_id, states[0], tangents[0])))
 
 
-def _momentum_backward(ctx, grad):  # ∂p/∂q and M
-    q, qd = ctx.saved_tensors
-    dq, M = momentum_jacobian_op(ctx.robot_id, q, qd), mass_matrix_op(ctx.robot_id, q)
-    return None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, M), qd)
+def _coriolis_backward(robot_id, states, grads):
+    q, qd = states
+    g_M, g_Mdot, g_C = grads
+    Gamma, dC_dq = christoffel(robot_id, q), coriolis_derivatives(robot_id, q, qd)
+    g = g_C + g_Mdot + g_Mdot.transpose(-1, -2)  # Ṁ = C + Cᵀ; ∂C_ij/∂q̇_k = Γ_ijk
+    grad_q = torch.einsum("...ij,...ijk->...k", g, dC_dq) + torch.einsum(
+        "...ij,...ijk->...k", g_M + g_M.transpose(-1, -2), Gamma)
+    return _reduce(_along(robot_id, q, grad_q), q), _reduce(torch.einsum("...ij,...ijk->...k", g, Gamma), qd)
 
 
-def _transpose_backward(ctx, grad):
-    q, qd = ctx.saved_tensors
-    dq, dv = transpose_jacobians_op(ctx.robot_id, q, qd)
-    return None, _reduce(_along(ctx.robot_id, q, _vector_times(grad, dq)), q), _reduce(_vector_times(grad, dv), qd)
+def _coriolis_tangent(robot_id, states, tangents):
+    q, qd = states
+    Gamma, dC_dq = christoffel(robot_id, q), coriolis_derivatives(robot_id, q, qd)
+    delta = _delta(robot_id, q, tangents[0])
+    dC = torch.einsum("...ijk,...k->...ij", dC_dq, delta) + torch.einsum("...ijk,...k->...ij", Gamma, tangents[1])
+    return _mass_matrix_along(Gamma, delta), dC + dC.transpose(-1, -2), dC
 
 
-def _refuse_regressor(ctx, grad):
-    raise StateError("coriolis_cli.torch does not differentiate the regressor Y in the states (Y θ is "
-                     "differentiable in θ; for ∂τ/∂q take inverse_dynamics's)")
+coriolis_matrix = _differentiable("coriolis_matrix", _coriolis_backward, _coriolis_tangent)
 
 
-def _refuse_gamma(ctx, grad):
-    raise StateError("coriolis_cli.torch does not differentiate Γ, nor M and C twice (it would need M's third "
-                     "derivatives); τ's second derivatives exist: differentiate inverse_dynamics twice")
+def _product_backward(robot_id, states, grads):
+    q, qd, v = states
+    dq, dv = product_jacobians(robot_id, q, qd, v)
+    C = coriolis_matrix(robot_id, q, qd)[2]
+    g = grads[0]
+    return (_reduce(_along(robot_id, q, _vector_times(g, dq)), q), _reduce(_vector_times(g, dv), qd),
+            _reduce(_vector_times(g, C), v))
 
 
-for _name, _backward in (("mass_matrix", _mass_matrix_backward), ("inverse_dynamics", _tau_backward),
-                         ("tau_jacobians", _tau_jacobians_backward), ("gravity_vector", _gravity_backward),
-                         ("forward_dynamics", _forward_backward), ("coriolis_matrix", _coriolis_backward),
-                         ("coriolis_product", _product_backward), ("generalized_momentum", _momentum_backward),
-                         ("coriolis_transpose_velocity", _transpose_backward), ("christoffel", _refuse_gamma),
-                         ("regressor", _refuse_regressor)):
-    torch.library.register_autograd(f"coriolis::{_name}", _backward, setup_context=_setup, lib=_LIBRARY)
-for _name, _what in (("forward_jacobians", "q̈"), ("gravity_jacobian", "g"), ("coriolis_derivatives", "C"),
-                     ("product_jacobians", "C v"), ("momentum_jacobian", "p"), ("transpose_jacobians", "Cᵀq̇"),
-                     ("tau_second", "τ beyond the second")):
-    torch.library.register_autograd(f"coriolis::{_name}", _first_order_only(_what), setup_context=_setup, lib=_LIBRARY)
+def _product_tangent(robot_id, states, tangents):
+    q, qd, v = states
+    dq, dv = product_jacobians(robot_id, q, qd, v)
+    C = coriolis_matrix(robot_id, q, qd)[2]
+    return _times(dq, _delta(robot_id, q, tangents[0])) + _times(dv, tangents[1]) + _times(C, tangents[2])
+
+
+coriolis_product = _differentiable("coriolis_product", _product_backward, _product_tangent)
+
+
+def _two_jacobians(jacobians):
+    """p(q, q̇)'s or Cᵀq̇(q, q̇)'s derivatives from its two Jacobians."""
+
+    def backward(robot_id, states, grads):
+        q, qd = states
+        J_q, J_v = jacobians(robot_id, q, qd)
+        return _reduce(_along(robot_id, q, _vector_times(grads[0], J_q)), q), _reduce(_vector_times(grads[0], J_v), qd)
+
+    def tangent(robot_id, states, tangents):
+        J_q, J_v = jacobians(robot_id, *states)
+        return _times(J_q, _delta(robot_id, states[0], tangents[0])) + _times(J_v, tangents[1])
+
+    return backward, tangent
+
+
+generalized_momentum = _differentiable("generalized_momentum", *_two_jacobians(
+    lambda robot_id, q, qd: (momentum_jacobian(robot_id, q, qd), mass_matrix(robot_id, q))))
+coriolis_transpose_velocity = _differentiable("coriolis_transpose_velocity", *_two_jacobians(transpose_jacobians))

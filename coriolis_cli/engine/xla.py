@@ -16,7 +16,7 @@ except ImportError:  # pragma: no cover (the extra is missing)
 
 from ..errors import StateError
 from ..model.tree import RobotModel
-from . import compiled
+from . import compiled, tangent_map
 from .algorithms import gravity_for
 from .api import free_armature_guard
 from .data import check_second_bytes
@@ -33,46 +33,15 @@ for _name, (_capsule, _) in _HANDLERS.items():
 _FUNCTIONS = "coriolis_cli.jax functions"  # robot.caches' key: the robot's functions, by gravity
 
 
+_OPS = tangent_map.ArrayOps(jnp.cross, lambda xs: jnp.concatenate(xs, axis=-1),
+                            lambda x: jnp.sum(x, axis=-1, keepdims=True),
+                            lambda x: jnp.linalg.norm(x, axis=-1, keepdims=True), jnp.hypot)
+
+
 def _tangent_map(robot):
-    """The velocity in the tangent space (..., nv) that moves q as a coordinate velocity q̇ (..., nq)
-    does: model.joints.integrate's exponential map read backwards, joint by joint, through the
-    kernels' normalization of quaternions and (cos, sin) pairs (so that a q̇ along q itself moves
-    nothing). A free joint: v = Rᵀṗ, ω = 2 Im(q̄ ⊗ q̇)/|q|²; a spherical joint: ω alone; a planar
-    joint: (v_x, v_y) = R(θ)ᵀṗ, ω = (c ṡ − s ċ)/(c² + s²). None where q are coordinates."""
-    if robot.nq == robot.nv:
-        return None
-    joints = [(body.joint.type, int(qs), int(vs)) for body, qs, vs in zip(robot.bodies, robot.q_start, robot.v_start)]
-    assert all(a[2] < b[2] for a, b in zip(joints, joints[1:]))  # the pieces below concatenate in v's order
-
-    def angular(quat, rate):  # 2 Im(q̄ ⊗ q̇)/|q|², quaternions (x, y, z, w)
-        u, w = quat[..., :3], quat[..., 3:]
-        du, dw = rate[..., :3], rate[..., 3:]
-        return 2.0 * (w * du - dw * u - jnp.cross(u, du)) / jnp.sum(quat * quat, axis=-1, keepdims=True)
-
-    def rotation_transposed_times(quat, x):  # R(q/|q|)ᵀ x
-        u = quat / jnp.linalg.norm(quat, axis=-1, keepdims=True)
-        v, w = u[..., :3], u[..., 3:]
-        return x * (w * w - jnp.sum(v * v, axis=-1, keepdims=True)) + 2.0 * v * jnp.sum(v * x, axis=-1, keepdims=True) \
-            - 2.0 * w * jnp.cross(v, x)
-
-    def tangent(q, qdot):  # slices and concatenation only: reverse mode transposes them
-        pieces = []
-        for kind, qs, vs in joints:
-            if kind in ("free", "floating"):
-                quat = q[..., qs + 3:qs + 7]
-                pieces += [rotation_transposed_times(quat, qdot[..., qs:qs + 3]), angular(quat, qdot[..., qs + 3:qs + 7])]
-            elif kind == "spherical":
-                pieces.append(angular(q[..., qs:qs + 4], qdot[..., qs:qs + 4]))
-            elif kind == "planar":  # (x, y, cos θ, sin θ)
-                c, s_ = q[..., qs + 2:qs + 3], q[..., qs + 3:qs + 4]
-                r = jnp.hypot(c, s_)
-                dx, dy, dc, ds = (qdot[..., qs + k:qs + k + 1] for k in range(4))
-                pieces += [(c * dx + s_ * dy) / r, (-s_ * dx + c * dy) / r, (c * ds - s_ * dc) / (r * r)]
-            else:
-                pieces.append(qdot[..., qs:qs + 1])
-        return jnp.concatenate(pieces, axis=-1)
-
-    return tangent
+    """(q, q̇) → T(q) q̇ (engine.tangent_map), or None where q are coordinates."""
+    found = tangent_map.joints(robot)
+    return None if found is None else (lambda q, qdot: tangent_map.to_tangent(_OPS, found, q, qdot))
 
 
 def _check(robot) -> None:
