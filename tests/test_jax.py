@@ -10,6 +10,7 @@ jax.config.update("jax_enable_x64", True)
 
 import coriolis_cli as cc  # noqa: E402
 import coriolis_cli.jax as cj  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
 
 from .conftest import robot_path  # noqa: E402
 from .framework_pairs import pairs  # noqa: E402
@@ -264,3 +265,23 @@ def test_the_trajectory_optimization_on_the_jax_page_reaches_its_pose(tmp_path):
     assert out.returncode == 0, out.stderr
     error, speed = (float(x) for x in re.search(r"\|q - goal\| (\S+) rad, \|q̇\| (\S+) rad/s", out.stdout).groups())
     assert error < 1e-2 and speed < 1e-1, out.stdout
+
+
+def test_arrays_off_the_cpu_are_refused_in_one_line(monkeypatch):
+    """The handlers exist for the CPU only: a GPU's arrays, or a jitted call whose default backend
+    is a GPU, get one line saying how to move them, not XLA's error or a silent copy."""
+    robot = cc.load_robot("panda")
+    q = jnp.zeros(7)
+    assert cj.mass_matrix(robot, q).shape == (7, 7)
+
+    class OnAGpu:
+        platform = "gpu"
+
+    monkeypatch.setattr(type(q), "devices", lambda self: {OnAGpu()})
+    with pytest.raises(cc.StateError, match=r"computes on the CPU, got arrays on gpu: jax.device_put") as e:
+        cj.mass_matrix(robot, q)
+    assert "\n" not in str(e.value)
+    monkeypatch.undo()
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    with pytest.raises(cc.StateError, match="computes on the CPU, got arrays on gpu"):
+        jax.jit(lambda x: cj.mass_matrix(robot, x))(q)

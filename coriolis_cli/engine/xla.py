@@ -54,8 +54,25 @@ def _check(robot) -> None:
                          "before creating arrays")
 
 
+def _on_the_cpu(arguments) -> None:
+    """The handlers are registered for the CPU only: arrays elsewhere (and, under a
+    transformation, a default backend elsewhere) are refused, never copied."""
+    where = set()
+    for x in arguments:
+        if isinstance(x, jax.core.Tracer):
+            device = jax.config.jax_default_device
+            where.add(jax.default_backend() if device is None else getattr(device, "platform", str(device)))
+        elif isinstance(x, jax.Array):
+            where |= {d.platform for d in x.devices()}
+    if where - {"cpu"}:
+        raise StateError(f"coriolis_cli.jax computes on the CPU, got arrays on {', '.join(sorted(where - {'cpu'}))}: "
+                         "jax.device_put them to jax.devices('cpu')[0] and run under "
+                         "jax.default_device(jax.devices('cpu')[0])")
+
+
 def _states(robot, q, *velocities):
     """q (..., nq) and the velocities (..., nv) as float64 arrays of one batch shape."""
+    _on_the_cpu((q, *velocities))
     arrays = [jnp.asarray(q, dtype=jnp.float64), *(jnp.asarray(v, dtype=jnp.float64) for v in velocities)]
     for x, width, what in zip(arrays, (robot.nq,) + (robot.nv,) * len(velocities), ("q",) + ("a velocity",) * 9):
         if x.ndim < 1 or x.shape[-1] != width:
