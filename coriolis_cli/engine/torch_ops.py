@@ -49,8 +49,13 @@ def robot_id(robot, gravity=True) -> int:
     if not isinstance(robot, RobotModel):
         raise StateError(f"coriolis_cli.torch takes a tree from coriolis_cli.load_robot, got {type(robot).__name__} "
                          "(mimic joints, base velocities and closed loops are not taken yet; pass robot.full)")
-    g = tuple(float(x) for x in gravity_for(robot, gravity))
     ids = robot.caches.setdefault(_ID, {})
+    if gravity is True and True in ids:  # the robot's own gravity, as most calls take it
+        return ids[True]
+    g = tuple(float(x) for x in gravity_for(robot, gravity))
+    if gravity is True:
+        ids[True] = robot_id(robot, g)
+        return ids[True]
     if g not in ids:
         ids[g] = next(_NEXT)
         _ROBOTS[ids[g]] = (robot, np.array(g))
@@ -61,14 +66,25 @@ def _numpy(x: torch.Tensor) -> np.ndarray:
     return x.detach().contiguous().numpy()
 
 
+def _tensor(x: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(x))
+
+
 def _batched(function, robot, gravity, states):
-    """``function(robot, gravity, *states (K, ·))`` on the states as one batch of K = their leading
-    size (broadcast to one batch shape), each output with the batch's shape in front."""
-    shape = torch.broadcast_shapes(*(s.shape[:-1] for s in states))
+    """``function(robot, gravity, *states)`` on the states as one batch of K (broadcast to one batch
+    shape), each output with the batch's shape in front; one state (no batch shape) goes to the
+    single-state kernels, which start no threads."""
+    shapes = [s.shape[:-1] for s in states]
+    shape = shapes[0]
+    if any(x != shape for x in shapes[1:]):
+        shape = torch.Size(np.broadcast_shapes(*shapes))
+    if not shape:
+        result = function(robot, gravity, *(s.detach().numpy() for s in states))
+        return tuple(map(_tensor, result)) if isinstance(result, tuple) else _tensor(result)
     arrays = [_numpy(s.expand(shape + s.shape[-1:])).reshape(-1, s.shape[-1]) for s in states]
     result = function(robot, gravity, *arrays)
     outputs = result if isinstance(result, tuple) else (result,)
-    tensors = tuple(torch.from_numpy(np.ascontiguousarray(o)).reshape(shape + o.shape[1:]) for o in outputs)
+    tensors = tuple(_tensor(o).reshape(shape + o.shape[1:]) for o in outputs)
     return tensors if isinstance(result, tuple) else tensors[0]
 
 
@@ -76,6 +92,9 @@ def _check(*states):
     for s in states:
         if s.dtype != torch.float64 or s.device.type != "cpu":
             raise StateError(f"coriolis_cli.torch takes float64 tensors on the CPU, got {s.dtype} on {s.device}")
+
+
+_COMPUTE: dict = {}  # name → the operators' CPU implementation
 
 
 def _define(name, arguments, function, outputs):
@@ -87,11 +106,13 @@ def _define(name, arguments, function, outputs):
         "Tensor" if count == 1 else "(" + ", ".join(["Tensor"] * count) + ")")
     _LIBRARY.define(name + signature)
 
-    @torch.library.impl(f"coriolis::{name}", "cpu", lib=_LIBRARY)
-    def _(robot_id, *states):
+    def compute(robot_id, *states):
         _check(*states)
         robot, gravity = _ROBOTS[robot_id]
         return _batched(function, robot, gravity, states)
+
+    torch.library.impl(f"coriolis::{name}", "cpu", lib=_LIBRARY)(compute)
+    _COMPUTE[name] = compute
 
     @torch.library.register_fake(f"coriolis::{name}", lib=_LIBRARY)
     def _(robot_id, *states):
@@ -143,7 +164,7 @@ _define("regressor", ["q", "qd", "qd_r", "qdd_r"],
 _define("coriolis_matrix", ["q", "qd"], lambda r, g, q, v: api.coriolis_matrix(r, q, v),
         lambda n, _: [(n, n)] * 3)
 _define("coriolis_product", ["q", "qd", "v"],
-        lambda r, g, q, v, w: np.einsum("kij,kj->ki", api.coriolis_matrix(r, q, v)[2], w),
+        lambda r, g, q, v, w: np.einsum("...ij,...j->...i", api.coriolis_matrix(r, q, v)[2], w),
         lambda n, _: [(n,)])
 _define("generalized_momentum", ["q", "qd"],
         lambda r, g, q, v: api.generalized_momentum(r, q, v), lambda n, _: [(n,)])
@@ -209,10 +230,18 @@ def _reduce(grad, like):
     return grad
 
 
+def _untracked(states) -> bool:
+    """No state is tracked by autograd (reverse mode, forward mode's dual level, torch.func's
+    wrappers, vmap's batches)."""
+    return torch.autograd.forward_ad._current_level < 0 and not any(
+        (s.requires_grad and torch.is_grad_enabled()) or torch._C._functorch.is_functorch_wrapped_tensor(s)
+        for s in states)
+
+
 def _differentiable(name, backward, tangent):
     """``coriolis::name`` applied through a torch.autograd.Function: ``backward(ctx, *grads)``
     gives the states' gradients, ``tangent(robot_id, states, tangents)`` the outputs' tangents."""
-    op = getattr(torch.ops.coriolis, name)
+    op, compute = getattr(torch.ops.coriolis, name), _COMPUTE[name]
 
     class Function(torch.autograd.Function):
         generate_vmap_rule = True
@@ -243,6 +272,8 @@ def _differentiable(name, backward, tangent):
 
     def apply(robot_id, *states):
         if not torch.compiler.is_compiling():
+            if _untracked(states):  # nothing to differentiate: the operator's implementation, without
+                return compute(robot_id, *states)  # the dispatcher's two passes into Python (~60 µs)
             return WithTangents.apply(robot_id, *states)
         # torch.compile traces no custom jvp (reverse mode only there), nor a Function within a
         # Function's backward (which it traces without grad mode) or where nothing needs a
