@@ -114,18 +114,17 @@ int64_t* status_out(nb::handle h, npy_intp K) {
 template <typename Kernel>
 void each_state(const Workspace& w, npy_intp K, nb::handle status, int threads, Kernel kernel) {
     int64_t* st = status_out(status, K);
-    const int asked = int(std::max<npy_intp>(1, std::min<npy_intp>(threads, K)));
-    int started;
+    BatchThreads run;
     {
         nb::gil_scoped_release release;
-        started = run_batch(w.model, K, threads, [&](Data& d, int64_t s) { st[s] = kernel(d, s); });
+        run = run_batch(w.model, K, threads, [&](Data& d, int64_t s) { st[s] = kernel(d, s); });
     }
     static std::atomic<bool> said{false};  // once a process: the limit stays
-    if (started < asked && !said.exchange(true) &&
+    if (run.started < run.wanted && !said.exchange(true) &&
         PyErr_WarnFormat(PyExc_UserWarning, 1,
                          "the system started %d of the %d threads asked for (set_num_threads, CORIOLIS_THREADS): "
                          "batches run on fewer threads",
-                         started, asked) < 0)
+                         run.started, run.wanted) < 0)
         throw nb::python_error();
 }
 
