@@ -57,8 +57,8 @@ def robot_id(robot, gravity=True) -> int:
         ids[True] = robot_id(robot, g)
         return ids[True]
     if g not in ids:
-        ids[g] = next(_NEXT)
-        _ROBOTS[ids[g]] = (robot, np.array(g))
+        ids[g] = next(_NEXT)  # the robot's own gravity passed on as True: the NumPy functions' fast path
+        _ROBOTS[ids[g]] = (robot, True if np.array_equal(g, robot.gravity_array) else np.array(g))
     return ids[g]
 
 
@@ -212,12 +212,20 @@ def _delta(robot_id, q, t):
     return tangent_map.to_tangent(_OPS, joints, q.expand(shape), t.expand(shape))
 
 
-def _vector_times(g, J):  # gᵀ J over a batch: (..., n) (..., n, m) → (..., m)
-    return torch.einsum("...i,...ik->...k", g, J)
+def _vector_times(g, J):  # gᵀ J over a batch: (..., n) (..., n, m) → (..., m); matmul, a fifth of einsum's time
+    return (g.unsqueeze(-2) @ J).squeeze(-2)
 
 
 def _times(J, t):  # J t over a batch
-    return torch.einsum("...ij,...j->...i", J, t)
+    return (J @ t.unsqueeze(-1)).squeeze(-1)
+
+
+def _matrix_times(g, T):  # Σ_ij g_ij T_ijk over a batch: (..., n, n) (..., n, n, m) → (..., m)
+    return (g.flatten(-2).unsqueeze(-2) @ T.flatten(-3, -2)).squeeze(-2)
+
+
+def _tensor_times(T, d):  # Σ_k T_ijk d_k over a batch: (..., n, n, m) (..., m) → (..., n, n)
+    return (T @ d[..., None, :, None]).squeeze(-1)
 
 
 def _reduce(grad, like):
@@ -230,12 +238,13 @@ def _reduce(grad, like):
     return grad
 
 
-def _untracked(states) -> bool:
-    """No state is tracked by autograd (reverse mode, forward mode's dual level, torch.func's
-    wrappers, vmap's batches)."""
-    return torch.autograd.forward_ad._current_level < 0 and not any(
-        (s.requires_grad and torch.is_grad_enabled()) or torch._C._functorch.is_functorch_wrapped_tensor(s)
-        for s in states)
+def _tracking(states) -> str:
+    """How the states are tracked: "none"; "reverse" (autograd's reverse mode alone); or
+    "transforms" (forward mode's dual level, torch.func's wrappers, vmap's batches)."""
+    if torch.autograd.forward_ad._current_level >= 0 or any(
+            torch._C._functorch.is_functorch_wrapped_tensor(s) for s in states):
+        return "transforms"
+    return "reverse" if torch.is_grad_enabled() and any(s.requires_grad for s in states) else "none"
 
 
 def _differentiable(name, backward, tangent):
@@ -247,7 +256,7 @@ def _differentiable(name, backward, tangent):
         generate_vmap_rule = True
 
         @staticmethod
-        def forward(robot_id, *states):
+        def forward(robot_id, *states):  # the operator: torch.compile traces it, vmap batches it by its rule
             return op(robot_id, *states)
 
         @staticmethod
@@ -267,14 +276,26 @@ def _differentiable(name, backward, tangent):
             tangents = [torch.zeros_like(s) if t is None else t for s, t in zip(states, tangents)]
             return tangent(ctx.robot_id, states, tangents)
 
-    Function.__name__ = Function.__qualname__ = name
-    WithTangents.__name__ = WithTangents.__qualname__ = name
+    class ReverseOnly(torch.autograd.Function):  # ctx in forward: a quarter of the others' cost a call
+        @staticmethod
+        def forward(ctx, robot_id, *states):
+            ctx.robot_id = robot_id
+            ctx.save_for_backward(*states)
+            return compute(robot_id, *states)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            return (None,) + tuple(backward(ctx.robot_id, ctx.saved_tensors, grads))
+
+    for cls in (Function, WithTangents, ReverseOnly):
+        cls.__name__ = cls.__qualname__ = name
 
     def apply(robot_id, *states):
         if not torch.compiler.is_compiling():
-            if _untracked(states):  # nothing to differentiate: the operator's implementation, without
-                return compute(robot_id, *states)  # the dispatcher's two passes into Python (~60 µs)
-            return WithTangents.apply(robot_id, *states)
+            tracking = _tracking(states)
+            if tracking == "none":  # the operator's implementation, without the dispatcher's two
+                return compute(robot_id, *states)  # passes into Python (~60 µs)
+            return (ReverseOnly if tracking == "reverse" else WithTangents).apply(robot_id, *states)
         # torch.compile traces no custom jvp (reverse mode only there), nor a Function within a
         # Function's backward (which it traces without grad mode) or where nothing needs a
         # gradient: there, the operator itself
@@ -308,7 +329,7 @@ tau_second = _refusing("tau_second", _SECOND.format("τ beyond the second"))
 
 
 def _mass_matrix_along(Gamma, delta):  # Σ_k ∂M/∂q_k δ_k, ∂M_ij/∂q_k = Γ_ijk + Γ_jik
-    return torch.einsum("...ijk,...k->...ij", Gamma + Gamma.transpose(-3, -2), delta)
+    return _tensor_times(Gamma + Gamma.transpose(-3, -2), delta)
 
 
 def _three_jacobians(jacobians):
@@ -369,8 +390,7 @@ def _mass_matrix_backward(robot_id, states, grads):
     (q,) = states
     g = grads[0]
     # Σ_ij g_ij (Γ_ijk + Γ_jik) = Σ_ij (g + gᵀ)_ij Γ_ijk
-    return (_reduce(_along(robot_id, q, torch.einsum("...ij,...ijk->...k", g + g.transpose(-1, -2),
-                                                      christoffel(robot_id, q))), q),)
+    return (_reduce(_along(robot_id, q, _matrix_times(g + g.transpose(-1, -2), christoffel(robot_id, q))), q),)
 
 
 mass_matrix = _differentiable("mass_matrix", _mass_matrix_backward, lambda robot_id, states, tangents: _mass_matrix_along(
@@ -388,16 +408,15 @@ def _coriolis_backward(robot_id, states, grads):
     g_M, g_Mdot, g_C = grads
     Gamma, dC_dq = christoffel(robot_id, q), coriolis_derivatives(robot_id, q, qd)
     g = g_C + g_Mdot + g_Mdot.transpose(-1, -2)  # Ṁ = C + Cᵀ; ∂C_ij/∂q̇_k = Γ_ijk
-    grad_q = torch.einsum("...ij,...ijk->...k", g, dC_dq) + torch.einsum(
-        "...ij,...ijk->...k", g_M + g_M.transpose(-1, -2), Gamma)
-    return _reduce(_along(robot_id, q, grad_q), q), _reduce(torch.einsum("...ij,...ijk->...k", g, Gamma), qd)
+    grad_q = _matrix_times(g, dC_dq) + _matrix_times(g_M + g_M.transpose(-1, -2), Gamma)
+    return _reduce(_along(robot_id, q, grad_q), q), _reduce(_matrix_times(g, Gamma), qd)
 
 
 def _coriolis_tangent(robot_id, states, tangents):
     q, qd = states
     Gamma, dC_dq = christoffel(robot_id, q), coriolis_derivatives(robot_id, q, qd)
     delta = _delta(robot_id, q, tangents[0])
-    dC = torch.einsum("...ijk,...k->...ij", dC_dq, delta) + torch.einsum("...ijk,...k->...ij", Gamma, tangents[1])
+    dC = _tensor_times(dC_dq, delta) + _tensor_times(Gamma, tangents[1])
     return _mass_matrix_along(Gamma, delta), dC + dC.transpose(-1, -2), dC
 
 
