@@ -93,6 +93,47 @@ def _table2(conflict, budget, fmt, output, force):
          else table2(rows), output, force)
 
 
+FRAMEWORK_ROBOTS = (("panda", False), ("humanoid", True))  # bench --jax/--torch without ROBOT
+
+
+def _frameworks(robots, floating_base, jax_, torch_, peers, repeat, fmt, output, force, conflict):
+    from rich.console import Group
+
+    from ..bench.frameworks import bench_jax, bench_torch
+    from ..report.bench import framework_tables
+    from ..report.formats import to_json
+
+    if conflict:
+        raise StateError("--jax and --torch time their own forms: use them without --table1, --table2, --codegen, "
+                         "--plot, --batch and --compiled-peers")
+    needed = [("jax", "jax", "pip install 'coriolis-cli[jax]'")] * bool(jax_) + [
+        ("torch", "torch", "pip install torch (a CPU build will do)")] * bool(torch_)
+    for option, module, how in needed:
+        try:
+            __import__(module)
+        except ImportError:
+            raise StateError(f"--{option} needs {module}: {how}") from None
+    plan = [(source, floating_base) for source in robots] if robots else list(FRAMEWORK_ROBOTS)
+    models = [(source, load(source, fb)) for source, fb in plan]
+    for source, robot in models:
+        if getattr(robot, "is_reduced", False):
+            raise StateError(f"{source}: --jax and --torch take trees for now (mimic joints, base velocities and "
+                             "closed loops are not taken yet)")
+    runs = [(f, s, r) for f in ("jax", "torch") if {"jax": jax_, "torch": torch_}[f] for s, r in models]
+    bar, task = progress(len(runs), "timing")
+    reports = []
+    with bar:
+        for done, (framework, source, robot) in enumerate(runs):
+            bar.update(task, description=f"timing {framework} on {source}", completed=done)
+            if framework == "jax":
+                reports.append(bench_jax(robot, source, repeat, peers))
+            else:
+                reports.append(bench_torch(robot, source, repeat, peers))
+        bar.update(task, completed=len(runs))
+    emit(to_json({"mode": "frameworks", "runs": [r.as_dict() for r in reports]}) if fmt == "json"
+         else Group(*(framework_tables(r) for r in reports)), output, force)
+
+
 @cli.command()
 @click.argument("robots", nargs=-1, metavar="[ROBOT ...]")
 @click.option("--topology", type=click.Choice(["serial", "binary", "biped", "quadruped", "all"]), default="all", show_default=True,
@@ -112,6 +153,11 @@ def _table2(conflict, budget, fmt, output, force):
 @click.option("--compiled-peers", is_flag=True, help="With --peers, also time Pinocchio's C++ derivatives (dtau, "
               "dqdd, d2tau) in a compiled loop: a small program built once against the pin wheel (about 40 s; "
               "needs a C++ compiler and cmeel-eigen, in the bench extra) and cached.")
+@click.option("--jax", "jax_", is_flag=True, help="Time coriolis_cli.jax (M, C, the bias, τ, ∂τ/∂q; one state, batches "
+              "of 64 and 4,096 under jit(vmap), a jitted scan over 1,000) on ROBOT, or on the Panda and a floating "
+              "humanoid; with --peers, ADAM and jaxsim beside it, where installed.")
+@click.option("--torch", "torch_", is_flag=True, help="The same for coriolis_cli.torch; with --peers, ADAM's "
+              "PyTorch backend beside it.")
 @click.option("--batch", is_flag=True, help="Also time a batch of 10,000 states (per state, in parallel).")
 @click.option("--codegen", is_flag=True, help="Also time the C code 'coriolis codegen' writes for each ROBOT, built "
               "with -O2, in a compiled C loop (needs CasADi and a C compiler).")
@@ -125,8 +171,8 @@ def _table2(conflict, budget, fmt, output, force):
               help="table (rich, for people) or json (every number, for programs).")
 @click.option("-o", "--output", help="Write the report to this file.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def bench(robots, topology, dofs, what, floating_base, repeat, peers, compiled_peers, batch, codegen, table2, budget,
-          table1, plot, fmt, output, force):
+def bench(robots, topology, dofs, what, floating_base, repeat, peers, compiled_peers, jax_, torch_, batch, codegen, table2,
+          budget, table1, plot, fmt, output, force):
     """Time M, Ṁ, C and Γ: on ROBOT files, over a DoF sweep of generated topologies, or as Table 1.
 
     Example: coriolis bench robots/panda.urdf --peers
@@ -138,6 +184,9 @@ def bench(robots, topology, dofs, what, floating_base, repeat, peers, compiled_p
 
     whats = parse_list(what, what_names(), "--what")
     check_outputs(force, output, plot)
+    if jax_ or torch_:
+        return _frameworks(robots, floating_base, jax_, torch_, peers, repeat, fmt, output, force,
+                           conflict=table1 or table2 or codegen or plot or batch or compiled_peers)
     if table2:
         return _table2(robots or table1 or plot or codegen, budget, fmt, output, force)
     topologies = list(TOPOLOGY_ORDER) if topology == "all" else [topology]

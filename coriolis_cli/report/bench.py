@@ -136,3 +136,59 @@ def table2(rows) -> Table:
         t.add_row(f"{r.topology}:{r.bodies}", seconds(e), "—" if paper[0] is None else f"{paper[0]:g}", seconds(a),
                   "—" if paper[1] is None else f"{paper[1]:g}", kib(e), kib(a), us(e), us(a), _us(r.numeric_us))
     return fit_columns(t)
+
+
+FRAMEWORK_FUNCTIONS = {"M": "M", "C": "C", "bias": "h = C q̇ + g", "tau": "τ", "dtau_dq": "∂τ/∂q"}
+FRAMEWORK_FORMS = {"1": "1", "64": "64", "4096": "4,096", "scan": "1,000 scan"}
+
+
+def framework_tables(bench):
+    """``bench --jax``/``--torch`` for one robot: µs per state by library and number of states, the
+    ratio of the faster peer to ours, the first jitted calls, and what the peers' values are."""
+    from rich.console import Group
+
+    from ..bench.frameworks import OURS
+
+    name = {"jax": "JAX", "torch": "PyTorch"}[bench.framework]
+    libraries = list(dict.fromkeys(t.library for t in bench.timings))
+    peers = [lib for lib in libraries if lib != OURS]
+    how = ("jit on 1 state, jit(vmap) on a batch, a jitted lax.scan over states one after another"
+           if bench.framework == "jax" else "a call on 1 state or a batch; ∂τ/∂q by torch.func.jacrev (vmap on a batch)")
+    t = Table(title=f"{name}, {bench.robot} (nv = {bench.nv}{', floating base' if bench.floating_base else ''}): "
+                    "µs per state", title_justify="left",
+              caption=f"median; {how}" + ("; ×: the faster peer's time / ours; —: no such function" if peers else ""),
+              caption_justify="left")
+    for column in ("function", "states", *libraries, *("×",) * bool(peers)):
+        t.add_column(column, justify="left" if column in ("function", "states") else "right")
+    times = {(x.library, x.function, x.form): x for x in bench.timings}
+    for function in FRAMEWORK_FUNCTIONS:
+        for form in FRAMEWORK_FORMS:
+            if (OURS, function, form) not in times:
+                continue
+            row = {lib: times.get((lib, function, form)) for lib in libraries}
+            ours = row[OURS].us_per_state
+            theirs = [row[p].us_per_state for p in peers if row[p] is not None]
+            t.add_row(FRAMEWORK_FUNCTIONS[function], FRAMEWORK_FORMS[form],
+                      *(_us(None if row[lib] is None else row[lib].us_per_state) for lib in libraries),
+                      *([f"{min(theirs) / ours:,.1f}" if theirs else "—"] if peers else []))
+    parts = [fit_columns(t)]
+    if bench.framework == "jax":
+        first = Table(title="first jitted call, one state (s, compilation included)", title_justify="left")
+        first.add_column("function")
+        for lib in libraries:
+            first.add_column(lib, justify="right")
+        for function in FRAMEWORK_FUNCTIONS:
+            cells = [times.get((lib, function, "1")) for lib in libraries]
+            if cells[0] is not None:
+                first.add_row(FRAMEWORK_FUNCTIONS[function],
+                              *("—" if c is None else f"{c.first_call_s:.2f}" for c in cells))
+        parts.append(fit_columns(first))
+    notes = [f"{peer} agrees with coriolis to {bench.agreement[peer]:.1e} (largest relative difference, 16 states, "
+             "every function both have)" for peer in peers if peer in bench.agreement]
+    notes += [f"{peer}: {why}" for peer, why in bench.missing.items()]
+    fresh = bench.fresh_process_s
+    if fresh:
+        notes.append(f"a fresh process: import {fresh['import']:.2f} s, load {fresh['load']:.2f} s, first jitted M "
+                     f"{fresh['first call']:.2f} s")
+    parts += [Text(n) for n in notes]
+    return Group(*parts)
