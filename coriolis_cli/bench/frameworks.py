@@ -163,9 +163,27 @@ def bench_jax(robot: RobotModel, label: str, repeat: int = 15, peers: bool = Tru
         if library != OURS:
             report.agreement[library] = max(_relative(values[OURS, n], values[library, n])
                                             for n in FUNCTIONS if (library, n) in values)
+    _time_numpy(robot, [np.asarray(x) for x in states], repeat, report.timings)
     if fresh_process:
         report.fresh_process_s = first_call_in_a_fresh_process(robot)
     return report
+
+
+def _time_numpy(robot, states, repeat, out):
+    """The NumPy functions on one state with ``data=``, the call a jitted scan's step is held to
+    (∂τ/∂q: inverse_dynamics_derivatives, which gives ∂τ/∂q̇ and M too)."""
+    from .. import engine
+
+    data = engine.create_data(robot)
+    q, v, a = (x[0] for x in states)
+    zero = np.zeros_like(v)
+    calls = {"M": lambda: engine.mass_matrix(robot, q, data=data),
+             "C": lambda: engine.coriolis_matrix(robot, q, v, data=data),
+             "bias": lambda: engine.inverse_dynamics(robot, q, v, zero, data=data),
+             "tau": lambda: engine.inverse_dynamics(robot, q, v, a, data=data),
+             "dtau_dq": lambda: engine.inverse_dynamics_derivatives(robot, q, v, a, data=data)}
+    for name, call in calls.items():
+        out.append(FrameworkTiming(OURS, name, "numpy", 1e6 * _median_seconds(call, repeat)))
 
 
 FRESH = r"""

@@ -139,7 +139,7 @@ def table2(rows) -> Table:
 
 
 FRAMEWORK_FUNCTIONS = {"M": "M", "C": "C", "bias": "h = C q̇ + g", "tau": "τ", "dtau_dq": "∂τ/∂q"}
-FRAMEWORK_FORMS = {"1": "1", "64": "64", "4096": "4,096", "scan": "1,000 scan"}
+FRAMEWORK_FORMS = {"1": "1", "64": "64", "4096": "4,096", "scan": "1,000 scan", "numpy": "NumPy data="}
 
 
 def framework_tables(bench):
@@ -152,7 +152,8 @@ def framework_tables(bench):
     name = {"jax": "JAX", "torch": "PyTorch"}[bench.framework]
     libraries = list(dict.fromkeys(t.library for t in bench.timings))
     peers = [lib for lib in libraries if lib != OURS]
-    how = ("jit on 1 state, jit(vmap) on a batch, a jitted lax.scan over states one after another"
+    how = ("jit on 1 state, jit(vmap) on a batch, a jitted lax.scan over states one after another; NumPy data=: "
+           "the NumPy function on 1 state, its workspace reused"
            if bench.framework == "jax" else "a call on 1 state or a batch; ∂τ/∂q by torch.func.jacrev (vmap on a batch)")
     t = Table(title=f"{name}, {bench.robot} (nv = {bench.nv}{', floating base' if bench.floating_base else ''}): "
                     "µs per state", title_justify="left",
