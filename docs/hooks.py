@@ -8,7 +8,9 @@ robot, shared by most commands, are listed once, on the robot files page (``<!--
 
 ``<!-- BENCHMARKS.md -->`` becomes the repository's BENCHMARKS.md (every timing, with the command
 that measured it) below its title, its picture paths made relative to the page;
-``<!-- CHANGELOG.md -->`` the repository's CHANGELOG.md below its title.
+``<!-- CHANGELOG.md -->`` the repository's CHANGELOG.md below its title; ``<!-- LICENSE -->`` the
+licence's text; ``{{ version }}`` the package's version (coriolis_cli.__version__), which the
+footer shows too.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ COMMAND = re.compile(r"^<!-- command: ([\w-]+) -->$", re.M)
 ROBOT_OPTIONS = re.compile(r"^<!-- robot options -->$", re.M)
 BENCHMARKS = re.compile(r"^<!-- BENCHMARKS.md -->$", re.M)
 CHANGELOG = re.compile(r"^<!-- CHANGELOG.md -->$", re.M)
+LICENSE = re.compile(r"^<!-- LICENSE -->$", re.M)
 SHARED = ("floating_base", "strict", "mimic", "base_velocity", "lock", "dof_order", "loops", "independent",
           "xacro_arg", "package_path")
 
@@ -83,7 +86,26 @@ def _benchmarks(config) -> str:
     return _below_title(config, "BENCHMARKS.md").replace("](docs/", "](")
 
 
+def _version() -> str:
+    from coriolis_cli import __version__
+
+    return __version__
+
+
+def on_config(config):
+    config["copyright"] = f"coriolis {_version()} · BSD-3-Clause licence"
+    return config
+
+
+def _licence(config) -> str:
+    root = os.path.dirname(config["config_file_path"])
+    with open(os.path.join(root, "LICENSE"), encoding="utf-8") as f:
+        return f.read().strip()  # plain paragraphs and a numbered list: Markdown as it stands
+
+
 def on_page_markdown(markdown, page, config, files):
+    markdown = markdown.replace("{{ version }}", _version())
+    markdown = LICENSE.sub(lambda m: _licence(config), markdown)
     markdown = COMMAND.sub(lambda m: _command(m.group(1)), markdown)
     markdown = BENCHMARKS.sub(lambda m: _benchmarks(config), markdown)
     markdown = CHANGELOG.sub(lambda m: _below_title(config, "CHANGELOG.md"), markdown)
