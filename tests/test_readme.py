@@ -55,6 +55,19 @@ def test_python_api_examples_run(monkeypatch):
         exec(compile(code, "README.md", "exec"), {})
 
 
+def test_interactive_examples_print_what_the_pages_show(monkeypatch):
+    """Every ```pycon block on the site is a doctest: each line's output is the one shown."""
+    import doctest
+
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```pycon\n(.*?)```", README, re.S)
+    assert blocks
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for k, block in enumerate(blocks):
+        runner.run(parser.get_doctest(block, {}, f"pycon block {k}", "docs", 0))
+    assert runner.failures == 0, runner.summarize()
+
+
 # ---- every command README shows runs, and its numbers are the commands' own ----------------------------
 def _readme_commands() -> list[str]:
     joined = re.sub(r" \\\n\s*", " ", README)  # a command continued on the next line with " \"
