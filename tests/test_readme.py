@@ -112,7 +112,9 @@ def test_every_command_in_readme_runs(command, run_cli, tmp_path):
                  "~/ws/src": os.path.join(ROOT, "tests", "data", "xacro")}
     out = []
     for k, a in enumerate(args):
-        if a in stand_ins:  # README's examples of a user's files: ours
+        if k > 0 and args[k - 1] in ("-o", "--plot"):  # an output, even one named as a recording
+            a = str(tmp_path / os.path.basename(a))
+        elif a in stand_ins:  # README's examples of a user's files: ours
             a = stand_ins[a]
         elif a == "ant.xml":
             gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed")
@@ -126,8 +128,6 @@ def test_every_command_in_readme_runs(command, run_cli, tmp_path):
             from .test_lock import example_robot
 
             a = example_robot(a[len(".../"):])
-        elif k > 0 and args[k - 1] in ("-o", "--plot"):
-            a = str(tmp_path / os.path.basename(a))
         out.append(a)
     if out and out[0] == "bench":
         out += ["--repeat", "3"]
