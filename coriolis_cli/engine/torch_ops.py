@@ -53,12 +53,11 @@ def robot_id(robot, gravity=True) -> int:
     if gravity is True and True in ids:  # the robot's own gravity, as most calls take it
         return ids[True]
     g = tuple(float(x) for x in gravity_for(robot, gravity))
-    if gravity is True:
-        ids[True] = robot_id(robot, g)
-        return ids[True]
     if g not in ids:
         ids[g] = next(_NEXT)  # the robot's own gravity passed on as True: the NumPy functions' fast path
         _ROBOTS[ids[g]] = (robot, True if np.array_equal(g, robot.gravity_array) else np.array(g))
+    if gravity is True:
+        ids[True] = ids[g]
     return ids[g]
 
 
@@ -332,20 +331,18 @@ def _mass_matrix_along(Gamma, delta):  # Σ_k ∂M/∂q_k δ_k, ∂M_ij/∂q_k =
     return _tensor_times(Gamma + Gamma.transpose(-3, -2), delta)
 
 
-def _three_jacobians(jacobians):
-    """τ(q, q̇, q̈)'s or q̈(q, q̇, τ)'s derivatives from its three Jacobians."""
+def _from_jacobians(jacobians):
+    """The derivatives of a function of the states from ``jacobians(robot_id, *states)``, its
+    Jacobian with respect to each state in turn (q's in the tangent space)."""
 
     def backward(robot_id, states, grads):
-        q, qd, third = states
-        J_q, J_v, J_third = jacobians(robot_id, *states)
-        g = grads[0]
-        return (_reduce(_along(robot_id, q, _vector_times(g, J_q)), q), _reduce(_vector_times(g, J_v), qd),
-                _reduce(_vector_times(g, J_third), third))
+        pulled = [_vector_times(grads[0], J) for J in jacobians(robot_id, *states)]
+        pulled[0] = _along(robot_id, states[0], pulled[0])
+        return tuple(_reduce(g, s) for g, s in zip(pulled, states))
 
     def tangent(robot_id, states, tangents):
-        J_q, J_v, J_third = jacobians(robot_id, *states)
-        return (_times(J_q, _delta(robot_id, states[0], tangents[0])) + _times(J_v, tangents[1])
-                + _times(J_third, tangents[2]))
+        steps = [_delta(robot_id, states[0], tangents[0]), *tangents[1:]]
+        return sum(_times(J, t) for J, t in zip(jacobians(robot_id, *states), steps))
 
     return backward, tangent
 
@@ -382,8 +379,8 @@ def _tau_jacobians_derivatives():
 
 
 tau_jacobians = _differentiable("tau_jacobians", *_tau_jacobians_derivatives())
-inverse_dynamics = _differentiable("inverse_dynamics", *_three_jacobians(tau_jacobians))
-forward_dynamics = _differentiable("forward_dynamics", *_three_jacobians(forward_jacobians))
+inverse_dynamics = _differentiable("inverse_dynamics", *_from_jacobians(tau_jacobians))
+forward_dynamics = _differentiable("forward_dynamics", *_from_jacobians(forward_jacobians))
 
 
 def _mass_matrix_backward(robot_id, states, grads):
@@ -395,12 +392,8 @@ def _mass_matrix_backward(robot_id, states, grads):
 
 mass_matrix = _differentiable("mass_matrix", _mass_matrix_backward, lambda robot_id, states, tangents: _mass_matrix_along(
     christoffel(robot_id, states[0]), _delta(robot_id, states[0], tangents[0])))
-gravity_vector = _differentiable(
-    "gravity_vector",
-    lambda robot_id, states, grads: (_reduce(_along(robot_id, states[0], _vector_times(
-        grads[0], gravity_jacobian(robot_id, states[0]))), states[0]),),
-    lambda robot_id, states, tangents: _times(gravity_jacobian(robot_id, states[0]),
-                                              _delta(robot_id, states[0], tangents[0])))
+gravity_vector = _differentiable("gravity_vector", *_from_jacobians(
+    lambda robot_id, q: (gravity_jacobian(robot_id, q),)))
 
 
 def _coriolis_backward(robot_id, states, grads):
@@ -423,40 +416,8 @@ def _coriolis_tangent(robot_id, states, tangents):
 coriolis_matrix = _differentiable("coriolis_matrix", _coriolis_backward, _coriolis_tangent)
 
 
-def _product_backward(robot_id, states, grads):
-    q, qd, v = states
-    dq, dv = product_jacobians(robot_id, q, qd, v)
-    C = coriolis_matrix(robot_id, q, qd)[2]
-    g = grads[0]
-    return (_reduce(_along(robot_id, q, _vector_times(g, dq)), q), _reduce(_vector_times(g, dv), qd),
-            _reduce(_vector_times(g, C), v))
-
-
-def _product_tangent(robot_id, states, tangents):
-    q, qd, v = states
-    dq, dv = product_jacobians(robot_id, q, qd, v)
-    C = coriolis_matrix(robot_id, q, qd)[2]
-    return _times(dq, _delta(robot_id, q, tangents[0])) + _times(dv, tangents[1]) + _times(C, tangents[2])
-
-
-coriolis_product = _differentiable("coriolis_product", _product_backward, _product_tangent)
-
-
-def _two_jacobians(jacobians):
-    """p(q, q̇)'s or Cᵀq̇(q, q̇)'s derivatives from its two Jacobians."""
-
-    def backward(robot_id, states, grads):
-        q, qd = states
-        J_q, J_v = jacobians(robot_id, q, qd)
-        return _reduce(_along(robot_id, q, _vector_times(grads[0], J_q)), q), _reduce(_vector_times(grads[0], J_v), qd)
-
-    def tangent(robot_id, states, tangents):
-        J_q, J_v = jacobians(robot_id, *states)
-        return _times(J_q, _delta(robot_id, states[0], tangents[0])) + _times(J_v, tangents[1])
-
-    return backward, tangent
-
-
-generalized_momentum = _differentiable("generalized_momentum", *_two_jacobians(
+coriolis_product = _differentiable("coriolis_product", *_from_jacobians(  # ∂(C v)/∂q, ∂(C v)/∂q̇ and C
+    lambda robot_id, q, qd, v: (*product_jacobians(robot_id, q, qd, v), coriolis_matrix(robot_id, q, qd)[2])))
+generalized_momentum = _differentiable("generalized_momentum", *_from_jacobians(
     lambda robot_id, q, qd: (momentum_jacobian(robot_id, q, qd), mass_matrix(robot_id, q))))
-coriolis_transpose_velocity = _differentiable("coriolis_transpose_velocity", *_two_jacobians(transpose_jacobians))
+coriolis_transpose_velocity = _differentiable("coriolis_transpose_velocity", *_from_jacobians(transpose_jacobians))

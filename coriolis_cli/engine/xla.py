@@ -168,12 +168,13 @@ class _Functions:
 
             return value
 
-        def three_jacobians(jacobians):
-            """τ(q, q̇, q̈)'s or q̈(q, q̇, τ)'s tangent J_q δ + J_q̇ t_q̇ + J t from its three Jacobians."""
+        def from_jacobians(jacobians):
+            """The tangent Σ_k J_k t_k of a function of the states from ``jacobians(*states)``, its
+            Jacobian with respect to each state in turn (q's tangent taken into the tangent space)."""
 
             def tangent(states, tangents):
-                J_q, J_v, J_third = jacobians(*states)
-                return times(J_q, along(states[0], tangents[0])) + times(J_v, tangents[1]) + times(J_third, tangents[2])
+                steps = [along(states[0], tangents[0]), *tangents[1:]]
+                return sum(times(J, t) for J, t in zip(jacobians(*states), steps))
 
             return tangent
 
@@ -197,10 +198,9 @@ class _Functions:
 
         mass_matrix = made("coriolis_mass_matrix",
                            lambda states, t: mass_matrix_along(Gamma_of(states[0]), along(states[0], t[0])))
-        gravity_vector = made("coriolis_gravity_vector",
-                              lambda states, t: times(gravity_jacobian(states[0]), along(states[0], t[0])))
-        inverse_dynamics = made("coriolis_inverse_dynamics", three_jacobians(tau_jacobians))
-        forward_dynamics = made("coriolis_forward_dynamics", three_jacobians(forward_jacobians))
+        gravity_vector = made("coriolis_gravity_vector", from_jacobians(lambda q: (gravity_jacobian(q),)))
+        inverse_dynamics = made("coriolis_inverse_dynamics", from_jacobians(tau_jacobians))
+        forward_dynamics = made("coriolis_forward_dynamics", from_jacobians(forward_jacobians))
         coriolis_matrix = made("coriolis_coriolis_matrix", coriolis_tangent, take=tuple)
         christoffel = made("coriolis_christoffel", refuse_gamma)
         momentum_terms = made("coriolis_momentum", momentum_tangent, take=tuple)  # p = M q̇ and Cᵀq̇, one pass
