@@ -83,9 +83,14 @@ def _relative(ours, theirs) -> float:
     return float(np.abs(ours - theirs).max() / max(np.abs(ours).max(), 1e-300))
 
 
+def _agreement(values, libraries) -> dict[str, float]:
+    """Each peer's largest relative difference from ours over the functions both have."""
+    return {library: max(_relative(values[OURS, n], values[library, n]) for n in FUNCTIONS if (library, n) in values)
+            for library in libraries if library != OURS}
+
+
 # ---- JAX ------------------------------------------------------------------------------------------
 def _jax_functions(robot):
-    import jax
     import jax.numpy as jnp
 
     from .. import jax as cj
@@ -94,11 +99,11 @@ def _jax_functions(robot):
         return cj.inverse_dynamics(robot, q, v, a)
 
     return {"M": lambda q: cj.mass_matrix(robot, q), "C": lambda q, v: cj.coriolis_matrix(robot, q, v)[2],
-            "bias": lambda q, v: tau(q, v, jnp.zeros_like(v)), "tau": tau,
-            "dtau_dq": lambda q, v, a: jax.jacfwd(tau)(q, v, a)}
+            "bias": lambda q, v: tau(q, v, jnp.zeros_like(v)), "tau": tau}
 
 
-def _jax_peer(functions):
+def _with_jax_jacobian(functions):
+    """∂τ/∂q by forward mode, jax.jacfwd of the library's τ, for every library alike."""
     import jax
 
     tau = functions["tau"]
@@ -151,18 +156,16 @@ def bench_jax(robot: RobotModel, label: str, repeat: int = 15, peers: bool = Tru
                 report.missing[name] = "not installed"
                 continue
             try:
-                libraries[name] = _jax_peer(build())
+                libraries[name] = build()
             except Exception as e:  # noqa: BLE001 - a peer that cannot take this robot is reported, not fatal
                 report.missing[name] = f"cannot build this robot: {type(e).__name__}: {str(e).splitlines()[0][:80]}"
     values = {}
     for library, functions in libraries.items():
+        functions = _with_jax_jacobian(functions)
         for name in FUNCTIONS:
             if name in functions:
                 values[library, name] = _time_jax(library, name, functions[name], states, repeat, report.timings)
-    for library in libraries:
-        if library != OURS:
-            report.agreement[library] = max(_relative(values[OURS, n], values[library, n])
-                                            for n in FUNCTIONS if (library, n) in values)
+    report.agreement = _agreement(values, libraries)
     _time_numpy(robot, [np.asarray(x) for x in states], repeat, report.timings)
     if fresh_process:
         report.fresh_process_s = first_call_in_a_fresh_process(robot)
@@ -264,8 +267,5 @@ def bench_torch(robot: RobotModel, label: str, repeat: int = 15, peers: bool = T
                 seconds = _median_seconds(lambda: f(*arguments), repeat)
                 report.timings.append(FrameworkTiming(library, name, str(K), 1e6 * seconds / K))
             values[library, name] = f(*[x[:COMPARED] for x in states[:n]]).detach().numpy()
-    for library in libraries:
-        if library != OURS:
-            report.agreement[library] = max(_relative(values[OURS, n], values[library, n])
-                                            for n in FUNCTIONS if (library, n) in values)
+    report.agreement = _agreement(values, libraries)
     return report

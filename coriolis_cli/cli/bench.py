@@ -106,29 +106,27 @@ def _frameworks(robots, floating_base, jax_, torch_, peers, repeat, fmt, output,
     if conflict:
         raise StateError("--jax and --torch time their own forms: use them without --table1, --table2, --codegen, "
                          "--plot, --batch and --compiled-peers")
-    needed = [("jax", "jax", "pip install 'coriolis-cli[jax]'")] * bool(jax_) + [
-        ("torch", "torch", "pip install torch (a CPU build will do)")] * bool(torch_)
-    for option, module, how in needed:
+    install = {"jax": "pip install 'coriolis-cli[jax]'", "torch": "pip install torch (a CPU build will do)"}
+    frameworks = [name for name, asked in (("jax", jax_), ("torch", torch_)) if asked]
+    for name in frameworks:
         try:
-            __import__(module)
+            __import__(name)
         except ImportError:
-            raise StateError(f"--{option} needs {module}: {how}") from None
+            raise StateError(f"--{name} needs {name}: {install[name]}") from None
     plan = [(source, floating_base) for source in robots] if robots else list(FRAMEWORK_ROBOTS)
     models = [(source, load(source, fb)) for source, fb in plan]
     for source, robot in models:
         if getattr(robot, "is_reduced", False):
             raise StateError(f"{source}: --jax and --torch take trees for now (mimic joints, base velocities and "
                              "closed loops are not taken yet)")
-    runs = [(f, s, r) for f in ("jax", "torch") if {"jax": jax_, "torch": torch_}[f] for s, r in models]
+    runs = [(framework, source, robot) for framework in frameworks for source, robot in models]
+    timed = {"jax": bench_jax, "torch": bench_torch}
     bar, task = progress(len(runs), "timing")
     reports = []
     with bar:
         for done, (framework, source, robot) in enumerate(runs):
             bar.update(task, description=f"timing {framework} on {source}", completed=done)
-            if framework == "jax":
-                reports.append(bench_jax(robot, source, repeat, peers))
-            else:
-                reports.append(bench_torch(robot, source, repeat, peers))
+            reports.append(timed[framework](robot, source, repeat, peers))
         bar.update(task, completed=len(runs))
     emit(to_json({"mode": "frameworks", "runs": [r.as_dict() for r in reports]}) if fmt == "json"
          else Group(*(framework_tables(r) for r in reports)), output, force)
