@@ -1,6 +1,6 @@
 """ADAM (``adam-robotics``), through its JAX and PyTorch backends, as a peer of coriolis_cli.jax and
 coriolis_cli.torch in ``coriolis bench --jax/--torch``: M, the bias h = C q̇ + g and τ = M q̈ + h
-of the same robot (the URDF ``to_urdf`` writes for it, gravity as ours), in our coordinates and
+of the same robot (the URDF text ``to_urdf`` writes for it, gravity as ours), in our coordinates and
 the body-fixed base velocity (ADAM's default is the mixed one). ADAM's robots float: a fixed base
 is its base held at the identity, the joints' block taken. ADAM has no inverse dynamics with
 accelerations, so τ is its M q̈ plus its bias, as its users compute it."""
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import os
-import tempfile
 
 from ..model.tree import RobotModel
 from ..model.urdf import to_urdf
@@ -22,13 +20,6 @@ def available(framework: str) -> bool:
     except Exception:  # noqa: BLE001 - any import failure means the peer is absent
         return False
     return True
-
-
-def _urdf_file(robot: RobotModel) -> str:
-    handle, path = tempfile.mkstemp(suffix=".urdf", prefix="coriolis-adam-")
-    with os.fdopen(handle, "w", encoding="utf-8") as f:
-        f.write(to_urdf(robot.description))
-    return path
 
 
 def _joint_names(robot: RobotModel) -> list[str]:
@@ -46,7 +37,7 @@ def functions(robot: RobotModel, framework: str, gravity) -> dict:
 
         _allow_vmap()
         g = xp.array([*gravity, 0.0, 0.0, 0.0])
-        kd = KinDynComputations(_urdf_file(robot), _joint_names(robot), gravity=g)
+        kd = KinDynComputations(to_urdf(robot.description), _joint_names(robot), gravity=g)
         stack, zeros, norm = xp.stack, xp.zeros, lambda x: xp.linalg.norm(x, axis=-1, keepdims=True)
         identity = lambda batch: xp.broadcast_to(xp.eye(4), batch + (4, 4))  # noqa: E731
         matvec = lambda A, x: xp.einsum("...ij,...j->...i", A, x)  # noqa: E731
@@ -55,7 +46,8 @@ def functions(robot: RobotModel, framework: str, gravity) -> dict:
         from adam.pytorch import KinDynComputations
 
         g = torch.tensor([*gravity, 0.0, 0.0, 0.0], dtype=torch.float64)
-        kd = KinDynComputations(_urdf_file(robot), _joint_names(robot), dtype=torch.float64, gravity=g)
+        kd = KinDynComputations(to_urdf(robot.description), _joint_names(robot), dtype=torch.float64,
+                                gravity=g)
         stack = torch.stack
         zeros = lambda shape: torch.zeros(shape, dtype=torch.float64)  # noqa: E731
         norm = lambda x: x.norm(dim=-1, keepdim=True)  # noqa: E731

@@ -11,7 +11,6 @@ import importlib
 import logging
 import os
 import re
-import tempfile
 
 import numpy as np
 
@@ -29,16 +28,12 @@ def available(framework: str = "jax") -> bool:
     return True
 
 
-def _urdf_file(robot: RobotModel) -> str:
+def _urdf(robot: RobotModel) -> str:
     text = to_urdf(robot.description)
-    if not robot.floating_base:
-        root = robot.base_link
-        text = re.sub(r"(<robot[^>]*>)", rf'\1\n  <link name="world"/>\n  <joint name="coriolis_world" type="fixed">'
-                      rf'<parent link="world"/><child link="{root}"/></joint>', text, count=1)
-    handle, path = tempfile.mkstemp(suffix=".urdf", prefix="coriolis-jaxsim-")
-    with os.fdopen(handle, "w", encoding="utf-8") as f:
-        f.write(text)
-    return path
+    if robot.floating_base:
+        return text
+    return re.sub(r"(<robot[^>]*>)", rf'\1\n  <link name="world"/>\n  <joint name="coriolis_world" type="fixed">'
+                  rf'<parent link="world"/><child link="{robot.base_link}"/></joint>', text, count=1)
 
 
 def functions(robot: RobotModel, gravity) -> dict:
@@ -52,7 +47,7 @@ def functions(robot: RobotModel, gravity) -> dict:
 
     if np.any(np.asarray(gravity)[:2] != 0):
         raise ValueError("jaxsim takes gravity along z only")
-    model = js.model.JaxSimModel.build_from_model_description(_urdf_file(robot), gravity=-float(gravity[2]))
+    model = js.model.JaxSimModel.build_from_model_description(_urdf(robot), gravity=-float(gravity[2]))
     base = 6 if robot.floating_base else 0
     names = list(robot.dof_names[base:])
     order = np.array([names.index(n) for n in model.joint_names()])  # jaxsim's joint k is our joint order[k]
