@@ -74,12 +74,14 @@ def _robot_options() -> str:
     return "\n".join(_options(command, click.Context(command, info_name="coriolis info"), SHARED))
 
 
+def _repository_file(config, name: str) -> str:
+    with open(os.path.join(os.path.dirname(config["config_file_path"]), name), encoding="utf-8") as f:
+        return f.read()
+
+
 def _below_title(config, name: str) -> str:
     """The repository's file NAME without its first line (its title: the page has its own)."""
-    root = os.path.dirname(config["config_file_path"])
-    with open(os.path.join(root, name), encoding="utf-8") as f:
-        text = f.read()
-    return text.split("\n", 1)[1]
+    return _repository_file(config, name).split("\n", 1)[1]
 
 
 def _benchmarks(config) -> str:
@@ -98,9 +100,7 @@ def on_config(config):
 
 
 def _licence(config) -> str:
-    root = os.path.dirname(config["config_file_path"])
-    with open(os.path.join(root, "LICENSE"), encoding="utf-8") as f:
-        return f.read().strip()  # plain paragraphs and a numbered list: Markdown as it stands
+    return _repository_file(config, "LICENSE").strip()  # paragraphs and a numbered list: Markdown as it stands
 
 
 def on_page_markdown(markdown, page, config, files):
