@@ -10,7 +10,7 @@ robot, shared by most commands, are listed once, on the robot files page (``<!--
 that measured it) below its title, its picture paths made relative to the page;
 ``<!-- CHANGELOG.md -->`` the repository's CHANGELOG.md below its title; ``<!-- LICENSE -->`` the
 licence's text; ``{{ version }}`` the package's version (coriolis_cli.__version__), which the
-footer shows too.
+footer shows too. An API entry is also the target of the name users import (``coriolis_cli.NAME``).
 """
 
 from __future__ import annotations
@@ -110,3 +110,20 @@ def on_page_markdown(markdown, page, config, files):
     markdown = BENCHMARKS.sub(lambda m: _benchmarks(config), markdown)
     markdown = CHANGELOG.sub(lambda m: _below_title(config, "CHANGELOG.md"), markdown)
     return ROBOT_OPTIONS.sub(lambda m: _robot_options(), markdown)
+
+
+ENTRY = re.compile(r"^::: ([\w.]+)\s*$", re.M)
+
+
+def on_page_content(content, page, config, files):
+    """An API entry documented where it is defined (``::: coriolis_cli.engine.api.mass_matrix``) is
+    also the target of the name users import, ``coriolis_cli.mass_matrix``, in cross-references."""
+    import coriolis_cli
+
+    autorefs = config.plugins["autorefs"]
+    for path in ENTRY.findall(page.markdown or ""):
+        name = path.rpartition(".")[2]
+        framework = path.startswith(("coriolis_cli.jax.", "coriolis_cli.torch."))  # their own names already
+        if name in coriolis_cli.__all__ and not framework and path != f"coriolis_cli.{name}":
+            autorefs.register_anchor(page, f"coriolis_cli.{name}", anchor=path, primary=True)
+    return content

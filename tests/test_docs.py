@@ -3,7 +3,11 @@ the pages show what the code says (the option tables come from the click command
 
 from __future__ import annotations
 
+import html
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 
@@ -16,14 +20,22 @@ sys.path.insert(0, os.path.join(ROOT, "docs"))
 from hooks import SHARED  # noqa: E402  (the options that load a robot, listed once on the robot files page)
 
 
-def test_the_site_builds_strictly_with_a_page_per_command(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site, built once for this module's tests."""
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings")
+    tmp_path = tmp_path_factory.mktemp("docs")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     # not -q: a quiet build drops the warnings that --strict counts, and passes with them
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
                           cwd=ROOT, capture_output=True, text=True, env=env, timeout=240)
     assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr
+    return tmp_path
+
+
+def test_the_site_builds_strictly_with_a_page_per_command(site):
+    tmp_path = site
     from coriolis_cli.cli import main  # noqa: F401  (registers the commands)
     from coriolis_cli.cli.common import cli
 
@@ -39,3 +51,46 @@ def test_the_site_builds_strictly_with_a_page_per_command(tmp_path):
     assert all(f"<code>--{name.replace('_', '-')}" in robots for name in SHARED)
     derivatives = (tmp_path / "site" / "api" / "derivatives" / "index.html").read_text(encoding="utf-8")
     assert "inverse_dynamics_derivatives" in derivatives and "tangent space" in derivatives
+
+
+def _formulas(page) -> list[tuple[str, bool]]:
+    """The TeX of each formula arithmatex marked on a built page, and whether it is displayed."""
+    found = re.findall(r'<(span|div) class="arithmatex">(.*?)</\1>', page.read_text(encoding="utf-8"), re.S)
+    return [(html.unescape(tex).strip()[2:-2], kind == "div") for kind, tex in found]
+
+
+def test_the_mathematics_pages_typeset_their_formulas_with_the_bundled_katex(site):
+    pages = {name: _formulas(site / "site" / name / "index.html") for name in ("algorithms", "conventions", "derivatives")}
+    for name, formulas in pages.items():
+        assert sum(display for _, display in formulas) >= 2 and len(formulas) >= 20, (name, len(formulas))
+    katex = os.path.join(ROOT, "docs", "assets", "katex", "katex.min.js")
+    assert (site / "site" / "assets" / "katex" / "katex.min.js").exists()
+    every = [formula for page in sorted((site / "site").rglob("index.html")) for formula in _formulas(page)]
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the formulas' TeX is not checked")
+    # KaTeX itself, as the browser runs it, with errors raised rather than drawn in red
+    script = ("const katex = require(process.argv[1]); let bad = [];"
+              "for (const [tex, display] of JSON.parse(require('fs').readFileSync(0, 'utf8'))) {"
+              "  try { katex.renderToString(tex, {displayMode: display, throwOnError: true}); }"
+              "  catch (e) { bad.push(tex + ': ' + e.message); } }"
+              "console.log(JSON.stringify(bad));")
+    done = subprocess.run([node, "-e", script, katex], input=json.dumps(every), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+
+
+def test_no_formula_is_left_as_source(site):
+    """A $…$ that arithmatex did not take (a display without its blank lines, say) shows as TeX."""
+    for page in sorted((site / "site").rglob("index.html")):
+        text = re.sub(r"<(pre|code|script)\b.*?</\1>", "", page.read_text(encoding="utf-8"), flags=re.S)
+        text = re.sub(r'<(span|div) class="arithmatex">.*?</\1>', "", text, flags=re.S)
+        assert "$$" not in text and not re.search(r"\$[^$\n]*\\[a-zA-Z]+", text), page
+
+
+def test_no_page_fetches_anything_from_another_site(site):
+    """Fonts, scripts and styles come with the site: it reads the same offline."""
+    for page in (site / "site").rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "fonts.googleapis" not in text and "fonts.gstatic" not in text, page
+        assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', text), page
