@@ -52,7 +52,7 @@ test: $(TEST_STAMP)
 TORCH ?= torch==2.13.0
 test-torch: $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet '$(TORCH)'
-	$(BIN)/python -m pytest -p no:cacheprovider tests/test_torch.py
+	$(BIN)/python -m pytest -p no:cacheprovider tests/test_torch.py tests/test_api_reference.py -k "torch"
 
 # The two ways in, as a new user takes them (about 3 min; tests/test_install.py): a wheel built
 # here and installed into a fresh environment with no compiler on PATH, and `make demo` from a

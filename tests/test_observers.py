@@ -321,3 +321,21 @@ def test_pushes_on_a_big_arm_at_rest_are_found_though_its_shoulders_hold_tens_of
     r = run_cli("observe", robot_file, path, "--format", "json")
     assert r.code == 0 and len(json.loads(r.out)["events"]) == len(SHOULDER_PUSHES), r
     assert json.loads(r.out)["threshold_rule"] == "auto"
+
+
+def test_both_observers_step_on_enforced_mimic_joints_with_friction_in_the_file(tmp_path):
+    """A gripper whose joints have friction, its mimic enforced: both observers run (the energy
+    observer raised NumPy's shape error there) and, at rest under gravity's torque, see nothing."""
+    text = open(robot_path("gripper.urdf"), encoding="utf-8").read()
+    text = text.replace('<joint name="wrist" type="revolute">',
+                        '<joint name="wrist" type="revolute"><dynamics damping="0.2" friction="0.1"/>')
+    path = tmp_path / "gripper_friction.urdf"
+    path.write_text(text)
+    robot = cc.load_robot(str(path), mimic="enforce")
+    q, qd = np.array([0.3, -0.2, 0.01]), np.zeros(robot.nv)
+    tau = cc.gravity_vector(robot, q)
+    for observer in (cc.MomentumObserver(robot), cc.EnergyObserver(robot)):
+        observer.reset(q, qd, tau)
+        for _ in range(5):
+            r = observer.step(q, qd, tau, 0.001)
+        assert np.allclose(r, 0.0, atol=1e-12)

@@ -8,8 +8,10 @@ start without it.
 from . import coordinates  # noqa: F401 (registers each function's form for robots in other coordinates)
 from .algorithms import NAMED  # every public function by its key (Names)
 from .api import *  # api.__all__: every public function, described there
-from .calls import get_num_threads, set_num_threads
-from .conventions import FACTORIZATIONS
+from .api import (GAMMA_MAX_BYTES, check_gamma_size, check_memory, gamma_bytes, largest_entries,  # noqa: F401
+                  positive_definite, singular_mass_matrix)  # the package's own, not public
+from .calls import get_num_threads, set_num_threads, single_state  # noqa: F401 (single_state: the package's own)
+from .conventions import FACTORIZATIONS, MomentumRegressors
 from .coordinates import integrate, random_configuration
 
-__all__ = api.__all__ + ["FACTORIZATIONS", "get_num_threads", "set_num_threads", "integrate", "random_configuration"]
+__all__ = api.__all__ + ["MomentumRegressors", "get_num_threads", "set_num_threads", "integrate", "random_configuration"]

@@ -32,8 +32,28 @@ ND = np.ndarray
 
 
 class QuaternionWarning(UserWarning):
-    """A joint's quaternion (free, spherical) or (cos, sin) pair (planar) was not of unit norm and
-    has been normalized."""
+    """Warned when a joint's quaternion or (cos, sin) pair in q is not of unit norm and was normalized.
+
+    A free or spherical joint's orientation in q is a quaternion (x, y, z, w) and a planar joint's
+    angle a (cos θ, sin θ) pair. The dynamics functions accept one whose norm is off, normalize it
+    and warn with this class, naming the joint and the norm found; the results are those at the
+    normalized configuration. A zero quaternion cannot be normalized and raises a
+    [StateError][coriolis_cli.StateError] instead. Derives from `UserWarning`; pass a unit
+    quaternion to silence it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("serial:3", floating_base=True)
+    >>> q = robot.neutral_configuration()
+    >>> q[3:7] = [0.0, 0.0, 0.0, 2.0]  # the base's quaternion (x, y, z, w), of norm 2
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     M = cc.mass_matrix(robot, q)
+    >>> caught[0].category.__name__, str(caught[0].message)
+    ('QuaternionWarning', "the quaternion of joint 'base' has norm 2; normalized")
+    """
 
 
 # ---- checks -------------------------------------------------------------------------------
@@ -121,6 +141,14 @@ def checked(robot: RobotModel, q, *velocities):
     out = [one_state(robot, q, robot.nq, "q", robot.config_names)]
     out += [one_state(robot, v, robot.nv, what, robot.dof_names) for what, v in velocities]
     return out
+
+
+def single_state(function: str, robot, q, *velocities):
+    """One state for a function that takes no batch: a batch refused by name, then checked in full."""
+    for what, x in (("q", q), *velocities):
+        if np.ndim(x) == 2:
+            raise StateError(f"{what}: {function} takes one state at a time, got a batch of {np.shape(x)[0]}")
+    return checked(robot, q, *velocities)
 
 
 def report_status(robot: RobotModel, status: int, q, *velocities) -> None:
@@ -225,16 +253,70 @@ _threads: list = [None]  # set_num_threads's, else read from the environment on 
 
 
 def get_num_threads() -> int:
-    """Threads a batch runs on: set_num_threads, else CORIOLIS_THREADS, else the CPUs this process
-    may use. A CORIOLIS_THREADS that is not a count from 1 to max_threads() is a StateError."""
+    """Return the number of threads a batch of states runs on.
+
+    The functions that take a batch of K states (q of shape (K, nq)) split it over this many
+    threads, with the GIL released. The count is the one given to
+    [set_num_threads][coriolis_cli.set_num_threads], else the environment variable
+    ``CORIOLIS_THREADS``, else the number of CPUs this process may use. It applies to the whole
+    process.
+
+    Returns
+    -------
+    n : int
+        The number of threads, from 1 to four per CPU this process may use.
+
+    Raises
+    ------
+    StateError
+        If ``CORIOLIS_THREADS`` is set and is not a whole number in that range.
+
+    See Also
+    --------
+    - [`set_num_threads`][coriolis_cli.set_num_threads]: Change it.
+
+    Examples
+    --------
+    >>> import coriolis_cli as cc
+    >>> n = cc.get_num_threads()
+    >>> isinstance(n, int) and n >= 1
+    True
+    """
     if _threads[0] is None:
         _threads[0] = _threads_from_environment()
     return _threads[0]
 
 
 def set_num_threads(n: int) -> None:
-    """Run batches on ``n`` threads from now on, 1 to max_threads() (a Dask worker runs one: its
-    cluster has the rest); StateError otherwise."""
+    """Set the number of threads batches of states run on, from now on.
+
+    Applies to every robot in the process, and overrides ``CORIOLIS_THREADS``. One thread suits a
+    process that runs beside others on the same CPUs, such as a Dask worker whose cluster runs
+    the other workers.
+
+    Parameters
+    ----------
+    n : int
+        The number of threads, a whole number from 1 to four per CPU this process may use.
+
+    Raises
+    ------
+    StateError
+        If ``n`` is not a whole number in that range.
+
+    See Also
+    --------
+    - [`get_num_threads`][coriolis_cli.get_num_threads]: The number in use.
+
+    Examples
+    --------
+    >>> import coriolis_cli as cc
+    >>> before = cc.get_num_threads()
+    >>> cc.set_num_threads(1)
+    >>> cc.get_num_threads()
+    1
+    >>> cc.set_num_threads(before)
+    """
     _threads[0] = _thread_count(n, "set_num_threads")
 
 

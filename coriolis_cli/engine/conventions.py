@@ -38,9 +38,45 @@ TRAJECTORY_OUTPUTS = ("g", "Cqd", "CTqd", "p", "tau", "energy")
 
 
 class MomentumRegressors(NamedTuple):
-    """Algorithm 4's regressors other than Y (Wensing–Slotine App. B-B): for every θ (10 per body,
-    inertial_parameters' order), p θ = M q̇, c θ = Cᵀq̇, g θ = g, T θ = ½ q̇ᵀMq̇ and Vdot θ = q̇ᵀg,
-    the joints' armature apart (no inertial parameter)."""
+    """The regressors of the momentum, Cᵀq̇, gravity and energy terms, returned by `momentum_regressors`.
+
+    The dynamics are linear in the inertial parameters θ (10 per body, in the order of
+    [inertial_parameters][coriolis_cli.inertial_parameters]); these matrices give, for any θ, the
+    quantities that momentum-based observers and identification use, without q̈ (Wensing and
+    Slotine's momentum regressors, computed in one O(N) pass by
+    [momentum_regressors][coriolis_cli.momentum_regressors]). A joint's armature (rotor inertia) is
+    not an inertial parameter and is left out. A named tuple: unpack it or read its fields. With a
+    batch of K states, each field gains a leading K axis.
+
+    Attributes
+    ----------
+    p : ndarray of shape (nv, 10 N) or (K, nv, 10 N)
+        Momentum regressor: ``p @ theta`` is the generalized momentum M q̇ [kg·m²/s, kg·m/s].
+    c : ndarray of shape (nv, 10 N) or (K, nv, 10 N)
+        ``c @ theta`` is Cᵀq̇ [N·m, N].
+    g : ndarray of shape (nv, 10 N) or (K, nv, 10 N)
+        ``g @ theta`` is the gravity torque g(q) [N·m, N].
+    T : ndarray of shape (10 N,) or (K, 10 N)
+        ``T @ theta`` is the kinetic energy ½ q̇ᵀM q̇ [J].
+    Vdot : ndarray of shape (10 N,) or (K, 10 N)
+        ``Vdot @ theta`` is the rate of the potential energy, q̇ᵀg [W].
+
+    N is the number of bodies of the robot's tree (``robot.n_bodies``), nv the robot's own number
+    of velocities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("planar_2link")
+    >>> q, qd = [0.3, -0.5], [1.0, 2.0]
+    >>> Y = cc.momentum_regressors(robot, q, qd)
+    >>> Y.p.shape, Y.T.shape
+    ((2, 20), (20,))
+    >>> theta = cc.inertial_parameters(robot)
+    >>> bool(np.allclose(Y.p @ theta, cc.generalized_momentum(robot, q, qd)))
+    True
+    """
 
     p: np.ndarray  # (nv, 10 N)
     c: np.ndarray  # (nv, 10 N)

@@ -98,21 +98,110 @@ def evaluation(robot):
 
 
 def random_configuration(robot, rng=None) -> np.ndarray:
-    """A random configuration of any robot within its joint limits (``rng``: a seed or a
-    numpy Generator): for a robot in other coordinates, one where its loops close."""
+    """Draw a random configuration of a robot, within its joint limits.
+
+    Each 1-DoF joint's coordinate is drawn uniformly within its limits where both are given, else
+    in [0, 2π); free and planar joints' positions in [-1, 1] m, and orientations uniformly (unit
+    quaternions x, y, z, w; a planar joint's (cos θ, sin θ)). For a robot in other coordinates the
+    draw is in those coordinates: with mimic joints enforced, the independent joints'; with closed
+    loops, a configuration where the loops close (drawn within the limits, then near the assembly).
+
+    Parameters
+    ----------
+    robot : RobotModel or ReducedRobot
+        The robot, from [load_robot][coriolis_cli.load_robot].
+    rng : int, numpy.random.Generator or None, optional
+        A seed or a generator; None draws from fresh entropy.
+
+    Returns
+    -------
+    q : ndarray of shape (nq,)
+        The configuration [rad or m; quaternions (x, y, z, w)].
+
+    Raises
+    ------
+    StateError
+        For a robot with closed loops, if no draw closes them (given up 10 s after the first failed
+        draw).
+
+    See Also
+    --------
+    - [`integrate`][coriolis_cli.integrate]: Move from a configuration with a velocity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("panda")
+    >>> q = cc.random_configuration(robot, 0)
+    >>> q.shape, bool(np.allclose(q, cc.random_configuration(robot, np.random.default_rng(0))))
+    ((7,), True)
+    >>> cc.random_configuration(cc.load_robot("fourbar"), 1).shape  # a closed loop: one independent angle
+    (1,)
+    """
     if not getattr(robot, "is_reduced", False):
         return robot.random_configuration(rng)
     return evaluation(robot).random_configuration(rng)
 
 
 def integrate(robot, q, v, t: float = 1.0) -> np.ndarray:
-    """q ⊕ v t on any robot: each joint by its own rule (model.joints.integrate); in other
-    coordinates the tree moves with the velocity A v, read back in them."""
+    """Return the configuration reached by moving with constant velocity for a time, q ⊕ v t.
+
+    Each joint moves by its own rule, as Pinocchio's ``integrate`` does: a revolute or prismatic
+    coordinate by v t; free, spherical and planar joints along the exponential map of their
+    velocity in the joint's own (child) frame, the rotation composed on the right, so that a
+    quaternion or a (cos, sin) pair stays of unit norm. This is how finite differences of a configuration are
+    taken on a robot with a free, spherical or planar joint, where q and v have different lengths.
+    For a robot in other coordinates the tree moves with the velocity A(q̄) v̄ and the result is read
+    back in the robot's coordinates.
+
+    Parameters
+    ----------
+    robot : RobotModel or ReducedRobot
+        The robot, from [load_robot][coriolis_cli.load_robot].
+    q : array_like of shape (nq,)
+        Joint configuration [rad or m; a free or spherical joint's quaternion as x, y, z, w].
+    v : array_like of shape (nv,)
+        Joint velocity [rad/s or m/s; a free joint's as its body-frame twist [ᴮv; ᴮω]].
+    t : float, optional
+        The time to move for [s]; default 1, so that ``integrate(robot, q, dq)`` adds a
+        displacement dq.
+
+    Returns
+    -------
+    q_next : ndarray of shape (nq,)
+        The configuration reached [rad or m].
+
+    Raises
+    ------
+    StateError
+        If ``q`` or ``v`` is not one state of the robot's sizes with finite entries, or ``t`` is not a
+        finite number; for a robot with closed loops, if they cannot close at the configuration reached.
+
+    See Also
+    --------
+    - [`random_configuration`][coriolis_cli.random_configuration]: A random configuration within the joint limits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("serial:3", floating_base=True)  # a free joint, then three revolute joints
+    >>> robot.nq, robot.nv
+    (10, 9)
+    >>> v = np.zeros(robot.nv)
+    >>> v[0], v[5] = 1.0, np.pi / 2  # 1 m/s forward while turning about z at π/2 rad/s
+    >>> q = cc.integrate(robot, robot.neutral_configuration(), v, 1.0)
+    >>> [round(float(x), 6) for x in q[:7]]  # on a quarter circle: x = y = 2/π, quaternion (x, y, z, w)
+    [0.63662, 0.63662, 0.0, 0.0, 0.0, 0.707107, 0.707107]
+    """
+    q, v = calls.single_state("integrate", robot, q, ("v", v))
+    if isinstance(t, bool) or not (np.isscalar(t) and np.isfinite(t)):
+        raise StateError(f"t must be a finite number of seconds, got {t!r}")
     if not getattr(robot, "is_reduced", False):
         return robot.integrate(q, v, t)
     ev = evaluation(robot)
-    qbar = np.asarray(q, dtype=float)
-    moved = robot.full.integrate(ev.full_configuration(qbar), ev.jacobian(qbar) @ np.asarray(v, dtype=float), t)
+    moved = robot.full.integrate(ev.full_configuration(q), ev.jacobian(q) @ v, t)
     return robot.map.reduce_configuration(moved)
 
 

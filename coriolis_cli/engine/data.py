@@ -197,10 +197,87 @@ def workspace_bytes(robot) -> int:
 
 @former_names
 class Data:
-    """Workspace and outputs for one robot, reused across calls (not shared between threads): the
-    compiled core's model and workspace (``core``), and the output arrays the calls with data=
-    write and return, named by quantity (BLOCKS). M, Ṁ and C are one block, as Algorithm 1 writes
-    them."""
+    """A workspace for one robot: the output arrays that calls with ``data=`` write and return.
+
+    Made by [create_data][coriolis_cli.create_data] (Pinocchio's ``Data``). A dynamics function
+    called with ``data=data`` (one state at a time) writes its results into the fields below and
+    returns them, the same arrays on every call, so that a control loop allocates nothing. The
+    fields are read-only views, zero where the robot's structure makes an entry zero: copy a result
+    to keep or change it, since the next call overwrites it, and do not share a workspace between
+    threads. Fields cannot be rebound (``data.M = ...`` raises `AttributeError`). Copies and
+    pickles hold the same values for the same robot.
+
+    Attributes
+    ----------
+    robot : RobotModel
+        The robot the workspace was made for.
+    nq, nv : int
+        The robot's numbers of configuration and velocity coordinates.
+    gravity : ndarray of shape (3,)
+        The robot's gravity in the world frame [m/s²].
+    M, Mdot, C : ndarray of shape (nv, nv)
+        M, Ṁ and C [kg·m², kg; per second for Ṁ and C]: `coriolis_matrix` writes all three,
+        `mass_matrix` writes M.
+    Gamma : ndarray of shape (nv, nv, nv), or None
+        Γ, written by `christoffel`; None until its first call with this workspace (nv³ doubles).
+    tau : ndarray of shape (nv,)
+        τ [N·m, N], written by `inverse_dynamics` and by `slotine_li`.
+    g : ndarray of shape (nv,)
+        g(q) [N·m, N], written by `gravity_vector`.
+    qdd : ndarray of shape (nv,)
+        q̈ [rad/s², m/s²], written by `forward_dynamics`.
+    p, CTqd : ndarray of shape (nv,)
+        The generalized momentum M q̇ and Cᵀq̇, written together by `generalized_momentum` and by
+        `coriolis_transpose_velocity` (each returns its own).
+    dtau_dq, dtau_dqd, dtau_dqdd : ndarray of shape (nv, nv)
+        ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈, written by `inverse_dynamics_derivatives`.
+    dqdd_dq, dqdd_dqd, Minv : ndarray of shape (nv, nv)
+        ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ (= ∂q̈/∂τ), written by `forward_dynamics_derivatives`.
+    dslotine_dq, dslotine_dqd, dslotine_dqd_r, dslotine_dqdd_r : ndarray of shape (nv, nv)
+        The Slotine–Li torque's derivatives, written by `slotine_li_derivatives`.
+    dCv_dq, dCv_dqd : ndarray of shape (nv, nv)
+        ∂(C v)/∂q and ∂(C v)/∂q̇, written by `coriolis_product_derivatives`.
+    dg_dq : ndarray of shape (nv, nv)
+        ∂g/∂q, written by `gravity_derivatives`.
+    dCTqd_dq, dCTqd_dqd : ndarray of shape (nv, nv)
+        ∂(Cᵀq̇)/∂q and ∂(Cᵀq̇)/∂q̇, written by `coriolis_transpose_derivatives`.
+    dp_dq : ndarray of shape (nv, nv)
+        ∂p/∂q, written by `momentum_derivatives`.
+    lam_d2tau_dq2, lam_d2tau_dqd2, lam_d2tau_dqdqd, lam_d2tau_dqdqdd : ndarray of shape (nv, nv)
+        τ's second derivatives contracted with a co-state λ, written by
+        `inverse_dynamics_second_derivatives_contracted`.
+    lam_d2qdd_dq2, lam_d2qdd_dqd2, lam_d2qdd_dqdqd, lam_d2qdd_dqdtau : ndarray of shape (nv, nv)
+        q̈'s second derivatives contracted with λ, written by
+        `forward_dynamics_second_derivatives_contracted`.
+    d2tau_dq2, d2tau_dqd2, d2tau_dqdqd, d2tau_dqdqdd : ndarray of shape (nv, nv, nv), or None
+        τ's second derivatives, written by `inverse_dynamics_second_derivatives`; None until its
+        first call with this workspace.
+    d2qdd_dq2, d2qdd_dqd2, d2qdd_dqdqd, d2qdd_dqdtau : ndarray of shape (nv, nv, nv), or None
+        q̈'s second derivatives, written by `forward_dynamics_second_derivatives`; None until its
+        first call with this workspace.
+    dC_dq : ndarray of shape (nv, nv, nv), or None
+        ∂C/∂q, written by `coriolis_matrix_derivatives`; None until its first call with this
+        workspace.
+    bytes : int
+        The memory the workspace holds, Γ and the second derivatives apart.
+
+    Each function's page gives its outputs' index order. `regressor`, `adaptation_gradient`,
+    `momentum_regressors`, `trajectory_dynamics`, `christoffel_slices` and `christoffel_largest`
+    take no workspace.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("panda")
+    >>> data = cc.create_data(robot)
+    >>> q, qd = robot.neutral_configuration(), np.full(robot.nv, 0.1)
+    >>> M, Mdot, C = cc.coriolis_matrix(robot, q, qd, data=data)
+    >>> M is data.M, C is data.C, data.Gamma is None
+    (True, True, True)
+    >>> bool(np.allclose(Mdot, C + C.T))
+    True
+    """
 
     def __init__(self, robot):
         nq, nv = robot.nq, robot.nv
@@ -234,12 +311,26 @@ class Data:
 
     @property
     def bytes(self) -> int:
-        """The bytes this workspace holds: the core's and the output blocks' (Γ and the second
-        derivatives, once allocated, apart)."""
+        """The memory this workspace holds, in bytes: its compiled part and its output arrays (Γ and
+        the second derivatives, once allocated, apart)."""
         return self.core.bytes + sum(getattr(self, b.name).nbytes for b in BLOCKS)
 
     def ensure_second(self, force: bool = False) -> None:
-        """The second-order derivatives' four nv³ tensors, allocated on first use (Γ's guard, four times)."""
+        """Allocate the four (nv, nv, nv) outputs of `inverse_dynamics_second_derivatives`, if not yet done.
+
+        The first call of that function with this workspace does it; call this beforehand to
+        allocate outside a control loop.
+
+        Parameters
+        ----------
+        force : bool, optional
+            Allocate above the 256 MiB limit on the four tensors' size.
+
+        Raises
+        ------
+        SizeError
+            If the tensors exceed the limit without ``force``, or the memory the machine has.
+        """
         if self.second_out is None:
             check_second_bytes(self.nv, 1, force)
             check_memory(gamma_bytes_for(self.nv, 4), "the second-order derivatives")
@@ -250,6 +341,21 @@ class Data:
                 setattr(self, name, view)
 
     def ensure_gamma(self, force: bool = False) -> None:
+        """Allocate Γ's (nv, nv, nv) output, ``data.Gamma``, if not yet done.
+
+        The first call of `christoffel` with this workspace does it; call this beforehand to
+        allocate outside a control loop.
+
+        Parameters
+        ----------
+        force : bool, optional
+            Allocate above the 256 MiB limit on Γ's size.
+
+        Raises
+        ------
+        SizeError
+            If Γ exceeds the limit without ``force``, or the memory the machine has.
+        """
         if self.Gamma is None:
             check_gamma_bytes(self.nv, 1, force)
             check_memory(gamma_bytes_for(self.nv), "Γ")

@@ -82,7 +82,45 @@ def _restored(robot, full, *contents):
 
 
 def create_data(robot):
-    """A new workspace for ``robot`` (Pinocchio's ``pinocchio.Data(model)``)."""
+    """Create a workspace for repeated calls on one robot, as ``pinocchio.Data(model)`` does.
+
+    Pass it as ``data=`` to the dynamics functions (one state at a time): each writes its results
+    into the workspace's own arrays and returns them, the same objects on every call, allocating
+    nothing, which suits a control loop. The arrays are read-only views: copy a result to keep or
+    change it, since the next call overwrites it. A workspace belongs to one thread; create one per
+    thread. Calls without ``data=`` need none.
+
+    Parameters
+    ----------
+    robot : RobotModel or ReducedRobot
+        The robot, from [load_robot][coriolis_cli.load_robot].
+
+    Returns
+    -------
+    data : Data
+        A new [Data][coriolis_cli.Data] for a robot in its tree's coordinates; for a robot in other
+        coordinates (a `ReducedRobot`) a workspace with the same fields, of the robot's own sizes.
+
+    Raises
+    ------
+    TypeError
+        If ``robot`` is not a robot from [load_robot][coriolis_cli.load_robot].
+    SizeError
+        If the workspace needs more memory than the machine has available.
+
+    See Also
+    --------
+    - [`Data`][coriolis_cli.Data]: The workspace's fields, and which function writes each.
+
+    Examples
+    --------
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("panda")
+    >>> data = cc.create_data(robot)
+    >>> M = cc.mass_matrix(robot, robot.neutral_configuration(), data=data)
+    >>> M is data.M, M.shape, M.flags.writeable
+    (True, (7, 7), False)
+    """
     maker = _MAKERS.get(robot.__class__)
     if maker is None:
         raise TypeError(f"create_data takes a robot from coriolis_cli.load_robot, got {type(robot).__name__}")

@@ -115,11 +115,45 @@ def _of_full(attribute: str) -> property:
 
 
 class ReducedRobot(Caches):
-    """A robot in other coordinates. Sizes, names and configurations are the reduced ones; the
-    tree, its description and physical checks are the full model's. The full model's packed
-    arrays are not exposed: the engine must go through the change of coordinates. Moving in these
-    coordinates (``coriolis_cli.integrate``, ``coriolis_cli.random_configuration``) evaluates the
-    map, which is the engine's work."""
+    """A robot in other coordinates than its tree's: mimic joints enforced, closed loops, or a base velocity.
+
+    [load_robot][coriolis_cli.load_robot] returns one for ``mimic="enforce"``, for a robot with
+    closed loops, and for ``base_velocity="mixed"`` or ``"inertial"``. Its tree's coordinates
+    follow from its own, q = φ(q̄) and q̇ = A(q̄) q̄̇, and every function takes it as it takes a tree:
+    M̄ = AᵀMA, C̄ = AᵀCA + AᵀMȦ, ḡ = Aᵀg, and Γ̄ consistent with them, so that Ṁ̄ = C̄ + C̄ᵀ still
+    holds. Sizes, names and configurations are the reduced coordinates'; the tree, its bodies,
+    description and physical checks are the tree's (``robot.full``). To move in these coordinates,
+    use [integrate][coriolis_cli.integrate] and
+    [random_configuration][coriolis_cli.random_configuration].
+
+    Attributes
+    ----------
+    full : RobotModel
+        The tree, in its own coordinates.
+    coordinates : str
+        What the coordinates are, in words (``"mimic: enforce (1 mimic joint)"``, ``"closed loops:
+        ..."``, ``"base velocity: mixed"``).
+    nq, nv : int
+        The lengths of a configuration and of a velocity in these coordinates.
+    config_names, dof_names : tuple of str
+        The names of the coordinates (lengths nq and nv): the kept joints', and for closed loops
+        the independent ones.
+    name, bodies, n_bodies, depth, joint_names, floating_base, base_link, gravity, total_mass
+        The tree's, as on [RobotModel][coriolis_cli.RobotModel].
+    inertia_issues, massless_joints, singular_joints, description, dof_order
+        The tree's, as on [RobotModel][coriolis_cli.RobotModel].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("fourbar")  # a four-bar linkage: three joints, one independent
+    >>> type(robot).__name__, robot.nv, robot.full.nv, robot.dof_names
+    ('ReducedRobot', 1, 3, ('crank_joint',))
+    >>> M, Mdot, C = cc.coriolis_matrix(robot, [0.3], [1.0])
+    >>> M.shape, bool(np.allclose(Mdot, C + C.T))
+    ((1, 1), True)
+    """
 
     is_reduced = True
 
@@ -150,29 +184,45 @@ class ReducedRobot(Caches):
     # what is the reduced coordinates'
     @cached_property
     def dof_names(self) -> tuple[str, ...]:
+        """The names of the velocity coordinates (length nv), in order."""
         if hasattr(self.map, "dof_names"):  # a map whose coordinates are not whole joints (closed loops)
             return self.map.dof_names
         return tuple(n for i in self.map.independent_bodies for n in _names(self.full, i)[1])
 
     @cached_property
     def config_names(self) -> tuple[str, ...]:
+        """The names of the configuration coordinates (length nq), in order."""
         if hasattr(self.map, "config_names"):
             return self.map.config_names
         return tuple(n for i in self.map.independent_bodies for n in _names(self.full, i)[0])
 
     @property
     def velocities_are_coordinates(self) -> bool:
+        """Whether the velocity is the derivative of q (not with a free, planar or spherical joint)."""
         return self.full.velocities_are_coordinates and self.map.velocities_are_coordinates
 
     @cached_property
     def dof_related(self) -> np.ndarray:
-        """Reduced DoF i, j are related when full DoF they move are (else M̄_ij = C̄_ij = 0)."""
+        """Boolean, shape (nv, nv): DoF i and j move related DoF of the tree (else M̄_ij = C̄_ij = 0)."""
         # counts of related pairs in float64, so that BLAS forms the product (NumPy's integer
         # matmul took 45 s at 1,500 DoF); sums of nonnegative integers below 2⁵³ are exact
         nz = self.map.jacobian_pattern().astype(float)
         return (nz.T @ self.full.dof_related.astype(float) @ nz) > 0
 
     def neutral_configuration(self) -> np.ndarray:
+        """Return the tree's neutral configuration in these coordinates.
+
+        Returns
+        -------
+        q : ndarray of shape (nq,)
+            The configuration [rad or m].
+
+        Examples
+        --------
+        >>> import coriolis_cli as cc
+        >>> cc.load_robot("gripper", mimic="enforce").neutral_configuration().shape
+        (3,)
+        """
         return self.map.reduce_configuration(self.full.neutral_configuration())
 
 class BaseVelocityMap:

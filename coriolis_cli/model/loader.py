@@ -235,36 +235,122 @@ def _did_you_mean(text: str) -> str:
 def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent",
                base_velocity: str = "body", lock=None, dof_order: str = "file", xacro_args: dict | None = None,
                package_paths=(), loops: str = "closed", independent=()):
-    """Load a robot from a file (URDF, xacro, MJCF, YAML), a bundled robot's name or a spec such as
-    ``quadruped:20``.
+    """Load a robot from a robot file, a bundled robot's name or a generated-robot spec.
 
-    A robot with mimic joints enforced, closed loops or another base velocity is returned in those
-    coordinates (a ``ReducedRobot``, whose tree is ``robot.full``); every function takes it as it
-    takes a tree.
+    ``path_or_spec`` is read as, in this order:
 
-    :param path_or_spec: the file, ``-`` for standard input, a bundled robot's name or a spec.
-    :param floating_base: put a free joint (Pinocchio's free-flyer convention) between the world
-        and the root link.
-    :param strict: refuse inertias that no rigid body has and joints that move no mass, which are
-        otherwise computed with and reported in one warning each.
-    :param mimic: ``independent`` (Pinocchio's default) loads mimic joints as DoF of their own;
-        ``enforce`` returns the robot in its independent joints' coordinates, q_j = a·q_m + b.
-    :param base_velocity: for a floating base, ``body`` (Pinocchio's, the default), ``mixed`` or
-        ``inertial`` (iDynTree's MIXED and INERTIAL_FIXED).
-    :param lock: {pattern: value or None} (or a list of patterns) of joints to hold fixed, their
-        bodies merged into their parents (Pinocchio's buildReducedModel): shell globs on joint
-        names, values in radians or metres, None for the neutral value; a mimic joint follows its
-        leader.
-    :param dof_order: ``file`` (depth first, children as the file writes them; the default, stable
-        when joints are renamed) or ``pinocchio`` (children by name, so that vectors and matrices
-        equal Pinocchio's without a permutation).
-    :param xacro_args: {name: value} for a .xacro file.
-    :param package_paths: folders for a .xacro file's ``$(find pkg)``.
-    :param loops: ``closed`` (the default) solves closed loops (YAML ``loops:``, MJCF ``<connect>``
-        and ``<weld>`` between bodies) at every evaluation; ``open`` drops their closures with a
-        warning naming each, leaving the spanning tree.
-    :param independent: joint names that override the loops' independent coordinates.
-    :raises ModelError: a file, spec or option that cannot give a robot, in one line.
+    * ``"-"``: a URDF, MJCF or YAML description read from standard input (by its content);
+    * a ``.xacro`` file (``robot.urdf.xacro``): expanded by the ``xacro`` package with
+      ``xacro_args`` and ``package_paths``, then read as URDF;
+    * a bundled robot's name, with or without its extension: ``"panda"``, ``"planar_2link"``,
+      ``"gripper"``, ``"quadruped"``, ``"humanoid"``, ``"fourbar"``, ``"knee_leg"``, and the 20-DoF
+      ``"serial20"``, ``"binary20"``, ``"biped20"``, ``"quadruped20"`` (a file of that name in the
+      working directory wins, with a warning);
+    * a file: ``.yaml``/``.yml`` is coriolis's YAML format; an ``.xml`` whose root is ``<mujoco>`` is
+      MJCF, compiled by MuJoCo (an optional dependency) so that the robot is the model MuJoCo
+      simulates; ``.urdf``, ``.xml`` and any other file starting with ``<`` is URDF; anything else
+      is tried as YAML;
+    * a generated robot's spec ``TOPOLOGY:DOF`` or ``TOPOLOGY:DOF:SEED`` (``"serial:7"``,
+      ``"quadruped:20"``, ``"binary:30:7"``): a ``serial`` chain, a ``binary`` tree, a ``biped`` or a
+      ``quadruped`` of revolute joints with random, physically consistent inertias drawn from the
+      seed (default 0).
+
+    Fixed joints are merged into their parent bodies. Inertias are used as given: links whose
+    inertia no rigid body has and joints that move no mass (M singular) give one
+    [ModelWarning][coriolis_cli.ModelWarning] each, listing every case, unless ``strict=True``.
+
+    A robot whose mimic joints are enforced, whose closed loops are solved or whose floating base
+    has another velocity representation is returned in those coordinates, as a `ReducedRobot` (its
+    tree is ``robot.full``); every function takes it as it takes a tree.
+
+    Parameters
+    ----------
+    path_or_spec : str or os.PathLike
+        A robot file, ``"-"`` for standard input, a bundled robot's name or a spec, as above.
+    floating_base : bool, optional
+        Put a free joint named ``base`` between the world and the root link, as Pinocchio's
+        free-flyer: q gains 7 coordinates (position [m] and quaternion x, y, z, w) and v gains 6
+        (the body-frame twist [ᴮv; ᴮω]). Not for MJCF, whose model says itself which bodies float.
+    strict : bool, optional
+        Refuse, with a [ModelError][coriolis_cli.ModelError], inertias that no rigid body has and
+        joints that move no mass, instead of warning.
+    mimic : {"independent", "enforce"}, optional
+        ``"independent"`` (the default, as Pinocchio's URDF parser) loads mimic joints as DoF of
+        their own; ``"enforce"`` returns the robot in its independent joints' coordinates, each
+        mimic following its leader, q_j = a·q_m + b (a polynomial for MJCF joint equalities).
+    base_velocity : {"body", "mixed", "inertial"}, optional
+        A floating base's velocity representation (iDynTree's names): ``"body"`` [ᴮv; ᴮω] (the
+        default, Pinocchio's), ``"mixed"`` [ṗ; ᴬω] or ``"inertial"`` [ṗ − ᴬω × p; ᴬω].
+    lock : dict, list of str, str or None, optional
+        Joints to hold fixed, their links merged into their parents (Pinocchio's
+        ``buildReducedModel``): ``{pattern: value}``, with shell-glob patterns on joint names and
+        values in rad or m (None for the joint's neutral value), or patterns alone. A mimic joint
+        follows its leader; ``"base"`` with ``floating_base=True`` fixes the added base.
+    dof_order : {"file", "pinocchio"}, optional
+        The order of the DoF, depth first: ``"file"`` (the default) visits a link's child joints as
+        the file writes them; ``"pinocchio"`` by name, as Pinocchio's URDF parser, so that vectors
+        and matrices equal Pinocchio's entry by entry.
+    xacro_args : dict of str to str, optional
+        The arguments of a ``.xacro`` file (``{"arm_length": "0.5"}``).
+    package_paths : sequence of str, optional
+        Folders where a ``.xacro`` file's ``$(find pkg)`` looks for packages, before
+        ``ROS_PACKAGE_PATH`` and ``AMENT_PREFIX_PATH``.
+    loops : {"closed", "open"}, optional
+        ``"closed"`` (the default) solves closed loops (YAML ``loops:``, MJCF ``<connect>`` and
+        ``<weld>`` between bodies) at every evaluation and returns the robot in independent
+        coordinates; ``"open"`` drops the closures, with a warning naming each, leaving the
+        spanning tree.
+    independent : sequence of str or str, optional
+        Joint names (a list, or one comma-separated string) that replace the closed loops'
+        independent coordinates.
+
+    Returns
+    -------
+    robot : RobotModel or ReducedRobot
+        A [RobotModel][coriolis_cli.RobotModel], or a `ReducedRobot` for a robot in other
+        coordinates (enforced mimic joints, closed loops, a base velocity other than ``"body"``).
+
+    Raises
+    ------
+    ModelError
+        If the file cannot be found, read or parsed, the description is not one tree of supported
+        joints, an option does not apply to the robot, or ``strict=True`` refuses its inertias.
+    SpecError
+        If a spec is not valid (a subclass of ModelError).
+
+    Warns
+    -----
+    ModelWarning
+        For inertias that no rigid body has, joints that move no mass, and parts of a file that are
+        left out (an MJCF model's contacts, loop closures opened with ``loops="open"``).
+
+    Examples
+    --------
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("panda")
+    >>> robot.nq, robot.nv, robot.dof_names[0]
+    (7, 7, 'panda_joint1')
+    >>> cc.load_robot("quadruped:20").nv  # a generated 20-DoF quadruped
+    20
+    >>> humanoid = cc.load_robot("humanoid", floating_base=True)
+    >>> humanoid.nq, humanoid.nv  # 20 joints, and the base's 7 coordinates and 6 velocities
+    (27, 26)
+    >>> cc.load_robot("panda", lock={"panda_joint7": 0.0}).nv
+    6
+    >>> gripper = cc.load_robot("gripper", mimic="enforce")  # the right finger follows the left
+    >>> type(gripper).__name__, gripper.nv, gripper.full.nv
+    ('ReducedRobot', 3, 4)
+
+    A YAML file (a one-line flow mapping here; block style reads the same):
+
+    >>> from pathlib import Path
+    >>> _ = Path("pendulum.yaml").write_text(
+    ...     "{name: pendulum, links: [{name: base}, {name: rod, mass: 1.0, com: [0, 0, -0.5],"
+    ...     " inertia: [0.01, 0, 0, 0.01, 0, 0.001]}],"
+    ...     " joints: [{name: hinge, type: continuous, parent: base, child: rod, axis: [0, 1, 0]}]}")
+    >>> pendulum = cc.load_robot("pendulum.yaml")
+    >>> pendulum.dof_names, round(float(cc.gravity_vector(pendulum, [1.5707963267948966])[0]), 6)
+    (('hinge',), 4.905)
     """
     from .coordinates import BASE_VELOCITIES, MIMIC_MODES, enforce_mimic, with_base_velocity
 

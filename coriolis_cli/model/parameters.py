@@ -27,7 +27,43 @@ def _about_origin(mass, com, inertia_com) -> np.ndarray:
 
 
 def inertial_parameters(robot: RobotModel) -> np.ndarray:
-    """θ (10 N): every body's parameters, in model order."""
+    """Return the robot's inertial parameters θ, 10 per body.
+
+    The dynamics are linear in θ, which is what identification and adaptive control use
+    (`regressor`, `slotine_li`, `momentum_regressors`). Each body's ten are Pinocchio's
+    (``Inertia.toDynamicParameters``):
+
+        [m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz]
+
+    with m the mass [kg], c the centre of mass [m] and I the rotational inertia about the body
+    frame's origin [kg·m²], both in the body frame. Bodies are in model order, the links that fixed
+    joints merge into a body counted in it. For a robot in other coordinates they are its tree's
+    bodies'.
+
+    Parameters
+    ----------
+    robot : RobotModel or ReducedRobot
+        The robot, from [load_robot][coriolis_cli.load_robot].
+
+    Returns
+    -------
+    theta : ndarray of shape (10 N,)
+        The parameters, N = ``robot.n_bodies``.
+
+    See Also
+    --------
+    - [`with_inertial_parameters`][coriolis_cli.with_inertial_parameters]: The robot with other parameters.
+
+    Examples
+    --------
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("planar_2link")
+    >>> theta = cc.inertial_parameters(robot)
+    >>> theta.shape
+    (20,)
+    >>> [round(float(x), 6) for x in theta[:4]]  # the upper arm: m = 1 kg, its COM 0.5 m along x
+    [1.0, 0.5, 0.0, 0.0]
+    """
     theta = np.zeros(N_PARAMETERS * robot.n_bodies)
     for i, b in enumerate(robot.bodies):
         J = _about_origin(b.mass, b.com, b.inertia)
@@ -58,8 +94,51 @@ def check_parameters(robot: RobotModel, theta) -> np.ndarray:
 
 
 def with_inertial_parameters(robot: RobotModel, theta) -> RobotModel:
-    """(see _with_parameters) For a robot in other coordinates (mimic joints, a base velocity, closed
-    loops) the parameters are its tree's bodies', and the result is in the same coordinates."""
+    """Return the robot with every body's inertial parameters replaced by θ.
+
+    The inverse of [inertial_parameters][coriolis_cli.inertial_parameters]: e.g. an adaptive
+    controller's or an identification's estimate, to compute M, C, Γ and τ with it. The kinematics,
+    joints and names are unchanged; each body's mass, centre of mass and inertia follow from its
+    ten parameters, and are written on the body's link (the links merged into it lose theirs), so
+    that the robot's description agrees with its bodies. The physical-consistency checks made at
+    loading are not repeated: θ is used as given. For a robot in other coordinates (mimic joints
+    enforced, a base velocity representation, closed loops) θ holds its tree's bodies' parameters,
+    and the result is in the same coordinates.
+
+    Parameters
+    ----------
+    robot : RobotModel or ReducedRobot
+        The robot, from [load_robot][coriolis_cli.load_robot].
+    theta : array_like of shape (10 N,)
+        The parameters in the order of [inertial_parameters][coriolis_cli.inertial_parameters]
+        [kg, kg·m, kg·m²], N = ``robot.n_bodies``.
+
+    Returns
+    -------
+    robot : RobotModel or ReducedRobot
+        A new robot of the same kind; ``robot`` itself is unchanged.
+
+    Raises
+    ------
+    StateError
+        If ``theta`` does not hold 10 numbers per body, or holds one that is not finite.
+    ModelError
+        If a body has zero mass and a nonzero first moment m c.
+
+    See Also
+    --------
+    - [`inertial_parameters`][coriolis_cli.inertial_parameters]: The robot's parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("planar_2link")
+    >>> heavier = cc.with_inertial_parameters(robot, 1.5 * cc.inertial_parameters(robot))
+    >>> q = [0.3, -0.5]
+    >>> bool(np.allclose(cc.mass_matrix(heavier, q), 1.5 * cc.mass_matrix(robot, q)))
+    True
+    """
     if getattr(robot, "is_reduced", False):
         from .coordinates import BaseVelocityMap, MimicMap, enforce_mimic, with_base_velocity
         from .loops import LoopMap, close_loops

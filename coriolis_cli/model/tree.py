@@ -129,12 +129,69 @@ class Caches:
 
 @dataclass(frozen=True, eq=False)
 class RobotModel(Caches):
-    """A robot as an immutable tree of bodies, numbered so that a parent comes before its
-    children (Pinocchio's Model). ``load_robot`` makes it; every function of the package takes it.
-    Sizes: ``nq``, ``nv``, ``n_bodies``, ``depth``; names: ``dof_names`` (nv), ``config_names``
-    (nq), ``joint_names``; ``bodies`` (each with its ``joint``, ``mass``, ``com`` and ``inertia``),
-    ``gravity``, ``total_mass``, and what is physically wrong but computable
-    (``inertia_issues``, ``massless_joints``)."""
+    """A robot as an immutable tree of bodies, as Pinocchio's ``Model``.
+
+    [load_robot][coriolis_cli.load_robot] makes it, and every function of the package takes it.
+    Bodies are numbered depth first, so that a parent comes before its children; each is one moving
+    link with the links that fixed joints weld to it merged in, behind the joint that moves it. A
+    configuration q has ``nq`` coordinates and a velocity ``nv``: they differ where a joint's
+    orientation is a quaternion (a free joint: 7 and 6). The robot is immutable plain data: copy
+    and pickle it freely, and share it between threads.
+
+    Attributes
+    ----------
+    name : str
+        The robot's name, from its file.
+    nq : int
+        Length of a configuration q.
+    nv : int
+        Length of a velocity, and the size of M, C and each side of Γ.
+    config_names : tuple of str
+        The names of q's coordinates (length nq): joint names, and for a free joint ``base_x``,
+        ``base_y``, ``base_z``, ``base_qx`` ... ``base_qw``.
+    dof_names : tuple of str
+        The names of the velocity coordinates (length nv): joint names, and for a free joint
+        ``base_vx`` ... ``base_vz``, ``base_wx`` ... ``base_wz``.
+    joint_names : tuple of str
+        Each body's joint, in body order.
+    n_bodies : int
+        The number of moving bodies, N.
+    depth : int
+        The largest number of bodies on a path from the root to a leaf, d.
+    bodies : tuple
+        The bodies in order, each with its ``name``, ``parent`` (index; -1 for the world),
+        ``joint`` (``name``, ``type``, ``axis``, ``limits``, ``mimic``), ``mass`` [kg], ``com``
+        (shape (3,), in the body frame [m]) and ``inertia`` (shape (3, 3), about the COM [kg·m²]).
+    floating_base : bool
+        Whether a free joint was added between the world and the root link.
+    base_link : str
+        The root link's name.
+    gravity : tuple of float
+        The gravity in the world frame [m/s²]: (0, 0, −9.81) unless an MJCF file sets another.
+    total_mass : float
+        The sum of the bodies' masses [kg].
+    dof_order : str
+        ``"file"`` or ``"pinocchio"``, as loaded.
+    inertia_issues : tuple
+        The links whose inertia no rigid body has, one record each (empty for a consistent robot).
+    massless_joints : tuple of str
+        One sentence per joint that moves no mass (M singular).
+    singular_joints : tuple of str
+        The names of those joints.
+    description : RobotDescription
+        The description as read from the file, everything the dynamics does not use included.
+
+    Examples
+    --------
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("humanoid", floating_base=True)
+    >>> robot.nq, robot.nv, robot.n_bodies
+    (27, 26, 21)
+    >>> robot.config_names[:4], robot.dof_names[:4]
+    (('base_x', 'base_y', 'base_z', 'base_qx'), ('base_vx', 'base_vy', 'base_vz', 'base_wx'))
+    >>> round(robot.total_mass, 6), robot.gravity
+    (56.4, (0.0, 0.0, -9.81))
+    """
 
     name: str
     bodies: tuple[Body, ...]
@@ -154,22 +211,22 @@ class RobotModel(Caches):
     # ---- sizes -------------------------------------------------------------------------
     @property
     def n_bodies(self) -> int:
-        """Number of moving bodies (fixed joints merged), N in O(Nd)."""
+        """The number of moving bodies (fixed joints merged), N."""
         return len(self.bodies)
 
     @cached_property
     def nq(self) -> int:
-        """Length of a configuration q (a free joint takes 7: position and quaternion)."""
+        """The length of a configuration q (a free joint takes 7: position and quaternion)."""
         return sum(b.joint.nq for b in self.bodies)
 
     @cached_property
     def nv(self) -> int:
-        """Length of a velocity ν, and the size of M, C and each side of Γ."""
+        """The length of a velocity, and the size of M, C and each side of Γ."""
         return sum(b.joint.nv for b in self.bodies)
 
     @cached_property
     def depth(self) -> int:
-        """Largest number of bodies on a root-to-leaf path (d in O(Nd))."""
+        """The largest number of bodies on a path from the root to a leaf, d."""
         level = []
         for b in self.bodies:
             level.append(1 if b.parent < 0 else level[b.parent] + 1)
@@ -177,14 +234,16 @@ class RobotModel(Caches):
 
     @cached_property
     def velocities_are_coordinates(self) -> bool:
-        """True when ν = q̇ (1-DoF joints only). Free, planar and spherical joints have generalized
-        speeds instead: then Γ is defined by Γ[:, :, k] = C(q, e_k), is not symmetric in its last
-        two indices, and eq. (4) does not apply."""
+        """Whether the velocity is the derivative of q (1-DoF joints only).
+
+        Free, planar and spherical joints have generalized speeds instead (a body-frame twist):
+        then Γ is defined by Γ[:, :, k] = C(q, e_k), and is not symmetric in its last two indices.
+        """
         return all(b.joint.type in ("revolute", "continuous", "prismatic") for b in self.bodies)
 
     @cached_property
     def gravity_array(self) -> np.ndarray:
-        """The robot's gravity as the engine takes it (``gravity=True``)."""
+        """The robot's gravity as an array, shape (3,) [m/s²]: what ``gravity=True`` means."""
         return frozen_array(self.gravity)
 
     @cached_property
@@ -193,8 +252,11 @@ class RobotModel(Caches):
 
     @cached_property
     def joint_friction(self) -> np.ndarray:
-        """(nv, 2): each DoF's viscous and Coulomb coefficients (zero where the file gives none;
-        only 1-DoF joints have them). See model.friction."""
+        """Each DoF's viscous and Coulomb friction coefficients, shape (nv, 2).
+
+        Zero where the file gives none; only 1-DoF joints have them. The observers take the
+        friction torque b q̇ + c sign(q̇) off the drives' torque.
+        """
         out = np.zeros((self.nv, 2))
         for i, b in enumerate(self.bodies):
             if b.joint.friction is not None:
@@ -203,18 +265,18 @@ class RobotModel(Caches):
 
     @cached_property
     def total_mass(self) -> float:
-        """Sum of the bodies' masses (kg)."""
+        """The sum of the bodies' masses [kg]."""
         return float(sum(b.mass for b in self.bodies))
 
     # ---- names -------------------------------------------------------------------------
     @cached_property
     def dof_names(self) -> tuple[str, ...]:
-        """Names of the velocity coordinates (length nv), in order."""
+        """The names of the velocity coordinates (length nv), in order."""
         return tuple(n for b in self.bodies for n in joints.coordinate_names(b.joint.name, b.joint.type)[1])
 
     @cached_property
     def config_names(self) -> tuple[str, ...]:
-        """Names of the configuration coordinates (length nq), in order."""
+        """The names of the configuration coordinates (length nq), in order."""
         return tuple(n for b in self.bodies for n in joints.coordinate_names(b.joint.name, b.joint.type)[0])
 
     @cached_property
@@ -225,7 +287,7 @@ class RobotModel(Caches):
     # ---- structure ---------------------------------------------------------------------
     @cached_property
     def body_ancestors(self) -> np.ndarray:
-        """Boolean N x N: [a, b] is True when body a lies on the path from b to the root (a ⪯ b)."""
+        """Boolean, shape (N, N): ``[a, b]`` is True when body a lies on the path from body b to the root."""
         N = self.n_bodies
         anc = np.zeros((N, N), dtype=bool)
         for i, b in enumerate(self.bodies):
@@ -236,14 +298,14 @@ class RobotModel(Caches):
 
     @cached_property
     def dof_related(self) -> np.ndarray:
-        """Boolean nv x nv: DoF i and j lie on one root-to-leaf path (else M_ij = C_ij = 0)."""
+        """Boolean, shape (nv, nv): DoF i and j lie on one path from the root (else M_ij = C_ij = 0)."""
         anc = self.body_ancestors
         cb = self.col_body
         return anc[np.ix_(cb, cb)] | anc[np.ix_(cb, cb)].T
 
     @cached_property
     def arrays(self) -> ModelArrays:
-        """The packed arrays the engine runs on, built once per robot (read-only)."""
+        """The robot packed into the read-only integer and float arrays the compiled engine reads."""
         N, nv = self.n_bodies, self.nv
         ints = np.zeros((N, 4), dtype=np.int64)
         cols = np.zeros((nv, 3), dtype=np.int64)
@@ -292,20 +354,56 @@ class RobotModel(Caches):
 
     @property
     def col_body(self) -> np.ndarray:
-        """Body of each velocity column."""
+        """The body each DoF moves, shape (nv,)."""
         return self.arrays.cols[:, 0]
 
     # ---- configurations ----------------------------------------------------------------
     def neutral_configuration(self) -> np.ndarray:
-        """Zero joint angles (clipped into the limits), identity base orientation."""
+        """Return the neutral configuration: zero joint values, the identity orientation.
+
+        Joint values are clipped into their limits where zero lies outside them; a free joint sits at
+        the origin with the quaternion (0, 0, 0, 1).
+
+        Returns
+        -------
+        q : ndarray of shape (nq,)
+            The configuration [rad or m].
+
+        Examples
+        --------
+        >>> import coriolis_cli as cc
+        >>> robot = cc.load_robot("panda")
+        >>> [round(float(x), 6) for x in robot.neutral_configuration()]  # joint 4's limits exclude 0
+        [0.0, 0.0, 0.0, -0.0698, 0.0, 0.0, 0.0]
+        """
         q = np.zeros(self.nq)
         for b, qs in zip(self.bodies, self.q_start):
             joints.neutral(b.joint.type, b.joint.limits, q[qs : qs + b.joint.nq])
         return q
 
     def random_configuration(self, rng: np.random.Generator | int | None = None) -> np.ndarray:
-        """q uniform within the joint limits where both are given, else in [0, 2π];
-        free joints: position in [-1, 1]³ and a uniformly random unit quaternion."""
+        """Draw a random configuration within the joint limits.
+
+        The same as [random_configuration][coriolis_cli.random_configuration], which takes a robot
+        in other coordinates too.
+
+        Parameters
+        ----------
+        rng : int, numpy.random.Generator or None, optional
+            A seed or a generator; None draws from fresh entropy.
+
+        Returns
+        -------
+        q : ndarray of shape (nq,)
+            The configuration [rad or m; quaternions (x, y, z, w)].
+
+        Examples
+        --------
+        >>> import coriolis_cli as cc
+        >>> robot = cc.load_robot("panda")
+        >>> robot.random_configuration(0).shape
+        (7,)
+        """
         rng = np.random.default_rng(rng)
         q = np.zeros(self.nq)
         for b, qs in zip(self.bodies, self.q_start):
@@ -313,7 +411,32 @@ class RobotModel(Caches):
         return q
 
     def integrate(self, q: np.ndarray, v: np.ndarray, t: float = 1.0) -> np.ndarray:
-        """q ⊕ v t: the configuration reached by moving with constant velocity v for time t."""
+        """Return q ⊕ v t, the configuration reached by moving with constant velocity v for time t.
+
+        The same as [integrate][coriolis_cli.integrate], which takes a robot in other coordinates
+        too.
+
+        Parameters
+        ----------
+        q : array_like of shape (nq,)
+            Joint configuration [rad or m; quaternions as x, y, z, w].
+        v : array_like of shape (nv,)
+            Joint velocity [rad/s or m/s; a free joint's as its body-frame twist].
+        t : float, optional
+            The time to move for [s]; default 1.
+
+        Returns
+        -------
+        q_next : ndarray of shape (nq,)
+            The configuration reached.
+
+        Examples
+        --------
+        >>> import coriolis_cli as cc
+        >>> robot = cc.load_robot("planar_2link")
+        >>> [round(float(x), 6) for x in robot.integrate([0.0, 1.0], [2.0, -1.0], 0.5)]
+        [1.0, 0.5]
+        """
         out = np.array(q, dtype=float)
         for b, qs, vs in zip(self.bodies, self.q_start, self.v_start):
             seg = out[qs : qs + b.joint.nq]

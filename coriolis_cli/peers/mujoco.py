@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, StateError
 from ..model.geometry import quat_to_matrix
 from ..model.mjcf import BALL, HINGE, SLIDE, compile_description, import_mujoco, layout, mujoco_state
 
@@ -41,10 +41,61 @@ def _coordinates(robot):
 
 
 def to_mujoco(robot, q, v=None) -> tuple[np.ndarray, np.ndarray]:
-    """(qpos, qvel) of MuJoCo's model at our (q, ν) (ν default zero)."""
+    """Convert a state of a robot loaded from MJCF to MuJoCo's ``qpos`` and ``qvel``.
+
+    Three conventions differ from MuJoCo's (they are Pinocchio's): a quaternion in q is
+    (x, y, z, w), where MuJoCo writes w first; a hinge or slide joint's q is measured from
+    MuJoCo's ``qpos0`` (its ``ref``), so ``qpos = q + qpos0``; and a free joint's velocity is its
+    body-frame twist [ᴮv; ᴮω], where MuJoCo's ``qvel`` holds the linear velocity in world axes. A
+    robot in other coordinates (closed loops, mimic joints enforced) is converted through its tree.
+
+    Parameters
+    ----------
+    robot : RobotModel or ReducedRobot
+        A robot loaded from an MJCF file by [load_robot][coriolis_cli.load_robot].
+    q : array_like of shape (nq,)
+        Joint configuration [rad or m; quaternions as x, y, z, w].
+    v : array_like of shape (nv,), optional
+        Joint velocity [rad/s or m/s; a free joint's as [ᴮv; ᴮω]]; default zero.
+
+    Returns
+    -------
+    qpos : ndarray of shape (model.nq,)
+        MuJoCo's configuration of the model compiled from the same file.
+    qvel : ndarray of shape (model.nv,)
+        MuJoCo's velocity.
+
+    Raises
+    ------
+    ModelError
+        If the robot was not loaded from MJCF, or MuJoCo is not installed.
+    StateError
+        If ``q`` or ``v`` is not one state of the robot's sizes with finite entries.
+
+    See Also
+    --------
+    - [`from_mujoco`][coriolis_cli.from_mujoco]: The inverse conversion.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import coriolis_cli as cc
+    >>> _ = Path("box.xml").write_text(  # a free box with a hinged arm whose ref is 0.5 rad
+    ...     '<mujoco><compiler angle="radian"/><worldbody><body name="box"><freejoint name="base"/>'
+    ...     '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/><body name="arm" pos="0 0 0.2">'
+    ...     '<joint name="hinge" axis="0 1 0" ref="0.5"/>'
+    ...     '<inertial pos="0 0 0.1" mass="0.5" diaginertia="0.001 0.001 0.001"/></body></body></worldbody></mujoco>')
+    >>> robot = cc.load_robot("box.xml")
+    >>> q = robot.neutral_configuration()
+    >>> q[7] = 0.2  # the hinge, from its ref
+    >>> qpos, qvel = cc.to_mujoco(robot, q)
+    >>> [round(float(x), 6) for x in qpos]  # the quaternion w first, the hinge at ref + 0.2
+    [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.7]
+    """
     nq, nv, lay = _mujoco_model(robot)
-    q = np.asarray(q, dtype=float)
-    v = np.zeros(robot.nv) if v is None else np.asarray(v, dtype=float)
+    from ..engine import single_state
+
+    q, v = single_state("to_mujoco", robot, q, ("v", np.zeros(robot.nv) if v is None else v))
     if getattr(robot, "is_reduced", False):
         ev = _coordinates(robot)
         q, v = ev.full_configuration(q), ev.jacobian(q) @ v
@@ -53,12 +104,62 @@ def to_mujoco(robot, q, v=None) -> tuple[np.ndarray, np.ndarray]:
 
 
 def from_mujoco(robot, qpos, qvel=None) -> tuple[np.ndarray, np.ndarray]:
-    """(q, ν) at MuJoCo's (qpos, qvel) (qvel default zero)."""
+    """Convert MuJoCo's ``qpos`` and ``qvel`` to a state of a robot loaded from MJCF.
+
+    The inverse of [to_mujoco][coriolis_cli.to_mujoco]: quaternions are reordered to (x, y, z, w),
+    hinge and slide joints measured from ``qpos0``, and a free joint's linear velocity turned from
+    world axes to its body frame. For a robot in other coordinates q̄ is read off the tree's q, and
+    the velocity is the least-squares solution of A(q̄) v̄ = v.
+
+    Parameters
+    ----------
+    robot : RobotModel or ReducedRobot
+        A robot loaded from an MJCF file by [load_robot][coriolis_cli.load_robot].
+    qpos : array_like of shape (model.nq,)
+        MuJoCo's configuration of the model compiled from the same file.
+    qvel : array_like of shape (model.nv,), optional
+        MuJoCo's velocity; default zero.
+
+    Returns
+    -------
+    q : ndarray of shape (nq,)
+        Joint configuration [rad or m; quaternions as x, y, z, w].
+    v : ndarray of shape (nv,)
+        Joint velocity [rad/s or m/s; a free joint's as [ᴮv; ᴮω]].
+
+    Raises
+    ------
+    ModelError
+        If the robot was not loaded from MJCF, or MuJoCo is not installed.
+    StateError
+        If ``qpos`` and ``qvel`` do not have MuJoCo's sizes, or hold a non-finite entry.
+
+    See Also
+    --------
+    - [`to_mujoco`][coriolis_cli.to_mujoco]: The inverse conversion.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import coriolis_cli as cc
+    >>> _ = Path("box.xml").write_text(  # a free box with a hinged arm whose ref is 0.5 rad
+    ...     '<mujoco><compiler angle="radian"/><worldbody><body name="box"><freejoint name="base"/>'
+    ...     '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/><body name="arm" pos="0 0 0.2">'
+    ...     '<joint name="hinge" axis="0 1 0" ref="0.5"/>'
+    ...     '<inertial pos="0 0 0.1" mass="0.5" diaginertia="0.001 0.001 0.001"/></body></body></worldbody></mujoco>')
+    >>> robot = cc.load_robot("box.xml")
+    >>> qpos = [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.5]  # 1 m up, quaternion w first, the hinge at its ref
+    >>> q, v = cc.from_mujoco(robot, qpos)
+    >>> [round(float(x), 6) for x in q]
+    [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+    """
     nq, nv, lay = _mujoco_model(robot)
     qpos = np.asarray(qpos, dtype=float)
     qvel = np.zeros(nv) if qvel is None else np.asarray(qvel, dtype=float)
     if qpos.shape != (nq,) or qvel.shape != (nv,):
-        raise ModelError(f"MuJoCo's state of this model is qpos ({nq},) and qvel ({nv},), got {qpos.shape} and {qvel.shape}")
+        raise StateError(f"MuJoCo's state of this model is qpos ({nq},) and qvel ({nv},), got {qpos.shape} and {qvel.shape}")
+    if not (np.all(np.isfinite(qpos)) and np.all(np.isfinite(qvel))):
+        raise StateError("qpos and qvel must be finite")
     tree = getattr(robot, "full", robot)
     q, v = np.zeros(tree.nq), np.zeros(tree.nv)
     for kind, qs, vs, qa, da, q0 in lay.joints:

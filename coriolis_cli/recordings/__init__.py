@@ -24,7 +24,45 @@ DEFAULT_ROWS = 20_000  # samples per chunk: a few MB for a 44-DoF robot
 
 @dataclass
 class Recording:
-    """A whole recording in the robot's coordinates."""
+    """A whole recording as arrays in a robot's DoF order, returned by `load_recording`.
+
+    Samples are in time order, K of them: stamps that go backwards, repeated samples and (unless
+    ``strict``) samples with a missing value are dropped when the recording is read. Values are in
+    the coordinates of the robot's tree (``robot.full`` for a `ReducedRobot`).
+
+    Attributes
+    ----------
+    t : ndarray of shape (K,)
+        Time stamps [s], as recorded (not shifted to start at zero).
+    q : ndarray of shape (K, nq)
+        Joint configurations [rad or m; a floating base's quaternion as x, y, z, w].
+    qd : ndarray of shape (K, nv)
+        Joint velocities [rad/s or m/s]: recorded, or differentiated from q where the recording
+        has none.
+    qdd : ndarray of shape (K, nv), or None
+        Joint accelerations [rad/s², m/s²], differentiated from qd; None unless
+        ``accelerations=True`` was passed.
+    effort : ndarray of shape (K, nv), or None
+        The recorded effort [N·m or N], calibrated where ``effort_scale`` or ``effort_offset`` was
+        given; NaN for DoF without one; None if the recording has none.
+    config_names : tuple of str
+        The names of q's columns (length nq).
+    dof_names : tuple of str
+        The names of qd's, qdd's and effort's columns (length nv).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("planar_2link")
+    >>> t = np.linspace(0.0, 2.0, 201)  # 2 s at 100 Hz, in the format of `coriolis simulate -o run.npz`
+    >>> q, qd = np.stack([np.sin(t), np.cos(t)], axis=1), np.stack([np.cos(t), -np.sin(t)], axis=1)
+    >>> np.savez("run.npz", t=t, q=q, qd=qd, tau=np.zeros_like(q), dof_names=robot.dof_names,
+    ...          config_names=robot.config_names)
+    >>> rec = cc.load_recording("run.npz", robot)
+    >>> rec.t.shape, rec.q.shape, rec.qd.shape, rec.effort.shape, rec.qdd is None
+    ((201,), (201, 2), (201, 2), (201, 2), True)
+    """
 
     t: np.ndarray
     q: np.ndarray
@@ -38,13 +76,67 @@ class Recording:
 def stream_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
                      window=None, accelerations: bool = False, rows: int = DEFAULT_ROWS, effort_scale=None,
                      effort_offset=None):
-    """Samples (t, q, q̇, q̈ when ``accelerations``, effort) of ``path`` in chunks of about
-    ``rows``, in the coordinates of ``robot``'s tree (``robot.full`` for a robot in other
-    coordinates; recordings.align says how each mess of a real recording is answered). ``window``:
-    how what the recording lacks (q̇, q̈) is differentiated: None for DEFAULT_WINDOW seconds, a
-    duration (a float in seconds, or text such as ``"50ms"``) or an odd number of samples (an int).
-    ``effort_scale``, ``effort_offset``: τ = scale · effort + offset (recordings.calibration: a
-    number, ``NAME=VALUE,...`` or a YAML file of drive gains)."""
+    """Read a recording of joint states in chunks, as arrays in a robot's DoF order.
+
+    The same as [load_recording][coriolis_cli.load_recording], chunk by chunk, so that a recording
+    of any length is read in bounded memory: the chunks, joined, equal what `load_recording`
+    returns. Streaming delays a chunk's last rows by half a differentiation window.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The recording: an MCAP file, a ROS 2 bag folder, a ROS 1 ``.bag``, a ``.csv`` or
+        ``.parquet`` table, or the ``.npz`` that ``coriolis simulate -o`` writes.
+    robot : RobotModel or ReducedRobot
+        The robot, from [load_robot][coriolis_cli.load_robot]; its joints are matched to the
+        recording's by name.
+    topic : str, optional
+        The ``sensor_msgs/JointState`` topic, where a message file holds several.
+    base_topic : str, optional
+        The ``nav_msgs/Odometry`` topic giving a floating base's pose and twist.
+    strict : bool, optional
+        Refuse samples with a missing value (NaN) instead of skipping and counting them.
+    window : float, int, str or None, optional
+        How missing velocities (and accelerations) are differentiated, by a cubic fitted over a
+        window: a duration in seconds (a float, or text such as ``"50ms"``), an odd number of
+        samples of at least 5 (an int), or None for 0.1 s.
+    accelerations : bool, optional
+        Also give q̈, differentiated from the velocities.
+    rows : int, optional
+        About how many samples a chunk holds (default 20,000).
+    effort_scale, effort_offset : float, str or None, optional
+        Calibrate the effort to a torque, τ = scale · effort + offset: one number for every DoF,
+        ``"NAME=VALUE,..."`` per joint, or a YAML file of drive gains.
+
+    Yields
+    ------
+    samples : Samples
+        A chunk of k samples with the fields of [Recording][coriolis_cli.Recording] but the names:
+        ``t`` (k,), ``q`` (k, nq), ``qd`` (k, nv), ``qdd`` (k, nv) or None, ``effort`` (k, nv) or None.
+
+    Raises
+    ------
+    InputError
+        If the file cannot be read (not a recording, truncated or corrupt, no samples), does not
+        fit the robot (a joint the robot needs is missing, several topics and no ``topic``), or
+        ``window``, ``effort_scale`` or ``effort_offset`` is malformed.
+
+    See Also
+    --------
+    - [`load_recording`][coriolis_cli.load_recording]: The whole recording at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("planar_2link")
+    >>> t = np.linspace(0.0, 2.0, 201)  # 2 s at 100 Hz, in the format of `coriolis simulate -o run.npz`
+    >>> q, qd = np.stack([np.sin(t), np.cos(t)], axis=1), np.stack([np.cos(t), -np.sin(t)], axis=1)
+    >>> np.savez("run.npz", t=t, q=q, qd=qd, tau=np.zeros_like(q), dof_names=robot.dof_names,
+    ...          config_names=robot.config_names)
+    >>> [len(chunk.t) for chunk in cc.stream_recording("run.npz", robot, rows=50)]
+    [50, 50, 50, 50, 1]
+    """
     tree = getattr(robot, "full", robot)
     calibration = effort_calibration(tree, effort_scale, effort_offset)
     aligner = Aligner(tree, str(path), strict=strict, window=window, need_qdd=accelerations, calibration=calibration)
@@ -85,7 +177,75 @@ def first_samples(path: str, robot, **options) -> Samples | None:
 
 def load_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
                    window=None, accelerations: bool = False, effort_scale=None, effort_offset=None) -> Recording:
-    """The whole recording ``path`` for ``robot`` (see stream_recording), in its DoF order."""
+    """Read a recording of joint states as arrays in a robot's DoF order.
+
+    Joints are matched to the robot's by name, in any order and any subset: joints the robot lacks
+    are ignored with one warning, joints it needs and the recording lacks are refused by name. Stamps
+    come from the message headers, else the log time; a stamp at or before the previous one is
+    dropped, as is a sample repeating the previous one. Velocities the recording lacks, and
+    accelerations, are differentiated by a cubic fitted by least squares on the actual stamps over
+    ``window``. A floating base takes its pose and body-frame twist from an odometry topic
+    (``base_topic``) or from columns. The values are in the coordinates of the robot's tree
+    (``robot.full`` for a `ReducedRobot`). The readers of MCAP, bags, CSV and Parquet are an
+    optional extra (``pip install 'coriolis-cli[recordings]'``); NPZ needs none.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The recording: an MCAP file, a ROS 2 bag folder, a ROS 1 ``.bag``, a ``.csv`` or
+        ``.parquet`` table (PlotJuggler's export, or columns ``q/<joint>``, ``qd/<joint>``,
+        ``tau/<joint>`` and a time column), or the ``.npz`` that ``coriolis simulate -o`` writes.
+    robot : RobotModel or ReducedRobot
+        The robot, from [load_robot][coriolis_cli.load_robot].
+    topic : str, optional
+        The ``sensor_msgs/JointState`` topic, where a message file holds several.
+    base_topic : str, optional
+        The ``nav_msgs/Odometry`` topic giving a floating base's pose and twist.
+    strict : bool, optional
+        Refuse samples with a missing value (NaN) instead of skipping and counting them.
+    window : float, int, str or None, optional
+        How missing velocities (and accelerations) are differentiated: a duration in seconds (a
+        float, or text such as ``"50ms"``), an odd number of samples of at least 5 (an int), or
+        None for 0.1 s.
+    accelerations : bool, optional
+        Also give q̈, differentiated from the velocities.
+    effort_scale, effort_offset : float, str or None, optional
+        Calibrate the effort to a torque, τ = scale · effort + offset: one number for every DoF,
+        ``"NAME=VALUE,..."`` per joint, or a YAML file of drive gains.
+
+    Returns
+    -------
+    recording : Recording
+        The samples: ``t`` (K,), ``q`` (K, nq), ``qd`` (K, nv), ``qdd`` and ``effort`` (K, nv) or
+        None, and the column names.
+
+    Raises
+    ------
+    InputError
+        If the file cannot be read (not a recording, truncated or corrupt, no samples), does not
+        fit the robot (a joint the robot needs is missing, several topics and no ``topic``), or
+        ``window``, ``effort_scale`` or ``effort_offset`` is malformed.
+
+    See Also
+    --------
+    - [`stream_recording`][coriolis_cli.stream_recording]: The same in chunks of bounded size.
+    - [`trajectory_dynamics`][coriolis_cli.trajectory_dynamics]: g, C q̇, Cᵀq̇, p, τ and the energies along the samples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("planar_2link")
+    >>> t = np.linspace(0.0, 2.0, 201)  # 2 s at 100 Hz, in the format of `coriolis simulate -o run.npz`
+    >>> q, qd = np.stack([np.sin(t), np.cos(t)], axis=1), np.stack([np.cos(t), -np.sin(t)], axis=1)
+    >>> np.savez("run.npz", t=t, q=q, qd=qd, tau=np.zeros_like(q), dof_names=robot.dof_names,
+    ...          config_names=robot.config_names)
+    >>> rec = cc.load_recording("run.npz", robot)
+    >>> rec.q.shape, rec.effort.shape, rec.dof_names
+    ((201, 2), (201, 2), ('joint1', 'joint2'))
+    >>> bool(np.allclose(rec.qd, qd))
+    True
+    """
     parts = list(stream_recording(path, robot, topic, base_topic, strict, window, accelerations,
                                   effort_scale=effort_scale, effort_offset=effort_offset))
     tree = getattr(robot, "full", robot)
