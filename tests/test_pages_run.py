@@ -1,7 +1,8 @@
 """Every code block on the site's pages and in README is run by the tests, or says on the page,
 in its title, why not.
 
-Run: ```python blocks (tests/test_readme.py, a tutorial's in one namespace by tests/test_tutorials.py),
+Run: ```python blocks (tests/test_readme.py), every block of a tutorial (tests/test_tutorials.py runs
+each page whole, in one namespace, its titled blocks saved as the files they name),
 ```pycon blocks (doctests, same file), ```py blocks (PyTorch: tests/test_torch.py), the ```c program
 (tests/test_codegen.py compiles and runs it), the ```yaml robot files (loaded here and in
 tests/test_readme.py), and every `$ coriolis …` line (tests/test_readme.py runs each command; the
@@ -21,6 +22,7 @@ from .test_readme import _readme_commands
 
 BLOCK = re.compile(r"^( *)```(\w*)([^\n]*)\n(.*?)^\1```", re.M | re.S)
 RUN_BY_LANGUAGE = ("python", "pycon", "py", "c", "yaml")
+TUTORIALS = os.path.join("docs", "tutorials") + os.sep
 # shell lines other than coriolis's own that a test runs as written
 RUN_ELSEWHERE = {"cc -O2 -std=c99 -I gen main.c gen/panda.c -lm -o main && ./main": "tests/test_codegen.py"}
 
@@ -51,7 +53,10 @@ def classify() -> dict[str, list[str]]:
     kinds = {"run": [], "marked": [], "neither": []}
     for path, line, language, info, body in blocks():
         where = f"{path}:{line}"
-        if _title(info):
+        if path.startswith(TUTORIALS):  # each page run whole, in order (tests/test_tutorials.py)
+            run = language in ("python", "pycon", "console") or _title(info) is not None  # a titled block: a file
+            kinds["run" if run else "neither"].append(where)
+        elif _title(info):
             kinds["marked"].append(where)
         elif language in RUN_BY_LANGUAGE and path != "docs/ARCHITECTURE.md":
             kinds["run"].append(where)
@@ -70,7 +75,7 @@ def test_every_block_is_run_or_says_why_not():
 
 def test_a_marked_block_says_what_it_is():
     for path, line, _, info, _ in blocks():
-        title = _title(info)
+        title = None if path.startswith(TUTORIALS) else _title(info)  # a tutorial's titles name files
         assert title is None or len(title.split()) >= 3, f"{path}:{line}: {title!r}"
 
 

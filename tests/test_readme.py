@@ -13,9 +13,13 @@ from .conftest import ROOT, robot_path
 def _pages() -> str:
     """README and the documentation site's pages, as one text: the examples and the numbers they
     state are the commands' own, wherever they are written (ARCHITECTURE.md's code illustrates the
-    code base; it is not an example to run)."""
+    code base; it is not an example to run). The tutorials (docs/tutorials/) are not here: each runs
+    as one session, its blocks sharing a namespace and a working folder (tests/test_tutorials.py)."""
     paths = [os.path.join(ROOT, "README.md")]
+    tutorials = os.path.join(ROOT, "docs", "tutorials")
     for folder, _, files in sorted(os.walk(os.path.join(ROOT, "docs"))):
+        if folder == tutorials or folder.startswith(tutorials + os.sep):
+            continue
         paths += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".md") and f != "ARCHITECTURE.md"]
     return "\n\n".join(open(p, encoding="utf-8").read() for p in paths)
 
@@ -46,20 +50,22 @@ def test_yaml_example_is_the_bundled_two_link_arm(tmp_path, rng):
             assert np.allclose(x, y, rtol=0, atol=1e-14)
 
 
-def test_python_api_examples_run(monkeypatch):
-    """Every ```python block of README runs as written, from the repository root."""
-    monkeypatch.chdir(ROOT)
+def test_python_api_examples_run(monkeypatch, tmp_path):
+    """Every ```python block of README and the pages runs as written, in an empty folder: outside
+    the checkout, as a user of the wheel runs it."""
+    monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```python\n(.*?)```", README, re.S)
     assert len(blocks) >= 2
     for code in blocks:
         exec(compile(code, "README.md", "exec"), {})
 
 
-def test_interactive_examples_print_what_the_pages_show(monkeypatch):
-    """Every ```pycon block on the site is a doctest: each line's output is the one shown."""
+def test_interactive_examples_print_what_the_pages_show(monkeypatch, tmp_path):
+    """Every ```pycon block on the site is a doctest: each line's output is the one shown, in an
+    empty folder."""
     import doctest
 
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```pycon\n(.*?)```", README, re.S)
     assert blocks
     parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
