@@ -243,7 +243,7 @@ def readme_wheel_route() -> str:
     the same."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    block = re.search(r"\*\*From a wheel\.\*\*.*?```\n(.*?)```", readme, flags=re.S).group(1)
+    block = re.search(r"\*\*From a wheel\.\*\*.*?```[^\n]*\n(.*?)```", readme, flags=re.S).group(1)
     with open(os.path.join(ROOT, "docs", "getting-started.md"), encoding="utf-8") as f:
         assert block in f.read(), "getting started shows README's wheel route"
     return block

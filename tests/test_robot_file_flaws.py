@@ -1,10 +1,13 @@
-"""Robot files with flaws (URDF and YAML numbers, duplicate keys, mimic joints, joint limits, deep
-nesting, names nearly right, standard input given twice): each is read correctly or refused in one
-line with exit 2, never a traceback, exit 3 or a silently wrong number."""
+"""Robot files with flaws (URDF and YAML numbers, duplicate keys, mimic joints, joint limits, URDF
+elements without a name or an inertia, --strict's refusal, deep nesting, names nearly right, standard
+input given twice): each is read correctly or refused in one line with exit 2, never a traceback,
+exit 3 or a silently wrong number."""
 
 from __future__ import annotations
 
+import re
 import shutil
+import warnings
 
 import numpy as np
 import pytest
@@ -95,6 +98,92 @@ def test_a_lower_limit_above_the_upper_means_no_limit(tmp_path):
         r = cc.load_robot(str(p))
     assert r.bodies[0].joint.limits.lower is None
 
+
+
+def test_limits_with_the_lower_equal_to_the_upper_are_said_at_load(tmp_path, run_cli):
+    """lower="0" upper="0", CAD exporters' limits never entered: kept as given (Pinocchio's range),
+    with a warning saying what the commands that move joints do with them."""
+    from coriolis_cli.control.simulation import Reference
+
+    from .test_lock import GRIPPER
+
+    path = write_file(tmp_path, "g.urdf", GRIPPER.replace(
+        '<limit lower="-2" upper="2" effort="10" velocity="2"/></joint>\n  <joint name="wrist"',
+        '<limit lower="0" upper="0" effort="0" velocity="0"/></joint>\n  <joint name="wrist"'))
+    said = ("1 joint whose lower limit equals the upper, leaving it no range (CAD exports write 0 and 0 for limits "
+            "never entered): 'shoulder' (0); kept as given: simulate keeps it at that value, excite refuses it, "
+            "random configurations ignore the range")
+    with pytest.warns(cc.ModelWarning, match=re.escape(said)):
+        r = cc.load_robot(path)
+    assert (r.bodies[0].joint.limits.lower, r.bodies[0].joint.limits.upper) == (0.0, 0.0)
+    assert Reference(r, 1.0).amplitude[0] == 0.0  # what the warning says simulate does
+    info = run_cli("info", path)
+    assert info.code == 0 and f"warning: {said}" in " ".join(info.err.split()), info
+    assert_one_line_error(run_cli("excite", path, "-o", tmp_path / "t.csv"), "joint 'shoulder'", "range [0, 0]")
+    # a range of one value elsewhere than 0 is said without the CAD remark; continuous and fixed
+    # joints read no range, so their 0 and 0 say nothing
+    with pytest.warns(cc.ModelWarning, match=r"leaving it no range: 'shoulder' \(0.5\); kept as given"):
+        cc.load_robot(write_file(tmp_path, "half.urdf", open(path).read().replace(
+            'lower="0" upper="0" effort="0"', 'lower="0.5" upper="0.5" effort="0"')))
+    quiet = TWO_LINK_TEXT.replace('<axis xyz="0.0 0.0 1.0" />', '<axis xyz="0.0 0.0 1.0" /><limit lower="0" upper="0" '
+                                  'effort="1" velocity="1"/>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cc.load_robot(write_file(tmp_path, "continuous.urdf", quiet))
+        cc.load_robot(write_file(tmp_path, "fixed.urdf", quiet.replace('name="joint2" type="continuous"',
+                                                                        'name="joint2" type="fixed"')))
+
+
+# ---- URDF elements urdfdom refuses, --strict ----------------------------------------------------
+@pytest.mark.parametrize("old,new,message", [
+    ('<joint name="joint2" type="continuous">', '<joint type="continuous">',
+     "the 2nd <joint> (continuous, parent link 'link1', child link 'link2') has no name"),
+    ('<link name="link2">', '<link name="">', "the 3rd <link> (after link 'link1') has no name"),
+    ('<link name="base" />', "<link/>", "the 1st <link> (before link 'link1') has no name"),
+    ('<parent link="link1" />', "", "joint 'joint2' has no <parent link=\"...\"/>"),
+])
+def test_a_link_or_joint_without_its_name_is_found_by_its_place(tmp_path, run_cli, old, new, message):
+    assert old in TWO_LINK_TEXT
+    path = write_file(tmp_path, "m.urdf", TWO_LINK_TEXT.replace(old, new, 1))
+    with pytest.raises(cc.ModelError, match=re.escape(message)):
+        cc.load_robot(path)
+    assert_one_line_error(run_cli("info", path), f"m.urdf: {message}")
+
+
+INERTIA2 = '<inertia ixx="0.001" ixy="0.0" ixz="0.0" iyy="0.04" iyz="0.0" izz="0.04" />'
+
+
+@pytest.mark.parametrize("old,new,message", [
+    (INERTIA2, "", ("link 'link2': its <inertial> has a <mass> but no <inertia>, which URDF requires (urdfdom refuses "
+                    'the file); for a point mass write <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/>')),
+    ('<mass value="0.7" />', "", "link 'link2': its <inertial> has no <mass value=\"...\"/>"),
+    ('<mass value="0.7" />', "<mass />", "link 'link2': its <inertial> has no <mass value=\"...\"/>"),
+    (INERTIA2, INERTIA2.replace(' ixy="0.0"', "").replace(' iyz="0.0"', ""),
+     "link 'link2': its <inertia> has no ixy, iyz; URDF requires all six"),
+])
+def test_an_inertial_urdfdom_refuses_is_refused_not_read_as_zeros(tmp_path, run_cli, old, new, message):
+    """urdfdom's parseInertial (urdf_parser/src/link.cpp) refuses an <inertial> without <mass value>,
+    without <inertia> or without one of its six attributes; yourdfpy reads what is missing as 0 (a
+    point mass, a massless body with an inertia)."""
+    assert old in TWO_LINK_TEXT
+    path = write_file(tmp_path, "m.urdf", TWO_LINK_TEXT.replace(old, new, 1))
+    with pytest.raises(cc.ModelError, match=re.escape(message)):
+        cc.load_robot(path)
+    assert_one_line_error(run_cli("info", path), f"m.urdf: {message}")
+
+
+def test_strict_says_in_one_sentence_what_it_refused(tmp_path, run_cli):
+    path = write_file(tmp_path, "m.urdf", TWO_LINK_TEXT.replace('iyy="0.04" iyz="0.0" izz="0.04"',
+                                                                'iyy="0.001" iyz="0.0" izz="0.01"'))
+    said = "; strict refuses the robot, which is otherwise computed as given, with a warning"
+    with pytest.raises(cc.ModelError) as refused:
+        cc.load_robot(path, strict=True)
+    assert str(refused.value).endswith("triangle inequality by 80 %" + said) and refused.value.hint is None
+    r = run_cli("info", path, "--strict")
+    assert_one_line_error(r, "1 link with an inertia no rigid body has: 'link2'")
+    assert stderr_lines(r.err)[0].endswith(said), r.err
+    with pytest.warns(cc.ModelWarning, match="by 80 %; computed as given$"):
+        cc.load_robot(path)
 
 # ---- nesting, robots by name, standard input ----------------------------------------------------
 @needs_mujoco

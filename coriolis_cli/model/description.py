@@ -249,6 +249,18 @@ def inertia_issues(links, scale: float) -> list[InertiaIssue]:
     return issues
 
 
+def pinned_limits_summary(pinned) -> str:
+    """The warning for revolute and prismatic joints whose lower limit equals the upper, given as
+    (name, value) pairs: what the commands that move joints then do with them."""
+    n = len(pinned)
+    it = "them" if n > 1 else "it"
+    shown = ", ".join(f"'{name}' ({value:g})" for name, value in pinned[:3]) + (f" and {n - 3} more" if n > 3 else "")
+    cad = " (CAD exports write 0 and 0 for limits never entered)" if any(value == 0 for _, value in pinned) else ""
+    return (f"{n} joint{'s' if n > 1 else ''} whose lower limit equals the upper, leaving {it} no range{cad}: {shown}; "
+            f"kept as given: simulate keeps {it} at that value, excite refuses {it}, random configurations ignore "
+            "the range")
+
+
 def validate(desc: RobotDescription) -> RobotDescription:
     """Check a description and return it with normalized joint axes.
 
@@ -271,6 +283,7 @@ def validate(desc: RobotDescription) -> RobotDescription:
     parent_of: dict[str, str] = {}
     joints = []
     unordered: list[str] = []
+    pinned: list[tuple[str, float]] = []
     for j in desc.joints:
         if not j.name:
             raise ModelError("a joint has no name")
@@ -300,6 +313,10 @@ def validate(desc: RobotDescription) -> RobotDescription:
             if j.limits.lower > j.limits.upper:  # some simulators' way to say "no limit"; Pinocchio loads it
                 unordered.append(f"'{j.name}' ({j.limits.lower:g} > {j.limits.upper:g})")
                 j = replace(j, limits=replace(j.limits, lower=None, upper=None))
+            elif j.limits.lower == j.limits.upper and j.type in ("revolute", "prismatic"):
+                # CAD exporters' 0 and 0 for limits never entered; Pinocchio loads it, and the
+                # dynamics does not read it, but the commands that move the joint do
+                pinned.append((j.name, j.limits.lower))
         if j.mimic is not None:
             m = j.mimic
             if not m.joint:
@@ -317,6 +334,8 @@ def validate(desc: RobotDescription) -> RobotDescription:
         warnings.warn(ModelWarning(f"{len(unordered)} joint{'s' if len(unordered) > 1 else ''} with the lower limit above "
                                    f"the upper, read as no limit: {', '.join(unordered[:3])}"
                                    f"{f' and {len(unordered) - 3} more' if len(unordered) > 3 else ''}"), stacklevel=2)
+    if pinned:
+        warnings.warn(ModelWarning(pinned_limits_summary(pinned)), stacklevel=2)
     for k, j in enumerate(joints):
         if j.mimic is not None and j.mimic.joint not in joint_names:
             warnings.warn(ModelWarning(f"joint '{j.name}' mimics joint '{j.mimic.joint}', which does not exist; "

@@ -49,7 +49,7 @@ def _cache_dir() -> str | None:
     return os.path.join(base, "coriolis", "urdf")
 
 
-CACHE_SCHEMA = 4  # bump when the cached layout or the parser's output changes
+CACHE_SCHEMA = 5  # bump when the cached layout or the parser's output changes
 CACHE_MAX_BYTES = 64 * 2**20
 
 

@@ -603,7 +603,7 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
     if massless:
         problems.append(massless_summary(singular))
     if strict and problems:
-        raise ModelError(" and ".join(problems) + " (computed as given unless strict)", hint="computed with a warning without --strict")
+        raise ModelError(" and ".join(problems) + "; strict refuses the robot, which is otherwise computed as given, with a warning")
     for text in problems:
         warnings.warn(ModelWarning(text + "; computed as given"), stacklevel=2)
     return replace(model, inertia_issues=issues, massless_joints=tuple(massless),

@@ -87,6 +87,66 @@ def _essential(el: ET.Element, source: str, owner: str = "") -> ET.Element:
     return out
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _unnamed(elements: list, k: int) -> str:
+    """The k-th of ``elements`` (all <link> or all <joint>), which has no name, as a reader finds
+    it in the file: by its place and what it says (a joint's type and links, a link's neighbours)."""
+    el = elements[k]
+    known = []
+    if el.tag == "joint":
+        known += [el.get("type")] if el.get("type") else []
+        for role in ("parent", "child"):
+            ref = el.find(role)
+            if ref is not None and ref.get("link"):
+                known.append(f"{role} link '{ref.get('link')}'")
+    else:
+        before = next((e.get("name") for e in reversed(elements[:k]) if e.get("name")), None)
+        after = next((e.get("name") for e in elements[k + 1:] if e.get("name")), None)
+        known += [f"after link '{before}'"] if before else [f"before link '{after}'"] if after else []
+    described = f" ({', '.join(known)})" if known else ""
+    return f"the {_ordinal(k + 1)} <{el.tag}>{described} has no name"
+
+
+_INERTIA_ATTRIBUTES = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+
+
+def _check_required(root: ET.Element, source: str) -> None:
+    """What urdfdom (and so ROS and Pinocchio) refuses a file without, refused here by the element
+    at fault: names of links and joints, a joint's links, and an <inertial>'s mass and six moments
+    (yourdfpy reads a missing one as 0, and an <inertial> without <inertia> as a point mass)."""
+    for tag in ("link", "joint"):
+        elements = root.findall(tag)
+        for k, el in enumerate(elements):
+            if not el.get("name"):
+                raise ModelError(f"{source}: {_unnamed(elements, k)}")
+    for el in root.findall("joint"):
+        for role in ("parent", "child"):
+            ref = el.find(role)
+            if ref is None or not ref.get("link"):
+                raise ModelError(f"{source}: joint '{el.get('name')}' has no <{role} link=\"...\"/>")
+    for el in root.findall("link"):
+        inertial = el.find("inertial")
+        if inertial is None:
+            continue
+        where = f"{source}: link '{el.get('name')}'"
+        mass, inertia = inertial.find("mass"), inertial.find("inertia")
+        if mass is None or mass.get("value") is None:
+            raise ModelError(f"{where}: its <inertial> has no <mass value=\"...\"/>, which URDF requires (urdfdom "
+                             "refuses the file); give the link's mass, or remove the <inertial> of a massless link")
+        if inertia is None:
+            raise ModelError(f"{where}: its <inertial> has a <mass> but no <inertia>, which URDF requires (urdfdom "
+                             "refuses the file); for a point mass write <inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" "
+                             "iyy=\"0\" iyz=\"0\" izz=\"0\"/>")
+        missing = [a for a in _INERTIA_ATTRIBUTES if inertia.get(a) is None]
+        if missing:
+            raise ModelError(f"{where}: its <inertia> has no {', '.join(missing)}; URDF requires all six of "
+                             f"{', '.join(_INERTIA_ATTRIBUTES)} (urdfdom refuses the file), 0 where a product of "
+                             "inertia is zero")
+
+
 def _opt(x):
     return None if x is None else float(x)
 
@@ -118,6 +178,7 @@ def parse_urdf(text: str, source: str = "<string>") -> RobotDescription:
         raise ModelError(unexpanded_message(source))
     if not root.get("name"):
         root.set("name", os.path.splitext(os.path.basename(source))[0] or "robot")
+    _check_required(root, source)
     essential = _essential(root, source)
     # yourdfpy reads what dynamics needs and nothing else: geometry (whatever its tags), materials,
     # plugins and text never reach it. Silence its mesh warnings.
