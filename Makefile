@@ -46,13 +46,14 @@ demo: $(STAMP)
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
-# coriolis_cli.torch's tests, apart: PyTorch is not a dependency (its registry wheel carries the
+# coriolis_cli.torch's tests and its tutorial (docs/tutorials/torch-payload.md, whose test's id
+# holds "torch"), apart: PyTorch is not a dependency (its registry wheel carries the
 # CUDA libraries, several GB). 2.13.0 is the version whose CPU build this project's machines hold
 # on disk; elsewhere pip takes the registry's.
 TORCH ?= torch==2.13.0
 test-torch: $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet '$(TORCH)'
-	$(BIN)/python -m pytest -p no:cacheprovider tests/test_torch.py tests/test_api_reference.py -k "torch"
+	$(BIN)/python -m pytest -p no:cacheprovider tests/test_torch.py tests/test_api_reference.py tests/test_tutorials.py -k "torch"
 
 # The two ways in, as a new user takes them (about 3 min; tests/test_install.py): a wheel built
 # here and installed into a fresh environment with no compiler on PATH, and `make demo` from a

@@ -251,22 +251,6 @@ def test_second_derivatives_of_tau_are_the_tensors_and_pass_check_grads(key):
     assert "\n" not in str(e.value)
 
 
-def test_the_trajectory_optimization_on_the_jax_page_reaches_its_pose(tmp_path):
-    """docs/api/jax.md's example, run as written: BFGS through a rollout of the forward dynamics
-    brings the Panda to its pose and to rest (its counts and times are the machine's)."""
-    import os
-    import re
-    import subprocess
-    import sys
-
-    page = open(os.path.join(os.path.dirname(__file__), "..", "docs", "api", "jax.md"), encoding="utf-8").read()
-    code = next(b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "minimize(" in b)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    error, speed = (float(x) for x in re.search(r"\|q - goal\| (\S+) rad, \|q̇\| (\S+) rad/s", out.stdout).groups())
-    assert error < 1e-2 and speed < 1e-1, out.stdout
-
-
 def test_arrays_off_the_cpu_are_refused_in_one_line(monkeypatch):
     """The handlers exist for the CPU only: a GPU's arrays, or a jitted call whose default backend
     is a GPU, get one line saying how to move them, not XLA's error or a silent copy."""

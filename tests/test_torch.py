@@ -146,40 +146,6 @@ def test_every_joint_type_gradients_with_respect_to_q_as_it_is_stored(tmp_path):
     assert checked >= 40, checked
 
 
-def test_the_payload_example_finds_the_payload_and_agrees_with_identify(tmp_path, monkeypatch, capsys):
-    """The page's second example, run as written: the payload MuJoCo carried comes back (mass and
-    position to 1e-3 relative, residuals at the noise), and `coriolis identify` on its recording
-    predicts the same torques (0.005 N·m RMS apart, a quarter of the noise) and gives the last link
-    the same identifiable first moment (m c_x, m c_y) within 1 %."""
-    pytest.importorskip("mujoco")
-    pytest.importorskip("cvxpy")
-    from click.testing import CliRunner
-
-    from coriolis_cli.cli import cli
-
-    monkeypatch.chdir(tmp_path)
-    names = {}
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # load_recording's note on the differentiated q̈
-        exec(compile(_page_examples()[1], "torch.md", "exec"), names)
-    assert "payload 1.000 kg at [0.05 0.02 0.15] m; torque RMS 0.0200 N·m" in capsys.readouterr().out
-    payload = names["payload"].detach().numpy()
-    assert abs(payload[0] - 1.0) < 1e-3 and np.allclose(payload[1:4], [0.05, 0.02, 0.15], rtol=1e-3, atol=0)
-
-    result = CliRunner().invoke(cli, ["identify", "panda", "payload_run.csv", "--effort", "sampled", "-o", "fitted.urdf"])
-    assert result.exit_code == 0, result.output
-    robot = cc.load_robot("panda")
-    ours = cc.inertial_parameters(robot)
-    ours[60:] += payload
-    theirs = cc.inertial_parameters(cc.load_robot("fitted.urdf"))
-    run = names["run"]
-    Y = cc.regressor(robot, run.q, run.qd, run.qd, run.qdd)
-    assert np.sqrt(np.mean((Y @ ours - Y @ theirs) ** 2)) < 0.005
-    assert np.allclose(ours[61:63], theirs[61:63], rtol=0.01, atol=0)
-
-
 @pytest.mark.parametrize("key", list(ROBOTS))
 def test_torch_func_transforms_give_the_analytic_derivatives(key):
     """torch.func's jacfwd (forward mode, the Functions' jvp), jacrev and hessian, under vmap, give
