@@ -27,14 +27,23 @@ and closed loops are refused in one line. float64 only. A state the NumPy functi
 finite, a singular M) gives NaN here, as JAX's own functions do.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from .engine import xla
+
+if TYPE_CHECKING:  # the annotations' names, for readers and the documentation; nothing is imported for them
+    import jax
+    from numpy.typing import ArrayLike
+
+    from .model.tree import RobotModel
 
 __all__ = ["christoffel", "coriolis_matrix", "coriolis_product", "coriolis_transpose_velocity", "forward_dynamics",
            "generalized_momentum", "gravity_vector", "inverse_dynamics", "mass_matrix"]
 
 
-def mass_matrix(robot, q):
+def mass_matrix(robot: RobotModel, q: jax.Array) -> jax.Array:
     """Joint-space mass matrix M(q) as a JAX function.
 
     The compiled kernel of [coriolis_cli.mass_matrix][coriolis_cli.mass_matrix] (the same bits),
@@ -90,7 +99,8 @@ def mass_matrix(robot, q):
     return xla.mass_matrix(robot, q)
 
 
-def inverse_dynamics(robot, q, qd, qdd, gravity=True):
+def inverse_dynamics(robot: RobotModel, q: jax.Array, qd: jax.Array, qdd: jax.Array, gravity: bool | ArrayLike = True
+                     ) -> jax.Array:
     """Joint torques τ = M(q) q̈ + C(q, q̇) q̇ + g(q) as a JAX function.
 
     The recursive Newton–Euler kernel of [coriolis_cli.inverse_dynamics][coriolis_cli.inverse_dynamics]
@@ -160,7 +170,7 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True):
     return xla.inverse_dynamics(robot, q, qd, qdd, gravity)
 
 
-def gravity_vector(robot, q, gravity=True):
+def gravity_vector(robot: RobotModel, q: jax.Array, gravity: bool | ArrayLike = True) -> jax.Array:
     """Generalized gravity g(q), the torques that hold the robot still, as a JAX function.
 
     The compiled kernel of [coriolis_cli.gravity_vector][coriolis_cli.gravity_vector] (the same
@@ -219,7 +229,8 @@ def gravity_vector(robot, q, gravity=True):
     return xla.gravity_vector(robot, q, gravity)
 
 
-def forward_dynamics(robot, q, qd, tau, gravity=True):
+def forward_dynamics(robot: RobotModel, q: jax.Array, qd: jax.Array, tau: jax.Array, gravity: bool | ArrayLike = True
+                     ) -> jax.Array:
     """Joint accelerations q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)) as a JAX function.
 
     The compiled kernel of [coriolis_cli.forward_dynamics][coriolis_cli.forward_dynamics] (the
@@ -285,7 +296,7 @@ def forward_dynamics(robot, q, qd, tau, gravity=True):
     return xla.forward_dynamics(robot, q, qd, tau, gravity)
 
 
-def coriolis_matrix(robot, q, qd):
+def coriolis_matrix(robot: RobotModel, q: jax.Array, qd: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Mass matrix M, its time derivative Ṁ and the Coriolis matrix C at (q, q̇) as a JAX function.
 
     The compiled kernel of [coriolis_cli.coriolis_matrix][coriolis_cli.coriolis_matrix] (the same
@@ -351,7 +362,7 @@ def coriolis_matrix(robot, q, qd):
     return xla.coriolis_matrix(robot, q, qd)
 
 
-def christoffel(robot, q):
+def christoffel(robot: RobotModel, q: jax.Array) -> jax.Array:
     """Christoffel symbols of the first kind Γ(q) as a JAX function.
 
     The compiled kernel of [coriolis_cli.christoffel][coriolis_cli.christoffel] (the same bits):
@@ -405,7 +416,7 @@ def christoffel(robot, q):
     return xla.christoffel(robot, q)
 
 
-def coriolis_product(robot, q, qd, v):
+def coriolis_product(robot: RobotModel, q: jax.Array, qd: jax.Array, v: jax.Array) -> jax.Array:
     """The product C(q, q̇) v of the Coriolis matrix with a vector as a JAX function.
 
     C from the kernel of [coriolis_cli.coriolis_matrix][coriolis_cli.coriolis_matrix], times v in
@@ -469,7 +480,7 @@ def coriolis_product(robot, q, qd, v):
     return xla.coriolis_product(robot, q, qd, v)
 
 
-def coriolis_transpose_velocity(robot, q, qd):
+def coriolis_transpose_velocity(robot: RobotModel, q: jax.Array, qd: jax.Array) -> jax.Array:
     """The product Cᵀ(q, q̇) q̇ as a JAX function, the term of the momentum observer.
 
     The compiled kernel of [coriolis_cli.coriolis_transpose_velocity][coriolis_cli.coriolis_transpose_velocity]
@@ -531,7 +542,7 @@ def coriolis_transpose_velocity(robot, q, qd):
     return xla.coriolis_transpose_velocity(robot, q, qd)
 
 
-def generalized_momentum(robot, q, qd):
+def generalized_momentum(robot: RobotModel, q: jax.Array, qd: jax.Array) -> jax.Array:
     """Generalized momentum p = M(q) q̇ as a JAX function.
 
     The compiled kernel of [coriolis_cli.generalized_momentum][coriolis_cli.generalized_momentum]

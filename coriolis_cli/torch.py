@@ -21,14 +21,24 @@ are refused in one line for now, as are tensors that are not float64 on the CPU.
 NumPy functions refuse raises their error.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .engine import torch_ops
 from .engine.torch_ops import robot_id
+
+if TYPE_CHECKING:  # the annotations' names, for readers and the documentation; nothing is imported for them
+    import torch
+    from numpy.typing import ArrayLike
+
+    from .model.tree import RobotModel
 
 __all__ = ["christoffel", "coriolis_matrix", "coriolis_product", "coriolis_transpose_velocity", "forward_dynamics",
            "generalized_momentum", "gravity_vector", "inverse_dynamics", "mass_matrix", "regressor"]
 
 
-def mass_matrix(robot, q):
+def mass_matrix(robot: RobotModel, q: torch.Tensor) -> torch.Tensor:
     """Joint-space mass matrix M(q) as a function of PyTorch tensors.
 
     The compiled kernel of [coriolis_cli.mass_matrix][coriolis_cli.mass_matrix] (the same bits),
@@ -87,7 +97,8 @@ def mass_matrix(robot, q):
     return torch_ops.mass_matrix(robot_id(robot), q)
 
 
-def inverse_dynamics(robot, q, qd, qdd, gravity=True):
+def inverse_dynamics(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor, qdd: torch.Tensor,
+                     gravity: bool | ArrayLike = True) -> torch.Tensor:
     """Joint torques τ = M(q) q̈ + C(q, q̇) q̇ + g(q) as a function of PyTorch tensors.
 
     The recursive Newton–Euler kernel of [coriolis_cli.inverse_dynamics][coriolis_cli.inverse_dynamics]
@@ -162,7 +173,7 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True):
     return torch_ops.inverse_dynamics(robot_id(robot, gravity), q, qd, qdd)
 
 
-def gravity_vector(robot, q, gravity=True):
+def gravity_vector(robot: RobotModel, q: torch.Tensor, gravity: bool | ArrayLike = True) -> torch.Tensor:
     """Generalized gravity g(q), the torques that hold the robot still, as a function of PyTorch tensors.
 
     The compiled kernel of [coriolis_cli.gravity_vector][coriolis_cli.gravity_vector] (the same
@@ -224,7 +235,8 @@ def gravity_vector(robot, q, gravity=True):
     return torch_ops.gravity_vector(robot_id(robot, gravity), q)
 
 
-def forward_dynamics(robot, q, qd, tau, gravity=True):
+def forward_dynamics(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor, tau: torch.Tensor,
+                     gravity: bool | ArrayLike = True) -> torch.Tensor:
     """Joint accelerations q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)) as a function of PyTorch tensors.
 
     The compiled kernel of [coriolis_cli.forward_dynamics][coriolis_cli.forward_dynamics] (the
@@ -296,7 +308,8 @@ def forward_dynamics(robot, q, qd, tau, gravity=True):
     return torch_ops.forward_dynamics(robot_id(robot, gravity), q, qd, tau)
 
 
-def coriolis_matrix(robot, q, qd):
+def coriolis_matrix(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor
+                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Mass matrix M, its time derivative Ṁ and the Coriolis matrix C at (q, q̇) as PyTorch tensors.
 
     The compiled kernel of [coriolis_cli.coriolis_matrix][coriolis_cli.coriolis_matrix] (the same
@@ -365,7 +378,7 @@ def coriolis_matrix(robot, q, qd):
     return torch_ops.coriolis_matrix(robot_id(robot), q, qd)
 
 
-def christoffel(robot, q):
+def christoffel(robot: RobotModel, q: torch.Tensor) -> torch.Tensor:
     """Christoffel symbols of the first kind Γ(q) as a PyTorch tensor.
 
     The compiled kernel of [coriolis_cli.christoffel][coriolis_cli.christoffel] (the same bits):
@@ -422,7 +435,7 @@ def christoffel(robot, q):
     return torch_ops.christoffel(robot_id(robot), q)
 
 
-def coriolis_product(robot, q, qd, v):
+def coriolis_product(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """The product C(q, q̇) v of the Coriolis matrix with a vector as a PyTorch tensor.
 
     C from the kernel of [coriolis_cli.coriolis_matrix][coriolis_cli.coriolis_matrix], times v
@@ -489,7 +502,7 @@ def coriolis_product(robot, q, qd, v):
     return torch_ops.coriolis_product(robot_id(robot), q, qd, v)
 
 
-def coriolis_transpose_velocity(robot, q, qd):
+def coriolis_transpose_velocity(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor) -> torch.Tensor:
     """The product Cᵀ(q, q̇) q̇ as a PyTorch tensor, the term of the momentum observer.
 
     The compiled kernel of [coriolis_cli.coriolis_transpose_velocity][coriolis_cli.coriolis_transpose_velocity]
@@ -553,7 +566,7 @@ def coriolis_transpose_velocity(robot, q, qd):
     return torch_ops.coriolis_transpose_velocity(robot_id(robot), q, qd)
 
 
-def generalized_momentum(robot, q, qd):
+def generalized_momentum(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor) -> torch.Tensor:
     """Generalized momentum p = M(q) q̇ as a PyTorch tensor.
 
     The compiled kernel of [coriolis_cli.generalized_momentum][coriolis_cli.generalized_momentum]
@@ -618,7 +631,8 @@ def generalized_momentum(robot, q, qd):
     return torch_ops.generalized_momentum(robot_id(robot), q, qd)
 
 
-def regressor(robot, q, qd, qd_r, qdd_r, gravity=True):
+def regressor(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor, qd_r: torch.Tensor, qdd_r: torch.Tensor,
+              gravity: bool | ArrayLike = True) -> torch.Tensor:
     """Slotine–Li regressor Y(q, q̇, q̇_r, q̈_r), with Y θ = M q̈_r + C q̇_r + g, as a PyTorch tensor.
 
     The compiled kernel of [coriolis_cli.regressor][coriolis_cli.regressor] (the same bits): the

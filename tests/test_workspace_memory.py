@@ -60,3 +60,19 @@ def test_an_output_cannot_be_replaced_and_detached_from_the_calls_that_write_it(
         data.Gamma = np.zeros((7, 7, 7))
     again = cc.inverse_dynamics_derivatives(robot, q, 2 * v, v, data=data)[0]
     assert again is written and data.dtau_dq is written  # still the array the calls write
+
+
+def test_the_composed_functions_data_outputs_are_read_only_views_as_every_other_is():
+    """∂C/∂q and the forward dynamics' second-order tensors, which are composed of other functions,
+    write into fields of the workspace that, as every field, the caller cannot write."""
+    robot = cc.load_robot("panda")
+    data = cc.create_data(robot)
+    q, v = robot.neutral_configuration(), np.full(robot.nv, 0.3)
+    first = cc.coriolis_matrix_derivatives(robot, q, v, data=data)
+    again = cc.coriolis_matrix_derivatives(robot, q + 0.1, v, data=data)
+    assert first is again and not again.flags.writeable
+    assert np.array_equal(again, cc.coriolis_matrix_derivatives(robot, q + 0.1, v))
+    tensors = cc.forward_dynamics_second_derivatives(robot, q, v, np.zeros(robot.nv), data=data)
+    assert all(not t.flags.writeable for t in tensors)
+    later = cc.forward_dynamics_second_derivatives(robot, q, v, np.ones(robot.nv), data=data)
+    assert all(a is b for a, b in zip(tensors, later))

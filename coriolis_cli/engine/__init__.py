@@ -8,10 +8,14 @@ start without it.
 from . import coordinates  # noqa: F401 (registers each function's form for robots in other coordinates)
 from .algorithms import NAMED  # every public function by its key (Names)
 from .api import *  # api.__all__: every public function, described there
-from .api import (GAMMA_MAX_BYTES, check_gamma_size, check_memory, gamma_bytes, largest_entries,  # noqa: F401
-                  positive_definite, singular_mass_matrix)  # the package's own, not public
-from .calls import get_num_threads, set_num_threads, single_state  # noqa: F401 (single_state: the package's own)
-from .conventions import FACTORIZATIONS, MomentumRegressors
+from .calls import get_num_threads, set_num_threads
+from .conventions import MomentumRegressors
 from .coordinates import integrate, random_configuration
+# helpers the package's other modules reach as engine.NAME; not public (not in __all__)
+from .api import check_gamma_size, gamma_bytes  # noqa: F401
+from .calls import positive_definite, single_state, singular_mass_matrix  # noqa: F401
+from .conventions import FACTORIZATIONS  # noqa: F401
+from .data import GAMMA_MAX_BYTES, check_memory  # noqa: F401
+from .selection import largest_entries  # noqa: F401
 
 __all__ = api.__all__ + ["MomentumRegressors", "get_num_threads", "set_num_threads", "integrate", "random_configuration"]

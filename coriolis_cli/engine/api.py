@@ -16,10 +16,14 @@ engine.coordinates registers each function's form for robots in other coordinate
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import StateError
 from ..model.coordinates import ReducedRobot
+from ..model.tree import RobotModel
 from ..model.joints import FREE as FREE_CODE
 from ..model.parameters import N_PARAMETERS
 from . import compiled
@@ -29,13 +33,10 @@ from .calls import (
     check_data,
     checked,
     finite_vectors,
-    positive_definite,
     single_state,
-    singular_mass_matrix,
 )
-from .conventions import FACTORIZATIONS, MOMENTUM_REGRESSORS, TRAJECTORY_OUTPUTS, TRAJECTORY_QUANTITIES, MomentumRegressors
+from .conventions import MOMENTUM_REGRESSORS, TRAJECTORY_OUTPUTS, TRAJECTORY_QUANTITIES, MomentumRegressors
 from .data import (
-    GAMMA_MAX_BYTES,
     Data,
     check_gamma_bytes,
     check_second_bytes,
@@ -78,8 +79,9 @@ def _gamma_guard(robot, K, data, force=False):
 # ---- Algorithms 1 and 2 ------------------------------------------------------------------------
 @algorithm(compiled.coriolis_matrix, key="C", shape=lambda r: (3, r.nv, r.nv), take=_three, batch=compiled.coriolis_matrix_batch,
            batch_take=_three_of_each, into="coriolis_block", returns="coriolis_outputs")
-def coriolis_matrix(robot, q, qd, factorization: str = "christoffel", data: Data | None = None,
-                    out: np.ndarray | tuple | None = None):
+def coriolis_matrix(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, factorization: str = "christoffel",
+                    data: Data | None = None, out: np.ndarray | tuple | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The mass matrix M, its derivative Ṁ and the Coriolis matrix C at (q, q̇).
 
     Algorithm 1 of Echeandia & Wensing: one O(N d) pass (N bodies, d the depth of the tree) gives M(q), Ṁ(q, q̇) and
@@ -149,7 +151,8 @@ def coriolis_matrix(robot, q, qd, factorization: str = "christoffel", data: Data
 
 @algorithm(compiled.christoffel, key="Gamma", shape=lambda r: (r.nv,) * 3, batch=compiled.christoffel_batch, into="gamma_out",
            returns="Gamma", guard=_gamma_guard)
-def christoffel(robot, q, force: bool = False, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def christoffel(robot: RobotModel | ReducedRobot, q: ArrayLike, force: bool = False, data: Data | None = None,
+                out: np.ndarray | tuple | None = None) -> np.ndarray:
     """The Christoffel symbols of the first kind, Γ(q), with C[i, j] = Σ_k Γ[i, j, k] q̇_k.
 
     Algorithm 2 of Echeandia & Wensing, in the index order of its eq. (3). Where the velocities are the derivatives of
@@ -211,7 +214,7 @@ def christoffel(robot, q, force: bool = False, data: Data | None = None, out: np
     """
 
 
-def christoffel_slices(robot, q):
+def christoffel_slices(robot: RobotModel | ReducedRobot, q: ArrayLike) -> Iterator[tuple[int, np.ndarray]]:
     """Γ one slice at a time, Γ[:, :, k] = C(q, e_k), in O(nv²) memory whatever the robot.
 
     A generator that yields the nv slices of [christoffel][coriolis_cli.christoffel] in order of k without ever holding
@@ -269,7 +272,8 @@ def _tree_slices(robot, q):
         yield k, coriolis_matrix(robot, q, e, data=data)[2]
 
 
-def christoffel_largest(robot, q, top: int, tiny: float = 0.0):
+def christoffel_largest(robot: RobotModel | ReducedRobot, q: ArrayLike, top: int,
+                        tiny: float = 0.0) -> tuple[list[tuple[int, int, int, float]], int]:
     """The `top` largest |Γ_ijk| at q, without holding Γ.
 
     Γ is streamed with [christoffel_slices][coriolis_cli.christoffel_slices], so this works in O(nv²) memory on any
@@ -326,7 +330,8 @@ def christoffel_largest(robot, q, top: int, tiny: float = 0.0):
 
 # ---- CRBA and RNEA (in body coordinates where they apply: engine/core/engine.hpp chooses) -------
 @algorithm(compiled.mass_matrix, key="M", shape=_square, batch=compiled.mass_matrix_batch, into="M_out", returns="M")
-def mass_matrix(robot, q, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def mass_matrix(robot: RobotModel | ReducedRobot, q: ArrayLike, data: Data | None = None,
+                out: np.ndarray | tuple | None = None) -> np.ndarray:
     """The joint-space mass matrix M(q).
 
     The composite-rigid-body algorithm, the joints' armature included. Robots of 1-DoF joints under at most a free root
@@ -383,7 +388,9 @@ def mass_matrix(robot, q, data: Data | None = None, out: np.ndarray | tuple | No
 
 @algorithm(compiled.inverse_dynamics, key="tau", shape=_vector, batch=compiled.inverse_dynamics_batch, into="tau_out",
            returns="tau")
-def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def inverse_dynamics(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                     gravity: bool | ArrayLike = True, data: Data | None = None, out: np.ndarray | tuple | None = None
+                     ) -> np.ndarray:
     """The joint torques τ = M(q) q̈ + C(q, q̇) q̇ + g(q) that produce q̈ at (q, q̇).
 
     The recursive Newton–Euler algorithm (RNEA), the joints' armature included. Robots of 1-DoF joints under at most a
@@ -447,7 +454,8 @@ def inverse_dynamics(robot, q, qd, qdd, gravity=True, data: Data | None = None, 
 
 
 @algorithm(compiled.gravity_vector, key="g", shape=_vector, batch=compiled.gravity_vector_batch, into="g_out", returns="g")
-def gravity_vector(robot, q, gravity=True, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def gravity_vector(robot: RobotModel | ReducedRobot, q: ArrayLike, gravity: bool | ArrayLike = True,
+                   data: Data | None = None, out: np.ndarray | tuple | None = None) -> np.ndarray:
     """The generalized gravity g(q), the torques that hold the robot still at q.
 
     g(q) is the RNEA at rest, τ(q, 0, 0). Robots of 1-DoF joints under at most a free root are computed in body
@@ -509,8 +517,9 @@ def gravity_vector(robot, q, gravity=True, data: Data | None = None, out: np.nda
 @algorithm(compiled.inverse_dynamics_derivatives, key="dtau", shape=lambda r: (3, r.nv, r.nv), take=_three,
            batch=compiled.inverse_dynamics_derivatives_batch, batch_take=_three_of_each, into="derivatives_block",
            returns="derivatives_outputs")
-def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | None = None,
-                                 out: np.ndarray | tuple | None = None):
+def inverse_dynamics_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                                 gravity: bool | ArrayLike = True, data: Data | None = None,
+                                 out: np.ndarray | tuple | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The first derivatives of the inverse dynamics: ∂τ/∂q, ∂τ/∂q̇ and M = ∂τ/∂q̈.
 
     Of τ = M q̈ + C q̇ + g at (q, q̇, q̈), analytically, by one forward and one backward pass in O(N d) (Carpentier &
@@ -592,8 +601,9 @@ def inverse_dynamics_derivatives(robot, q, qd, qdd, gravity=True, data: Data | N
 @algorithm(compiled.forward_dynamics_derivatives, key="dqdd", shape=lambda r: (3, r.nv, r.nv), take=_three,
            batch=compiled.forward_dynamics_derivatives_batch, batch_take=_three_of_each, into="fd_derivatives_block",
            returns="fd_derivatives_outputs")
-def forward_dynamics_derivatives(robot, q, qd, tau, gravity=True, data: Data | None = None,
-                                 out: np.ndarray | tuple | None = None):
+def forward_dynamics_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
+                                 gravity: bool | ArrayLike = True, data: Data | None = None,
+                                 out: np.ndarray | tuple | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The first derivatives of the forward dynamics: ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ = ∂q̈/∂τ.
 
     Of q̈ = M⁻¹ (τ − C q̇ − g) at (q, q̇, τ): the inverse dynamics' derivatives at q̈, then ∂q̈/∂x = −M⁻¹ ∂τ/∂x with M =
@@ -684,8 +694,9 @@ def _four_of_each(out):
 @algorithm(compiled.coriolis_product_derivatives, key="dCv", shape=lambda r: (2, r.nv, r.nv), take=_first_two,
            batch=compiled.coriolis_product_derivatives_batch, batch_take=_first_two_of_each,
            into="coriolis_product_block", returns="coriolis_product_outputs")
-def coriolis_product_derivatives(robot, q, qd, v, factorization: str = "christoffel", data: Data | None = None,
-                                 out: np.ndarray | tuple | None = None):
+def coriolis_product_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, v: ArrayLike,
+                                 factorization: str = "christoffel", data: Data | None = None,
+                                 out: np.ndarray | tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """∂(C v)/∂q and ∂(C v)/∂q̇ of the product C(q, q̇) v, for a v that does not vary.
 
     E.g. the C q̇_r of the Slotine–Li torque; ∂(C v)/∂v is C itself. In O(N d). Each output is an nv x nv array with
@@ -756,8 +767,10 @@ def coriolis_product_derivatives(robot, q, qd, v, factorization: str = "christof
 @algorithm(compiled.slotine_li_derivatives, key="dslotine", shape=lambda r: (4, r.nv, r.nv), take=_four,
            batch=compiled.slotine_li_derivatives_batch, batch_take=_four_of_each,
            into="slotine_derivatives_block", returns="slotine_derivatives_outputs")
-def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel",
-                           data: Data | None = None, out: np.ndarray | tuple | None = None):
+def slotine_li_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qd_r: ArrayLike,
+                           qdd_r: ArrayLike, gravity: bool | ArrayLike = True, factorization: str = "christoffel",
+                           data: Data | None = None, out: np.ndarray | tuple | None = None
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The derivatives of the Slotine–Li torque: ∂τ/∂q, ∂τ/∂q̇, C = ∂τ/∂q̇_r and M = ∂τ/∂q̈_r.
 
     Of τ = M q̈_r + C q̇_r + g at (q, q̇, q̇_r, q̈_r), in O(N d), the joints' armature included: what linearizing a
@@ -838,7 +851,8 @@ def slotine_li_derivatives(robot, q, qd, qd_r, qdd_r, gravity=True, factorizatio
 
 @algorithm(compiled.gravity_derivatives, key="dg", shape=lambda r: (r.nv, r.nv), batch=compiled.gravity_derivatives_batch,
            into="dg_block", returns="dg_dq")
-def gravity_derivatives(robot, q, gravity=True, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def gravity_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, gravity: bool | ArrayLike = True,
+                        data: Data | None = None, out: np.ndarray | tuple | None = None) -> np.ndarray:
     """∂g/∂q, the derivative of the generalized gravity.
 
     In O(N d), as Pinocchio's `computeGeneralizedGravityDerivatives`. Each output is an nv x nv array with [i, j] =
@@ -900,7 +914,9 @@ def gravity_derivatives(robot, q, gravity=True, data: Data | None = None, out: n
 @algorithm(compiled.coriolis_transpose_derivatives, key="dCTqd", shape=lambda r: (2, r.nv, r.nv), take=_first_two,
            batch=compiled.coriolis_transpose_derivatives_batch, batch_take=_first_two_of_each,
            into="coriolis_transpose_block", returns="coriolis_transpose_outputs")
-def coriolis_transpose_derivatives(robot, q, qd, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def coriolis_transpose_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike,
+                                   data: Data | None = None, out: np.ndarray | tuple | None = None
+                                   ) -> tuple[np.ndarray, np.ndarray]:
     """∂(Cᵀq̇)/∂q and ∂(Cᵀq̇)/∂q̇ of Cᵀ(q, q̇) q̇.
 
     The derivatives of [coriolis_transpose_velocity][coriolis_cli.coriolis_transpose_velocity], in O(N d), the joints'
@@ -988,8 +1004,10 @@ def _second_guard(robot, K, data, force=False, **options):
 @algorithm(compiled.inverse_dynamics_second_derivatives, key="d2tau", shape=lambda r: (4, r.nv, r.nv, r.nv), take=_four,
            batch=compiled.inverse_dynamics_second_derivatives_batch, batch_take=_four_of_each, into="second_out",
            returns="second_outputs", guard=_second_guard)
-def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: bool = False,
-                                        data: Data | None = None, out: np.ndarray | tuple | None = None):
+def inverse_dynamics_second_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                                        gravity: bool | ArrayLike = True, force: bool = False,
+                                        data: Data | None = None, out: np.ndarray | tuple | None = None
+                                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The second derivatives of the inverse dynamics: ∂²τ/∂q², ∂²τ/∂q̇², ∂²τ/∂q∂q̇ and ∂²τ/∂q∂q̈.
 
     Of τ = M q̈ + C q̇ + g at (q, q̇, q̈), four nv³ tensors with [i, j, k] = ∂/∂x_j (∂τ_i/∂y_k): the entry [i, k] of
@@ -1071,8 +1089,10 @@ def inverse_dynamics_second_derivatives(robot, q, qd, qdd, gravity=True, force: 
 @algorithm(compiled.inverse_dynamics_second_derivatives_contracted, key="lam_d2tau", shape=lambda r: (4, r.nv, r.nv),
            take=_four, batch=compiled.inverse_dynamics_second_derivatives_contracted_batch, batch_take=_four_of_each,
            into="contracted_block", returns="contracted_outputs", guard=free_armature_guard)
-def inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd, lam, gravity=True, data: Data | None = None,
-                                                   out: np.ndarray | tuple | None = None):
+def inverse_dynamics_second_derivatives_contracted(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike,
+                                                   qdd: ArrayLike, lam: ArrayLike, gravity: bool | ArrayLike = True,
+                                                   data: Data | None = None, out: np.ndarray | tuple | None = None
+                                                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The inverse dynamics' second derivatives contracted with a co-state λ, each nv x nv.
 
     λᵀ∂²τ/∂q², λᵀ∂²τ/∂q̇², λᵀ∂²τ/∂q∂q̇ and λᵀ∂²τ/∂q∂q̈: Σ_i λ_i T[i, :, :] of each tensor T of
@@ -1175,9 +1195,11 @@ def _composed(robot, q, states, one_state, fields, guard, data):
         guard(1)
         results = one_state(*_one_state(robot, q, states))
         for name, result in zip(fields, results):
-            if getattr(data, name) is None:
-                setattr(data, name, np.empty_like(result))
-            getattr(data, name)[...] = result
+            if getattr(data, name) is None:  # a read-only view, as every other field is, of the workspace's own array
+                view = np.empty_like(result).view()
+                view.flags.writeable = False
+                setattr(data, name, view)
+            np.copyto(getattr(data, name).base, result)
         out = tuple(getattr(data, name) for name in fields)
         return out[0] if single else out
     if batch:
@@ -1201,8 +1223,9 @@ def _composed(robot, q, states, one_state, fields, guard, data):
 
 
 @named("dC", ("dC_dq",))
-def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel", force: bool = False,
-                                data: Data | None = None):
+def coriolis_matrix_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike,
+                                factorization: str = "christoffel", force: bool = False, data: Data | None = None
+                                ) -> np.ndarray:
     """∂C/∂q, the derivative of the Coriolis matrix, an nv³ tensor with [i, j, k] = ∂C_ij/∂q_k.
 
     Column j of C is C(q, q̇) e_j, so `[:, j, :]` is
@@ -1231,7 +1254,8 @@ def coriolis_matrix_derivatives(robot, q, qd, factorization: str = "christoffel"
         it is refused unless `force=True`.
     data : Data, optional
         A workspace from [create_data][coriolis_cli.create_data] for this robot, one state at a time: the result is
-        written into `data.dC_dq`, allocated on the first such call, and returned.
+        written into `data.dC_dq`, allocated on the first such call, and returned as a read-only view that the next
+        call overwrites.
 
     Returns
     -------
@@ -1303,8 +1327,10 @@ def forward_second_order(robot, q, qd, tau, gravity, lam=None):
 
 
 @named("d2qdd", ("d2qdd_dq2", "d2qdd_dqd2", "d2qdd_dqdqd", "d2qdd_dqdtau"))
-def forward_dynamics_second_derivatives(robot, q, qd, tau, gravity=True, force: bool = False,
-                                        data: Data | None = None):
+def forward_dynamics_second_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
+                                        gravity: bool | ArrayLike = True, force: bool = False,
+                                        data: Data | None = None
+                                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The second derivatives of the forward dynamics: ∂²q̈/∂q², ∂²q̈/∂q̇², ∂²q̈/∂q∂q̇ and ∂²q̈/∂q∂τ.
 
     Of q̈ = M⁻¹ (τ − C q̇ − g) at (q, q̇, τ), four nv³ tensors with [i, j, k] = ∂/∂x_j (∂q̈_i/∂y_k), as for τ
@@ -1334,7 +1360,7 @@ def forward_dynamics_second_derivatives(robot, q, qd, tau, gravity=True, force: 
     data : Data, optional
         A workspace from [create_data][coriolis_cli.create_data] for this robot, one state at a time: the results are
         written into `data.d2qdd_dq2`, `data.d2qdd_dqd2`, `data.d2qdd_dqdqd` and `data.d2qdd_dqdtau`, allocated on the
-        first such call, and returned.
+        first such call, and returned as read-only views that the next call overwrites.
 
     Returns
     -------
@@ -1393,8 +1419,10 @@ def forward_dynamics_second_derivatives(robot, q, qd, tau, gravity=True, force: 
 @algorithm(compiled.forward_dynamics_second_derivatives_contracted, key="lam_d2qdd", shape=lambda r: (4, r.nv, r.nv),
            take=_four, batch=compiled.forward_dynamics_second_derivatives_contracted_batch, batch_take=_four_of_each,
            into="fd_contracted_block", returns="fd_contracted_outputs", guard=free_armature_guard)
-def forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, lam, gravity=True, data: Data | None = None,
-                                                   out: np.ndarray | tuple | None = None):
+def forward_dynamics_second_derivatives_contracted(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike,
+                                                   tau: ArrayLike, lam: ArrayLike, gravity: bool | ArrayLike = True,
+                                                   data: Data | None = None, out: np.ndarray | tuple | None = None
+                                                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The forward dynamics' second derivatives contracted with a co-state λ, each nv x nv.
 
     λᵀ∂²q̈/∂q², λᵀ∂²q̈/∂q̇², λᵀ∂²q̈/∂q∂q̇ and λᵀ∂²q̈/∂q∂τ: Σ_i λ_i F[i, :, :] of each tensor F of
@@ -1475,7 +1503,8 @@ def forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, lam, gravi
 # ---- Algorithm 4's momentum terms (core/momentum.hpp): p and Cᵀq̇ in one pass --------------------
 @algorithm(compiled.momentum, key="p", shape=lambda r: (2, r.nv), take=lambda out: out[0], batch=compiled.momentum_batch,
            batch_take=lambda out: out[:, 0].copy(), into="momentum_block", returns="p")
-def generalized_momentum(robot, q, qd, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def generalized_momentum(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, data: Data | None = None,
+                         out: np.ndarray | tuple | None = None) -> np.ndarray:
     """The generalized momentum p = M(q) q̇, without forming M.
 
     One O(N) recursion (Wensing & Slotine, App. B-B), the joints' armature included: what a momentum observer needs at
@@ -1533,7 +1562,8 @@ def generalized_momentum(robot, q, qd, data: Data | None = None, out: np.ndarray
 
 @algorithm(compiled.momentum, key="CTqd", shape=lambda r: (2, r.nv), take=lambda out: out[1], batch=compiled.momentum_batch,
            batch_take=lambda out: out[:, 1].copy(), into="momentum_block", returns="CTqd")
-def coriolis_transpose_velocity(robot, q, qd, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def coriolis_transpose_velocity(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike,
+                                data: Data | None = None, out: np.ndarray | tuple | None = None) -> np.ndarray:
     """C(q, q̇)ᵀ q̇, without forming C.
 
     One O(N) recursion (Wensing & Slotine, eq. B-B1). The result is the same for every C with Ṁ = C + Cᵀ, since Cᵀq̇ = Ṁ
@@ -1591,7 +1621,8 @@ def coriolis_transpose_velocity(robot, q, qd, data: Data | None = None, out: np.
 
 @algorithm(compiled.momentum_derivatives, key="dp", shape=_square, batch=compiled.momentum_derivatives_batch,
            into="dp_block", returns="dp_dq")
-def momentum_derivatives(robot, q, qd, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def momentum_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, data: Data | None = None,
+                         out: np.ndarray | tuple | None = None) -> np.ndarray:
     """∂p/∂q of the generalized momentum p = M(q) q̇.
 
     In O(N d): the inverse dynamics' ∂τ/∂q at rest with q̈ = q̇ and no gravity, as M(q) u = τ(q, 0, u). For a momentum
@@ -1661,7 +1692,8 @@ def _momentum_regressors(robot, out, states, arguments) -> MomentumRegressors:
 @algorithm(compiled.momentum_regressors, key="Y_momentum",
            outputs=MOMENTUM_REGRESSORS, shape=lambda r: (3 * r.nv + 1, N_PARAMETERS * r.n_bodies),
            batch=compiled.momentum_regressor_batch, finish=_momentum_regressors)
-def momentum_regressors(robot, q, qd, gravity=True) -> MomentumRegressors:
+def momentum_regressors(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike,
+                        gravity: bool | ArrayLike = True) -> MomentumRegressors:
     """The regressors of p, Cᵀq̇, g, the kinetic energy and the potential energy's rate at (q, q̇).
 
     One O(N d) pass with 10 unit inertial parameters per body, as [regressor][coriolis_cli.regressor] computes Y
@@ -1739,7 +1771,8 @@ def _potential_offset(robot, out, states, arguments):
 
 @algorithm(key="trajectory", outputs=TRAJECTORY_OUTPUTS, shape=lambda r: (TRAJECTORY_QUANTITIES * r.nv + 2,), batch=compiled.trajectory_batch, prepare=_trajectory_states,
            finish=_potential_offset)
-def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
+def trajectory_dynamics(robot: RobotModel | ReducedRobot, Q: ArrayLike, QD: ArrayLike, QDD: ArrayLike | None = None,
+                        gravity: bool | ArrayLike = True) -> np.ndarray:
     """g, C q̇, Cᵀq̇, p, τ and the two energies along K samples of a trajectory, in one array.
 
     One pass per sample, the samples in parallel: what `coriolis compute --recording` streams. Without `QDD` the τ
@@ -1797,7 +1830,9 @@ def trajectory_dynamics(robot, Q, QD, QDD=None, gravity=True):
 # ---- control: forward dynamics, Slotine–Li ---------------------------------------------------------
 @algorithm(compiled.forward_dynamics, key="qdd", shape=_vector, batch=compiled.forward_dynamics_batch, into="qdd_out",
            returns="qdd")
-def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None, out: np.ndarray | tuple | None = None):
+def forward_dynamics(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
+                     gravity: bool | ArrayLike = True, data: Data | None = None, out: np.ndarray | tuple | None = None
+                     ) -> np.ndarray:
     """The joint accelerations q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − g(q)).
 
     Robots of 1-DoF joints under at most a free root take the articulated-body algorithm in body coordinates; others the
@@ -1862,8 +1897,9 @@ def forward_dynamics(robot, q, qd, tau, gravity=True, data: Data | None = None, 
 
 
 @algorithm(compiled.slotine_li, key="slotine", shape=_vector, into="tau_out", returns="tau")
-def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorization: str = "christoffel",
-               data: Data | None = None):
+def slotine_li(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qd_r: ArrayLike, qdd_r: ArrayLike,
+               theta: ArrayLike | None = None, gravity: bool | ArrayLike = True, factorization: str = "christoffel",
+               data: Data | None = None) -> np.ndarray:
     """The Slotine–Li torque τ = M(q) q̈_r + C(q, q̇) q̇_r + g(q), without forming C.
 
     The O(N) recursion of Wensing & Slotine's Algorithm 3, for passivity-based and adaptive controllers: q̇_r and q̈_r
@@ -1931,7 +1967,9 @@ def slotine_li(robot, q, qd, qd_r, qdd_r, theta=None, gravity=True, factorizatio
 @algorithm(compiled.regressor, key="Y", outputs=("Y",), shape=lambda r: (r.nv + 1, N_PARAMETERS * r.n_bodies), take=lambda out: out[:-1],
            batch=compiled.regressor_batch, batch_shape=lambda r: (r.nv, N_PARAMETERS * r.n_bodies),
            batch_take=lambda out: out)
-def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel", out: np.ndarray | tuple | None = None):
+def regressor(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qd_r: ArrayLike, qdd_r: ArrayLike,
+              gravity: bool | ArrayLike = True, factorization: str = "christoffel",
+              out: np.ndarray | tuple | None = None) -> np.ndarray:
     """The Slotine–Li regressor Y(q, q̇, q̇_r, q̈_r), with Y θ = M q̈_r + C q̇_r + g for every θ.
 
     Wensing & Slotine's Algorithm 4: τ of [slotine_li][coriolis_cli.slotine_li] is linear in the inertial parameters θ
@@ -1998,7 +2036,9 @@ def regressor(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "chr
 
 
 @algorithm(compiled.adaptation_gradient, key="YTs", outputs=("YTs",), shape=lambda r: (N_PARAMETERS * r.n_bodies,))
-def adaptation_gradient(robot, q, qd, qd_r, qdd_r, gravity=True, factorization: str = "christoffel"):
+def adaptation_gradient(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qd_r: ArrayLike,
+                        qdd_r: ArrayLike, gravity: bool | ArrayLike = True, factorization: str = "christoffel"
+                        ) -> np.ndarray:
     """Yᵀ s with s = q̇ − q̇_r, the gradient of the Slotine–Li adaptation law, without forming Y.
 
     The recursion of Wensing & Slotine's Algorithm 3, line 9 ([Yᵀs]_j = 𝒴_jᵀ (v_j − w_j)), without the nv x 10 N

@@ -23,9 +23,11 @@ coordinates takes each call as a tree does.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import StateError
-from ..model.coordinates import BaseVelocityMap, MimicMap
+from ..model.coordinates import BaseVelocityMap, MimicMap, ReducedRobot
+from ..model.tree import RobotModel
 from ..model.loops import LoopMap
 from . import api, base_velocity, calls, loops
 from .algorithms import in_other_coordinates
@@ -97,7 +99,7 @@ def evaluation(robot):
     return robot.caches.setdefault(EVALUATION, make(robot.map))
 
 
-def random_configuration(robot, rng=None) -> np.ndarray:
+def random_configuration(robot: RobotModel | ReducedRobot, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Draw a random configuration of a robot, within its joint limits.
 
     Each 1-DoF joint's coordinate is drawn uniformly within its limits where both are given, else
@@ -144,7 +146,7 @@ def random_configuration(robot, rng=None) -> np.ndarray:
     return evaluation(robot).random_configuration(rng)
 
 
-def integrate(robot, q, v, t: float = 1.0) -> np.ndarray:
+def integrate(robot: RobotModel | ReducedRobot, q: ArrayLike, v: ArrayLike, t: float = 1.0) -> np.ndarray:
     """Return the configuration reached by moving with constant velocity for a time, q ⊕ v t.
 
     Each joint moves by its own rule, as Pinocchio's ``integrate`` does: a revolute or prismatic

@@ -14,12 +14,15 @@ mistake; copy an output before changing it.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..errors import SizeError
 from . import compiled
+
+if TYPE_CHECKING:  # the annotation's name
+    from ..model.tree import RobotModel
 
 # Γ holds nv³ doubles; above this many bytes we refuse unless asked with force=True.
 GAMMA_MAX_BYTES = 256 * 2**20
@@ -279,7 +282,7 @@ class Data:
     True
     """
 
-    def __init__(self, robot):
+    def __init__(self, robot: RobotModel):
         nq, nv = robot.nq, robot.nv
         need = workspace_bytes(robot)
         if need > 2**26:  # asking the system costs 50 µs: only where the answer can matter

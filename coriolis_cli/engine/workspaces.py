@@ -81,7 +81,7 @@ def _restored(robot, full, *contents):
     return data
 
 
-def create_data(robot):
+def create_data(robot: RobotModel | ReducedRobot) -> Data:
     """Create a workspace for repeated calls on one robot, as ``pinocchio.Data(model)`` does.
 
     Pass it as ``data=`` to the dynamics functions (one state at a time): each writes its results

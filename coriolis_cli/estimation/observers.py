@@ -23,10 +23,13 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import engine
 from ..errors import RecordingError, StateError
+from ..model.coordinates import ReducedRobot
 from ..model.friction import STATIC_SPEED, friction_torque, has_friction
+from ..model.tree import RobotModel
 
 
 def _gains(robot, bandwidth) -> np.ndarray:
@@ -134,7 +137,8 @@ class MomentumObserver:
     (5.0, True)
     """
 
-    def __init__(self, robot, bandwidth=50.0, gravity=True, friction=True):
+    def __init__(self, robot: RobotModel | ReducedRobot, bandwidth: float | ArrayLike = 50.0,
+                 gravity: bool | ArrayLike = True, friction: bool = True):
         self.robot, self.K, self.gravity = robot, _gains(robot, bandwidth), gravity
         n = robot.nv
         # the joints' friction (model.friction) the drive's τ spends before it reaches the links
@@ -296,7 +300,8 @@ class EnergyObserver:
     1.0
     """
 
-    def __init__(self, robot, bandwidth=50.0, gravity=True, friction=True):
+    def __init__(self, robot: RobotModel | ReducedRobot, bandwidth: float = 50.0, gravity: bool | ArrayLike = True,
+                 friction: bool = True):
         self.robot, self.gravity = robot, gravity
         # as MomentumObserver: the friction of a tree's joints is not carried to other coordinates
         self.friction = friction and has_friction(robot) and not getattr(robot, "is_reduced", False)

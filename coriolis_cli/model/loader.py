@@ -8,15 +8,20 @@ import json
 import os
 import stat
 import warnings
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..errors import ModelError, ModelWarning
 from .description import RobotDescription, description_from_dict, description_to_dict
 from .limits import read_bounded
 from .topologies import TOPOLOGIES, generate, is_spec, parse_spec
-from .tree import build_model
+from .tree import RobotModel, build_model
 from .urdf import parse_urdf
 from .yaml_format import parse_yaml
+
+if TYPE_CHECKING:  # the return annotation's name, imported where the loader needs it (at most once per robot)
+    from .coordinates import ReducedRobot
 
 URDF_EXT = (".urdf", ".xml")
 YAML_EXT = (".yaml", ".yml")
@@ -233,8 +238,9 @@ def _did_you_mean(text: str) -> str:
 
 
 def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = False, mimic: str = "independent",
-               base_velocity: str = "body", lock=None, dof_order: str = "file", xacro_args: dict | None = None,
-               package_paths=(), loops: str = "closed", independent=()):
+               base_velocity: str = "body", lock: dict | list[str] | str | None = None, dof_order: str = "file",
+               xacro_args: dict | None = None, package_paths: Sequence[str] = (), loops: str = "closed",
+               independent: Sequence[str] | str = ()) -> RobotModel | ReducedRobot:
     """Load a robot from a robot file, a bundled robot's name or a generated-robot spec.
 
     ``path_or_spec`` is read as, in this order:

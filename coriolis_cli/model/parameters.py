@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ModelError, StateError
 from .description import Inertial
@@ -93,7 +94,7 @@ def check_parameters(robot: RobotModel, theta) -> np.ndarray:
     return th
 
 
-def with_inertial_parameters(robot: RobotModel, theta) -> RobotModel:
+def with_inertial_parameters(robot: RobotModel, theta: ArrayLike) -> RobotModel:
     """Return the robot with every body's inertial parameters replaced by θ.
 
     The inverse of [inertial_parameters][coriolis_cli.inertial_parameters]: e.g. an adaptive

@@ -12,9 +12,12 @@ A ν̄ = ν, A evaluated by the engine.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ModelError, StateError
 from ..model.geometry import quat_to_matrix
+from ..model.coordinates import ReducedRobot
+from ..model.tree import RobotModel
 from ..model.mjcf import BALL, HINGE, SLIDE, compile_description, import_mujoco, layout, mujoco_state
 
 STATES = "mujoco: states"
@@ -40,7 +43,7 @@ def _coordinates(robot):
     return evaluation(robot)
 
 
-def to_mujoco(robot, q, v=None) -> tuple[np.ndarray, np.ndarray]:
+def to_mujoco(robot: RobotModel | ReducedRobot, q: ArrayLike, v: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Convert a state of a robot loaded from MJCF to MuJoCo's ``qpos`` and ``qvel``.
 
     Three conventions differ from MuJoCo's (they are Pinocchio's): a quaternion in q is
@@ -103,7 +106,8 @@ def to_mujoco(robot, q, v=None) -> tuple[np.ndarray, np.ndarray]:
     return qpos, qvel
 
 
-def from_mujoco(robot, qpos, qvel=None) -> tuple[np.ndarray, np.ndarray]:
+def from_mujoco(robot: RobotModel | ReducedRobot, qpos: ArrayLike, qvel: ArrayLike | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Convert MuJoCo's ``qpos`` and ``qvel`` to a state of a robot loaded from MJCF.
 
     The inverse of [to_mujoco][coriolis_cli.to_mujoco]: quaternions are reordered to (x, y, z, w),
