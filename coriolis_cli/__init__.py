@@ -5,7 +5,7 @@ so that loading a robot or running ``coriolis --help`` does not pay for it.
 """
 
 from .errors import (CheckFailed, CoriolisError, InputError, ModelError, ModelWarning, OutputError, RecordingError,
-                     SingularMassMatrixError, SizeError, SpecError, StateError)
+                     RecordingNote, SingularMassMatrixError, SizeError, SpecError, StateError)
 from .model import RobotModel, load_robot
 from .model.coordinates import ReducedRobot
 from .model.parameters import inertial_parameters, with_inertial_parameters
@@ -45,7 +45,7 @@ __all__ = [
     "load_recording", "stream_recording", "Recording", "MomentumObserver", "EnergyObserver",
     # errors and warnings
     "CoriolisError", "InputError", "ModelError", "SpecError", "StateError", "SizeError", "OutputError", "RecordingError",
-    "SingularMassMatrixError", "CheckFailed", "ModelWarning", "QuaternionWarning",
+    "SingularMassMatrixError", "CheckFailed", "ModelWarning", "QuaternionWarning", "RecordingNote",
 ]
 
 

@@ -280,6 +280,42 @@ class Note(UserWarning):
     after the output of a run that succeeds."""
 
 
+class RecordingNote(Note):
+    """Warned when reading a recording, to say how its missing derivatives were taken.
+
+    Velocities a recording lacks, and the accelerations asked for (``accelerations=True``), are
+    differentiated by a cubic fitted on the stamps over a window.
+    [load_recording][coriolis_cli.load_recording] and
+    [stream_recording][coriolis_cli.stream_recording] say which, once per recording and in one line:
+    the window in samples and in seconds, the sample rate, the −3 dB frequency of the smoothing, and
+    the parameter that sets it (``window=``). It is information, not a problem: the recording was
+    read as documented. It points at the line that read the recording; Python shows it once per
+    recording and line, and ``warnings.simplefilter("ignore", cc.RecordingNote)`` silences it.
+    Derives from `UserWarning`; the ``coriolis`` commands print it as a one-line note after their
+    output, naming their option (``--window``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import coriolis_cli as cc
+    >>> robot = cc.load_robot("planar_2link")
+    >>> t = np.linspace(0.0, 2.0, 201)  # 2 s at 100 Hz of positions, no velocities
+    >>> np.savez("run.npz", t=t, q=np.stack([np.sin(t), np.cos(t)], axis=1), dof_names=robot.dof_names,
+    ...          config_names=robot.config_names)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rec = cc.load_recording("run.npz", robot)
+    >>> print(caught[0].category.__name__, caught[0].message)
+    RecordingNote run.npz: q̇ fitted on the stamps: cubic over 11 samples (0.11 s at 100 Hz; −3 dB at 9.88 Hz; window= sets it)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", cc.RecordingNote)  # nothing is said
+    ...     rec = cc.load_recording("run.npz", robot, window="50ms")
+    >>> rec.qd.shape
+    (201, 2)
+    """
+
+
 class ModelWarning(UserWarning):
     """Warned when a robot can be computed but something about it is wrong.
 

@@ -14,7 +14,7 @@ import pytest
 import coriolis_cli as cc
 from coriolis_cli.engine.coordinates import evaluation
 
-from .conftest import assert_one_line_error
+from .conftest import assert_one_line_error, stderr_lines
 
 pytest.importorskip("pyarrow", reason="the recordings extra is not installed (pip install 'coriolis-cli[recordings]')")
 pytest.importorskip("mcap_ros2", reason="the recordings extra is not installed")
@@ -490,3 +490,121 @@ def test_the_window_is_a_duration_or_samples_and_never_longer_than_the_recording
     pq.write_table(pa.table({"time": t[:60], "q/joint1": q[:60, 0], "q/joint2": q[:60, 1]}), short)
     r = run_cli("compute", "planar_2link", "--recording", short, "-o", tmp_path / "o.parquet")
     assert r.code == 0 and "cubic over 59 samples, the whole recording" in r.err, r
+
+
+# ---- how the options are named: the parameters from Python, the flags on the command line ----------
+def _npz(tmp_path, robot):
+    """2 s at 100 Hz of planar_2link, in the format of `coriolis simulate -o run.npz`."""
+    t = np.linspace(0.0, 2.0, 201)
+    q, qd = np.stack([np.sin(t), np.cos(t)], axis=1), np.stack([np.cos(t), -np.sin(t)], axis=1)
+    path = tmp_path / "run.npz"
+    np.savez(path, t=t, q=q, qd=qd, tau=np.zeros_like(q), dof_names=robot.dof_names, config_names=robot.config_names)
+    return str(path)
+
+
+@pytest.mark.parametrize("given, python, flags, cli", [
+    ({"window": "abc"}, "window='abc': give a duration with its unit", ("--window", "abc"),
+     "--window abc: give a duration with its unit"),
+    ({"window": 4}, "window=4: a window of samples is an odd number, at least 5", ("--window", "4"),
+     "--window 4: a window of samples is an odd number, at least 5"),
+    ({"window": 0.0}, "window=0.0: a duration is positive and finite", ("--window", "0s"),
+     "--window 0.0: a duration is positive and finite"),
+    ({"window": [1]}, "window=[1]: a duration in seconds or a number of samples", None, None),
+    ({"effort_scale": "x"}, "effort_scale: 'x' is not a number", ("--effort-scale", "x"),
+     "--effort-scale: 'x' is not a number"),
+    ({"effort_scale": "joint1=y"}, "effort_scale joint1: 'y' is not a number", ("--effort-scale", "joint1=y"),
+     "--effort-scale joint1: 'y' is not a number"),
+    ({"effort_offset": "nope=1"}, "effort_offset: the robot has no joint 'nope' (its joints: joint1, joint2)",
+     ("--effort-offset", "nope=1"), "--effort-offset: the robot has no joint 'nope' (its joints: joint1, joint2)"),
+    ({"effort_scale": 0}, "effort_scale: a scale of 0 would erase the effort", ("--effort-scale", "0"),
+     "--effort-scale: a scale of 0 would erase the effort"),
+])
+def test_a_malformed_option_is_named_as_the_caller_gave_it(tmp_path, run_cli, given, python, flags, cli):
+    """load_recording and stream_recording name their parameters (window=, effort_scale, effort_offset);
+    the commands name their options (--window, --effort-scale, --effort-offset), in one line."""
+    robot = cc.load_robot("planar_2link")
+    path = _npz(tmp_path, robot)
+    for read in (lambda: cc.load_recording(path, robot, **given), lambda: next(cc.stream_recording(path, robot, **given))):
+        with pytest.raises(cc.RecordingError) as refused:
+            read()
+        assert python in str(refused.value) and "--" not in str(refused.value), refused.value
+    if flags is None:  # the command line gives text only
+        return
+    commands = [("observe", "planar_2link", path), ("identify", "planar_2link", path, "--method", "ols")]
+    if flags[0] == "--window":
+        commands.append(("compute", "planar_2link", "--recording", path, "-o", tmp_path / "o.parquet"))
+    for command in commands:
+        assert_one_line_error(run_cli(*command, *flags), f"error: {cli}")
+        assert not (tmp_path / "o.parquet").exists()
+
+
+def test_a_topic_given_for_a_recording_without_topics_is_refused(tmp_path, run_cli):
+    """An NPZ holds no topics: topic= (--topic) and base_topic= (--base-topic) would do nothing, and
+    are refused in one line naming the format; a base topic for a fixed-base robot too."""
+    robot = cc.load_robot("planar_2link")
+    path = _npz(tmp_path, robot)
+    for option, flag in (("topic", "--topic"), ("base_topic", "--base-topic")):
+        given = {option: "/x"}
+        for read in (lambda g=given: cc.load_recording(path, robot, **g),
+                     lambda g=given: next(cc.stream_recording(path, robot, **g))):
+            with pytest.raises(cc.RecordingError) as refused:
+                read()
+            assert str(refused.value) == (f"{path}: an .npz recording has no topics: {option}= applies to MCAP, ROS "
+                                          "bags and PlotJuggler's CSV and Parquet"), refused.value
+        said = f"error: {path}: an .npz recording has no topics: {flag} applies to MCAP, ROS bags and PlotJuggler's CSV"
+        out = tmp_path / "o.parquet"
+        assert_one_line_error(run_cli("compute", "planar_2link", "--recording", path, flag, "/x", "-o", out), said)
+        assert not out.exists()
+        assert_one_line_error(run_cli("observe", "planar_2link", path, flag, "/x"), said)
+        assert_one_line_error(run_cli("identify", "planar_2link", path, "--method", "ols", flag, "/x"), said)
+        # many recordings: refused before any worker starts, naming the one without topics
+        assert_one_line_error(run_cli("compute", "planar_2link", "--recording", tmp_path / "*.npz", flag, "/x",
+                                      "-o", tmp_path / "many"), said)
+        assert not (tmp_path / "many").exists()
+    # a table has topics (PlotJuggler's columns): topic= chooses among them, as before
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = np.linspace(0.0, 1.0, 101)
+    table = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"time": t, "q/joint1": np.sin(t), "q/joint2": np.cos(t)}), table)
+    with pytest.raises(cc.RecordingError, match="no joint-state columns of topic '/x'"):
+        cc.load_recording(str(table), robot, topic="/x")
+    # a base topic for a robot without a floating base would be read and ignored
+    with pytest.raises(cc.RecordingError) as refused:
+        cc.load_recording(str(table), robot, base_topic="/odom")
+    assert str(refused.value) == ("base_topic='/odom': the robot has a fixed base, which takes no pose from odometry "
+                                  "(load it with floating_base=True)"), refused.value
+    assert_one_line_error(run_cli("compute", "planar_2link", "--recording", table, "--base-topic", "/odom",
+                                  "-o", tmp_path / "o.parquet"),
+                          "error: --base-topic /odom: the robot has a fixed base, which takes no pose from odometry "
+                          "(pass --floating-base)")
+
+
+def test_how_the_derivatives_were_taken_is_a_note_python_can_filter(tmp_path, run_cli):
+    """The cubic fitted on the stamps is information, not a problem: a RecordingNote (a documented
+    UserWarning) that names window= and points at the caller's line, filtered by its class; the
+    command line says it as before, '--window sets it', after its output."""
+    robot = cc.load_robot("planar_2link")
+    path = _npz(tmp_path, robot)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        cc.load_recording(path, robot, accelerations=True)
+    assert [w.category for w in said] == [cc.RecordingNote], said
+    assert issubclass(cc.RecordingNote, UserWarning) and "RecordingNote" in cc.__all__
+    assert str(said[0].message) == (f"{path}: q̈ fitted on the stamps: cubic over 11 samples (0.11 s at 100 Hz; −3 dB "
+                                    "at 9.88 Hz; window= sets it)")
+    assert said[0].filename == __file__, said[0].filename  # the caller's line, not the library's
+    for read in (lambda: cc.load_recording(path, robot, accelerations=True),
+                 lambda: list(cc.stream_recording(path, robot, accelerations=True))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            warnings.simplefilter("ignore", cc.RecordingNote)
+            read()  # nothing else is said
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            read()
+        assert [w.filename for w in said] == [__file__]
+    r = run_cli("compute", "planar_2link", "--recording", path, "--what", "tau", "-o", tmp_path / "o.parquet")
+    assert r.code == 0 and stderr_lines(r.err)[-1] == (f"note: {path}: q̈ fitted on the stamps: cubic over 11 samples "
+                                                        "(0.11 s at 100 Hz; −3 dB at 9.88 Hz; --window sets it)"), r.err

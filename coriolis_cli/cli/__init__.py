@@ -9,7 +9,7 @@ import warnings
 
 import click
 
-from ..errors import CoriolisError, Note
+from ..errors import CoriolisError, Note, RecordingNote
 from . import bench, codegen, compute, convert, excite, identify, info, observe, simulate, skew, verify  # noqa: F401 - each registers its command
 from .common import cli, err, styled
 
@@ -20,8 +20,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings and notes are said after the output of a run that succeeds (or whose check failed,
     exit 1), once each; a run refused for its input says one line, the error."""
     said = ("note:", "cyan") if issubclass(category, Note) else ("warning:", "yellow")
-    if (said, str(message)) not in SAID:
-        SAID.append((said, str(message)))
+    text = str(message)
+    if issubclass(category, RecordingNote):  # it names the library's parameter (window=): say the option
+        from ..recordings.align import for_command_line
+
+        text = for_command_line(text)
+    if (said, text) not in SAID:
+        SAID.append((said, text))
 
 
 SAID: list = []  # this run's warnings and notes, in order: ((label, colour), text)

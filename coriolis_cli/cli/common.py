@@ -365,6 +365,29 @@ def recording_options(f):
     return click.option("--topic", help="The JointState topic (see compute --recording).")(f)
 
 
+def reading_options(model, recordings, topic, base_topic, window, **effort) -> dict:
+    """The options of reading ``recordings`` (recordings.stream_recording's: topic, base_topic,
+    window, strict and, for commands that take them, effort_scale and effort_offset), checked before
+    anything is read, as the library checks them but named by this command's options
+    (``--window abc: ...``), where the library's errors name its parameters (``window='abc'``).
+    Also for the recordings a command hands to its workers."""
+    from ..recordings import check_base_topic
+    from ..recordings.align import parse_window
+    from ..recordings.calibration import effort_calibration
+    from ..recordings.sources import is_npz, refuse_topics
+
+    for path in recordings:  # an NPZ has no topics (told by its name, nothing is read)
+        if path and is_npz(path):
+            refuse_topics(path, topic, base_topic, ("--topic", "--base-topic"))
+    check_base_topic(model, base_topic, "--base-topic", "pass --floating-base")
+    if window is not None:
+        parse_window(window, "--window")
+    if effort:
+        effort_calibration(model, effort.get("effort_scale"), effort.get("effort_offset"),
+                           ("--effort-scale", "--effort-offset"))
+    return dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), **effort)
+
+
 def random_state(robot, seed: int | None, qd_range=(-10.0, 10.0)):
     """compute --random's state: a configuration within the joint limits (where a robot's loops
     close) and velocities uniform in ``qd_range``."""

@@ -7,8 +7,8 @@ import os
 import click
 
 from ..errors import StateError
-from .common import (check_outputs, cli, emit, err, load, recording_options, robot_argument, robot_options, say_note, strict,
-                     styled)
+from .common import (check_outputs, cli, emit, err, load, reading_options, recording_options, robot_argument, robot_options,
+                     say_note, styled)
 
 
 @cli.command()
@@ -79,8 +79,8 @@ def identify(robot, recordings, floating_base, output, form, method, friction, f
     import numpy as np
 
     model = load(robot, floating_base)
-    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), effort_scale=effort_scale,
-                   effort_offset=effort_offset)
+    options = reading_options(model, (*recordings, validation), topic, base_topic, window, effort_scale=effort_scale,
+                              effort_offset=effort_offset)
     ID.require_effort(model, recordings, validation, form, **options)  # at once, not after the compile
     spans = {}  # the last recording's fitted and held-out stamps, with --validate-split
     if split is not None:

@@ -7,8 +7,8 @@ import math
 import click
 
 from ..errors import StateError
-from .common import (check_outputs, cli, emit, err, load, recording_options, robot_argument, robot_options, say_note, strict,
-                     styled)
+from .common import (check_outputs, cli, emit, err, load, reading_options, recording_options, robot_argument, robot_options,
+                     say_note, styled)
 
 
 def _quiet(text: str | None):
@@ -78,8 +78,8 @@ def observe(robot, recording, floating_base, bandwidth, threshold, quiet, topic,
         figure_format(plot)
     check_outputs(force, output, plot, inputs=(robot, recording))
     model = load(robot, floating_base)
-    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), effort_scale=effort_scale,
-                   effort_offset=effort_offset)
+    options = reading_options(model, (recording,), topic, base_topic, window, effort_scale=effort_scale,
+                              effort_offset=effort_offset)
     require_observable(model, recording, **options)  # at once, not after the compile
     obs = run(model, recording, bandwidth, limit, _quiet(quiet), friction=not no_friction, **options)
     from ..model.friction import friction_note, has_friction

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import RecordingError
-from .align import DEFAULT_WINDOW, Aligner, Samples
+from .align import DEFAULT_WINDOW, Aligner, Samples, said
 from .calibration import effort_calibration
-from .sources import blocks, kind_of, topics_of
+from .sources import blocks, is_npz, kind_of, refuse_topics, topics_of
 
 DEFAULT_ROWS = 20_000  # samples per chunk: a few MB for a 44-DoF robot
 
@@ -73,6 +73,18 @@ class Recording:
     dof_names: tuple
 
 
+def check_base_topic(robot, base_topic: str | None, name: str = "base_topic=",
+                     remedy: str = "load it with floating_base=True") -> None:
+    """Refuse a base topic for a robot without a floating base: its odometry would be read and
+    ignored. Named as ``name`` does, with ``remedy``: the parameter and load_robot's option for the
+    library, the command's options for the command line."""
+    tree = getattr(robot, "full", robot)
+    if base_topic is None or any(b.joint.type in ("free", "floating") and b.parent < 0 for b in tree.bodies):
+        return
+    raise RecordingError(f"{said(name, base_topic)}: the robot has a fixed base, which takes no pose from odometry "
+                         f"({remedy})")
+
+
 def stream_recording(path: str, robot, topic: str | None = None, base_topic: str | None = None, strict: bool = False,
                      window=None, accelerations: bool = False, rows: int = DEFAULT_ROWS, effort_scale=None,
                      effort_offset=None):
@@ -91,9 +103,11 @@ def stream_recording(path: str, robot, topic: str | None = None, base_topic: str
         The robot, from [load_robot][coriolis_cli.load_robot]; its joints are matched to the
         recording's by name.
     topic : str, optional
-        The ``sensor_msgs/JointState`` topic, where a message file holds several.
+        The ``sensor_msgs/JointState`` topic, where a message file (or a PlotJuggler table) holds
+        several; an ``.npz`` has none and refuses it.
     base_topic : str, optional
-        The ``nav_msgs/Odometry`` topic giving a floating base's pose and twist.
+        The ``nav_msgs/Odometry`` topic (a table's column prefix) giving a floating base's pose and
+        twist; refused for an ``.npz`` and for a robot without a floating base.
     strict : bool, optional
         Refuse samples with a missing value (NaN) instead of skipping and counting them.
     window : float, int, str or None, optional
@@ -116,10 +130,26 @@ def stream_recording(path: str, robot, topic: str | None = None, base_topic: str
 
     Raises
     ------
-    InputError
+    RecordingError
         If the file cannot be read (not a recording, truncated or corrupt, no samples), does not
-        fit the robot (a joint the robot needs is missing, several topics and no ``topic``), or
-        ``window``, ``effort_scale`` or ``effort_offset`` is malformed.
+        fit the robot (a joint the robot needs is missing, several topics and no ``topic``), an
+        option does not apply to it (``topic`` or ``base_topic`` for an ``.npz``, which has no
+        topics; ``base_topic`` for a robot without a floating base), or ``window``,
+        ``effort_scale`` or ``effort_offset`` is malformed: the message names the parameter
+        (``window='abc': ...``, ``effort_scale: 'x' is not a number``). Raised when the first
+        chunk is asked for. A [RecordingError][coriolis_cli.RecordingError] is an
+        [InputError][coriolis_cli.InputError].
+
+    Warns
+    -----
+    ModelWarning
+        Once per recording, after its last chunk, for what was dropped or ignored: joints the robot
+        lacks, stamps at or before the previous one, samples logged twice, samples with a NaN.
+    RecordingNote
+        Once per recording, after its last chunk, how the missing velocities (and the
+        accelerations) were differentiated: the window in samples and seconds, the sample rate, the
+        smoothing's −3 dB frequency. Information, not a problem; filter it with
+        ``warnings.simplefilter("ignore", cc.RecordingNote)``.
 
     See Also
     --------
@@ -138,6 +168,9 @@ def stream_recording(path: str, robot, topic: str | None = None, base_topic: str
     [50, 50, 50, 50, 1]
     """
     tree = getattr(robot, "full", robot)
+    if is_npz(str(path)):  # no topics: refused as such before the robot's base is asked about
+        refuse_topics(str(path), topic, base_topic)
+    check_base_topic(tree, base_topic)
     calibration = effort_calibration(tree, effort_scale, effort_offset)
     aligner = Aligner(tree, str(path), strict=strict, window=window, need_qdd=accelerations, calibration=calibration)
     for block in blocks(str(path), topic, base_topic, rows):
@@ -198,9 +231,11 @@ def load_recording(path: str, robot, topic: str | None = None, base_topic: str |
     robot : RobotModel or ReducedRobot
         The robot, from [load_robot][coriolis_cli.load_robot].
     topic : str, optional
-        The ``sensor_msgs/JointState`` topic, where a message file holds several.
+        The ``sensor_msgs/JointState`` topic, where a message file (or a PlotJuggler table) holds
+        several; an ``.npz`` has none and refuses it.
     base_topic : str, optional
-        The ``nav_msgs/Odometry`` topic giving a floating base's pose and twist.
+        The ``nav_msgs/Odometry`` topic (a table's column prefix) giving a floating base's pose and
+        twist; refused for an ``.npz`` and for a robot without a floating base.
     strict : bool, optional
         Refuse samples with a missing value (NaN) instead of skipping and counting them.
     window : float, int, str or None, optional
@@ -221,10 +256,26 @@ def load_recording(path: str, robot, topic: str | None = None, base_topic: str |
 
     Raises
     ------
-    InputError
+    RecordingError
         If the file cannot be read (not a recording, truncated or corrupt, no samples), does not
-        fit the robot (a joint the robot needs is missing, several topics and no ``topic``), or
-        ``window``, ``effort_scale`` or ``effort_offset`` is malformed.
+        fit the robot (a joint the robot needs is missing, several topics and no ``topic``), an
+        option does not apply to it (``topic`` or ``base_topic`` for an ``.npz``, which has no
+        topics; ``base_topic`` for a robot without a floating base), or ``window``,
+        ``effort_scale`` or ``effort_offset`` is malformed: the message names the parameter
+        (``window='abc': ...``, ``effort_scale: 'x' is not a number``). A
+        [RecordingError][coriolis_cli.RecordingError] is an [InputError][coriolis_cli.InputError].
+
+    Warns
+    -----
+    ModelWarning
+        Once per recording, for what was dropped or ignored: joints the robot lacks, stamps at or
+        before the previous one, samples logged twice, samples with a NaN (unless ``strict``).
+    RecordingNote
+        Once per recording where velocities or accelerations were differentiated, how: the window
+        in samples and seconds, the sample rate and the smoothing's −3 dB frequency
+        (``run.npz: q̈ fitted on the stamps: cubic over 11 samples (0.11 s at 100 Hz; −3 dB at
+        9.88 Hz; window= sets it)``). Information, not a problem; it points at the line that
+        called, and ``warnings.simplefilter("ignore", cc.RecordingNote)`` silences it.
 
     See Also
     --------
@@ -258,5 +309,5 @@ def load_recording(path: str, robot, topic: str | None = None, base_topic: str |
                      tuple(tree.dof_names))
 
 
-__all__ = ["DEFAULT_ROWS", "DEFAULT_WINDOW", "Recording", "RecordingError", "Samples", "first_samples", "kind_of", "time_span",
-           "load_recording", "stream_recording", "topics_of"]
+__all__ = ["DEFAULT_ROWS", "DEFAULT_WINDOW", "Recording", "RecordingError", "Samples", "check_base_topic", "first_samples",
+           "kind_of", "time_span", "load_recording", "stream_recording", "topics_of"]

@@ -18,7 +18,9 @@ Each mess of a real recording has one answer:
   spaced, and right where they jitter or samples were dropped). The window is a duration
   (``window`` seconds, DEFAULT_WINDOW) or a number of samples (an int), the same at 100 Hz and
   1 kHz; the first and last half window are fitted by the edge window's cubic; results are
-  delayed by half a window while streaming, never shifted. What was chosen is said in one line;
+  delayed by half a window while streaming, never shifted. What was chosen is said in one line, a
+  RecordingNote (information, not a problem: Python filters it by its class, the CLI prints it as
+  a note);
 - a floating base's pose and body-frame twist come from an Odometry topic (zero-order hold: the
   latest odometry sample at or before each joint sample) or from columns; without them the
   recording is refused.
@@ -26,12 +28,14 @@ Each mess of a real recording has one answer:
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ModelWarning, RecordingError, Note
+from ..errors import ModelWarning, RecordingError, RecordingNote
 from .sources import Block
 
 DEFAULT_WINDOW = 0.1  # s: the cubic's −3 dB near 10 Hz, whatever the sample rate
@@ -39,9 +43,17 @@ POLYORDER = 3
 RATE_SAMPLES = 201  # the median step of the first this many samples fixes the window's length in samples
 
 
-def parse_window(value) -> tuple[float | None, int | None]:
+def said(name: str, value) -> str:
+    """An option and its value as its caller gave it: ``window='abc'`` for a parameter (a ``name``
+    ending with ``=``), ``--window abc`` for a command-line option."""
+    return f"{name}{value!r}" if name.endswith("=") else f"{name} {value}"
+
+
+def parse_window(value, name: str = "window=") -> tuple[float | None, int | None]:
     """``window`` as (seconds, None) or (None, samples): a float is seconds, an int samples (odd, at
-    least 5); text takes a unit (``0.1s``, ``100ms``) or is a whole number of samples."""
+    least 5); text takes a unit (``0.1s``, ``100ms``) or is a whole number of samples. An error
+    names the option as ``name`` does: the parameter (``window=``) for the library, the
+    command's option (``--window``) for the command line (see :func:`said`)."""
     if isinstance(value, str):
         text = value.strip().lower().replace(" ", "")
         try:
@@ -54,17 +66,41 @@ def parse_window(value) -> tuple[float | None, int | None]:
             else:
                 raise ValueError
         except ValueError:
-            raise RecordingError(f"--window {value}: give a duration with its unit (0.1s, 100ms) or a number of "
+            raise RecordingError(f"{said(name, value)}: give a duration with its unit (0.1s, 100ms) or a number of "
                                  "samples (odd, at least 5)") from None
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise RecordingError(f"--window {value!r}: a duration in seconds or a number of samples")
+        raise RecordingError(f"{said(name, value)}: a duration in seconds or a number of samples")
     if isinstance(value, (int, np.integer)):
         if value < 5 or value % 2 == 0:
-            raise RecordingError(f"--window {value}: a window of samples is an odd number, at least 5")
+            raise RecordingError(f"{said(name, value)}: a window of samples is an odd number, at least 5")
         return None, int(value)
     if not (np.isfinite(value) and value > 0):
-        raise RecordingError(f"--window {value}: a duration is positive and finite")
+        raise RecordingError(f"{said(name, value)}: a duration is positive and finite")
     return float(value), None
+
+
+# A note says how to change what it reports in the caller's terms: the parameter for the library,
+# the command's option on the command line (cli's _show_warning swaps one for the other).
+WINDOW_SETS_IT = ("; window= sets it)", "; --window sets it)")
+
+
+def for_command_line(note: str) -> str:
+    """A RecordingNote's text as the command line says it: its option, not the parameter."""
+    python, cli = WINDOW_SETS_IT
+    return note[: -len(python)] + cli if note.endswith(python) else note
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # coriolis_cli/
+
+
+def caller_level() -> int:
+    """The ``stacklevel`` that makes a warning issued by the caller of this function point at the
+    first frame outside the package (the user's line that read the recording), not at the library's
+    own lines (a generator's frames are those that resumed it)."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def cutoff_hz(samples: int, dt: float) -> float:
@@ -92,6 +128,7 @@ class Aligner:
 
     def __init__(self, tree, path: str, strict: bool = False, window=None, need_qdd: bool = False, calibration=None):
         # window: None (DEFAULT_WINDOW, shortened to a recording shorter than it), or the user's own
+        # (parse_window refuses it naming window=; the CLI checks its --window before it gets here)
         self.explicit = window is not None
         self.seconds, self.window = parse_window(DEFAULT_WINDOW if window is None else window)  # samples: once the rate is known
         self.shortened = False
@@ -302,18 +339,19 @@ class Aligner:
         if not local_polynomial(np.ascontiguousarray(T, dtype=float), np.ascontiguousarray(X, dtype=float), w, deriv,
                                 lo, hi, scale, out):
             raise RecordingError(f"{self.path}: a window of {w} samples holds fewer than 4 distinct stamps; "
-                                 "its derivative is not defined (give a longer --window)")
+                                 "its derivative is not defined", hint="give a longer --window")
         return out
 
     def note(self) -> str | None:
-        """How the derivatives were taken, in one line (None when nothing was differentiated)."""
+        """How the derivatives were taken, in one line (None when nothing was differentiated), naming
+        the parameter that sets it (the command line names its option: for_command_line)."""
         if not self.fitted or self.dt is None:
             return None
         what = "q̈" if self.velocity_measured else ("q̇ and q̈" if self.need_qdd else "q̇")
         short = ", the whole recording" if self.shortened else ""
         return (f"{self.path}: {what} fitted on the stamps: cubic over {self.window} samples{short} "
                 f"({self.window * self.dt:.3g} s at {1.0 / self.dt:,.4g} Hz; −3 dB at "
-                f"{cutoff_hz(self.window, self.dt):.3g} Hz; --window sets it)")
+                f"{cutoff_hz(self.window, self.dt):.3g} Hz{WINDOW_SETS_IT[0]}")
 
     def finish(self) -> Samples | None:
         """The held-back rows, then one warning per mess met (unknown joints, stamps, NaN)."""
@@ -322,23 +360,24 @@ class Aligner:
             nq, nv = self.tree.nq, self.tree.nv
             empty = np.zeros((0,))
             last = self._differentiate(empty, np.zeros((0, nq)), np.zeros((0, nv)), np.zeros((0, nv)), final=True)
+        level = caller_level()  # the user's line that read the recording, not the library's
         if self.unknown:
             names = sorted(self.unknown)
             warnings.warn(ModelWarning(f"{self.path}: {len(names)} joint{'s' if len(names) > 1 else ''} the robot lacks, "
-                                       f"ignored ({', '.join(names[:6])}{', ...' if len(names) > 6 else ''})"), stacklevel=3)
+                                       f"ignored ({', '.join(names[:6])}{', ...' if len(names) > 6 else ''})"), stacklevel=level)
         if self.dropped_stamps:
             warnings.warn(ModelWarning(f"{self.path}: {self.dropped_stamps:,} sample{'s' if self.dropped_stamps > 1 else ''} "
-                                       "with a stamp equal to or before the previous one, dropped"), stacklevel=3)
+                                       "with a stamp equal to or before the previous one, dropped"), stacklevel=level)
         if self.repeated:
             warnings.warn(ModelWarning(f"{self.path}: {self.repeated:,} sample{'s' if self.repeated > 1 else ''} repeating "
                                        "the previous one's values exactly under a new stamp (logged twice), dropped"),
-                          stacklevel=3)
+                          stacklevel=level)
         if self.dropped_nan:
             warnings.warn(ModelWarning(f"{self.path}: {self.dropped_nan:,} sample{'s' if self.dropped_nan > 1 else ''} with a "
-                                       "missing or NaN value, skipped (--strict refuses them)"), stacklevel=3)
+                                       "missing or NaN value, skipped (--strict refuses them)"), stacklevel=level)
         if self.samples == 0:
             raise RecordingError(f"{self.path}: no samples of the robot's joints")
-        said = self.note()
-        if said:
-            warnings.warn(Note(said), stacklevel=3)
+        note = self.note()
+        if note:  # information, not a problem: a RecordingNote, which Python users filter by its class
+            warnings.warn(RecordingNote(note), stacklevel=level)
         return last

@@ -1,7 +1,8 @@
 """Effort as a drive logs it, made joint torque: τ = scale · effort + offset per DoF.
 
 Industrial drives log motor current; the torque is current × torque constant × gear ratio, and
-torque sensors carry offsets. ``--effort-scale`` and ``--effort-offset`` take:
+torque sensors carry offsets. ``effort_scale`` and ``effort_offset`` (the CLI's ``--effort-scale``
+and ``--effort-offset``) take:
 
 - a number, for every joint;
 - ``NAME=VALUE,NAME=VALUE``, for those joints (the others keep 1 and 0);
@@ -12,7 +13,8 @@ torque sensors carry offsets. ``--effort-scale`` and ``--effort-offset`` take:
       joint3: {scale: 9.1, offset: -0.35}                # with an offset (N·m), as --effort-offset
 
 A joint the robot does not have is refused by name, as is a value that is not finite or a scale of
-zero (which would erase the effort).
+zero (which would erase the effort). An error names the option as its caller does: the parameter
+for the library, the command's option for the command line (``options``).
 """
 
 from __future__ import annotations
@@ -83,13 +85,18 @@ def _entries(spec, what: str) -> dict:
     return out
 
 
-def effort_calibration(robot, scale=None, offset=None) -> tuple[np.ndarray, np.ndarray] | None:
+PARAMETERS = ("effort_scale", "effort_offset")  # what the library's errors name; the CLI passes its options
+
+
+def effort_calibration(robot, scale=None, offset=None, options=PARAMETERS) -> tuple[np.ndarray, np.ndarray] | None:
     """(scale, offset) per DoF of the robot's tree from the two options' values (None: not given),
-    or None when neither changes anything."""
+    or None when neither changes anything. An error names the option as ``options`` does: the
+    parameters (``effort_scale``, ``effort_offset``) by default, the CLI's own options when it
+    checks them (``("--effort-scale", "--effort-offset")``)."""
     tree = getattr(robot, "full", robot)
     names = list(tree.dof_names)
     k, b = np.ones(len(names)), np.zeros(len(names))
-    for spec, what, is_offset in ((scale, "--effort-scale", False), (offset, "--effort-offset", True)):
+    for spec, what, is_offset in ((scale, options[0], False), (offset, options[1], True)):
         if spec is None:
             continue
         for joint, (s, o) in _entries(spec, what).items():
@@ -102,7 +109,8 @@ def effort_calibration(robot, scale=None, offset=None) -> tuple[np.ndarray, np.n
             else:
                 if s is not None:
                     if s == 0.0:
-                        raise RecordingError(f"{what}: a scale of 0 for '{joint}' would erase its effort")
+                        whose = "the effort" if joint == "*" else f"the effort of '{joint}'"
+                        raise RecordingError(f"{what}: a scale of 0 would erase {whose}")
                     k[where] = s
                 if o is not None:
                     b[where] = o

@@ -77,12 +77,32 @@ def kind_of(path: str) -> str:
     return kinds[ext]
 
 
+TOPICS = ("topic=", "base_topic=")  # what the library's errors name; the CLI passes its options
+
+
+def refuse_topics(path: str, topic: str | None, base_topic: str | None, options=TOPICS) -> None:
+    """An NPZ holds one robot's states, no topics: a topic given for it would do nothing, and is
+    refused, named as ``options`` does (the parameters by default, the CLI's ``--topic`` and
+    ``--base-topic`` when it checks them). MCAP and bags have topics, and so do tables, whose
+    PlotJuggler columns are named by topic (``/joint_states/<joint>/position``, an odometry prefix)."""
+    for value, name in zip((topic, base_topic), options):
+        if value is not None:
+            raise RecordingError(f"{path}: an .npz recording has no topics: {name} applies to MCAP, ROS bags and "
+                                 "PlotJuggler's CSV and Parquet")
+
+
+def is_npz(path: str) -> bool:
+    """Whether kind_of would take ``path`` for an NPZ, without looking at the file."""
+    return not os.path.isdir(path) and os.path.splitext(path)[1].lower() == ".npz"
+
+
 def blocks(path: str, topic: str | None, base_topic: str | None, rows: int):
     """The recording's Blocks of at most ``rows`` samples (see the module's docstring)."""
     kind = kind_of(path)
     if kind in ("csv", "parquet"):
         return _table_blocks(path, kind, topic, base_topic, rows)
     if kind == "npz":
+        refuse_topics(path, topic, base_topic)
         return _npz_blocks(path, rows)
     return _message_blocks(path, kind, topic, base_topic, rows)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from ...errors import StateError
-from ..common import err, load, progress, say_note, strict, styled
+from ..common import err, load, progress, reading_options, say_note, styled
 
 
 def run_recording(robot, floating_base, recording, what, topic, base_topic, window, workers, scheduler, fmt, output, force,
@@ -27,7 +27,7 @@ def run_recording(robot, floating_base, recording, what, topic, base_topic, wind
 
     check_not_an_input((output,), (robot, recording, *inputs))
     model = load(robot, floating_base)
-    options = dict(topic=topic, base_topic=base_topic, window=window, strict=strict(), friction=friction)
+    options = dict(reading_options(model, inputs, topic, base_topic, window), friction=friction)
     from ...model.friction import friction_note, has_friction
 
     if friction and "tau" in quantities and has_friction(model):
