@@ -80,12 +80,14 @@ def test_the_mathematics_pages_typeset_their_formulas_with_the_bundled_katex(sit
     assert json.loads(done.stdout) == []
 
 
-def test_no_formula_is_left_as_source(site):
-    """A $…$ that arithmatex did not take (a display without its blank lines, say) shows as TeX."""
+def test_no_formula_or_list_is_left_as_source(site):
+    """A $…$ that arithmatex did not take (a display without its blank lines, say) shows as TeX; a
+    list item after a wrongly indented paragraph shows its "- " as text."""
     for page in sorted((site / "site").rglob("index.html")):
         text = re.sub(r"<(pre|code|script)\b.*?</\1>", "", page.read_text(encoding="utf-8"), flags=re.S)
         text = re.sub(r'<(span|div) class="arithmatex">.*?</\1>', "", text, flags=re.S)
         assert "$$" not in text and not re.search(r"\$[^$\n]*\\[a-zA-Z]+", text), page
+        assert "\n- <strong>" not in text, f"{page}: a list item left as text (its list broken by what precedes it)"
 
 
 def test_no_page_fetches_anything_from_another_site(site):
