@@ -166,7 +166,8 @@ class OutputError(InputError):
     --------
     >>> import subprocess, sys
     >>> open("out.json", "w").close()
-    >>> run = subprocess.run([sys.executable, "-m", "coriolis_cli.cli", "compute", "panda", "-o", "out.json"],
+    >>> run = subprocess.run([sys.executable, "-m", "coriolis_cli.cli",
+    ...                       "compute", "panda", "-o", "out.json"],
     ...                      capture_output=True, text=True)
     >>> run.returncode, run.stderr.strip()
     (2, 'error: out.json: already exists (pass --force to overwrite)')
@@ -231,10 +232,13 @@ class SingularMassMatrixError(InputError):
     >>> _ = Path("arm.yaml").write_text(  # link b, carried by joint j2, has no mass
     ...     "{name: arm, links: [{name: base}, {name: a, mass: 1.0, com: [0.5, 0, 0],"
     ...     " inertia: [0.01, 0, 0, 0.1, 0, 0.1]}, {name: b}],"
-    ...     " joints: [{name: j1, type: continuous, parent: base, child: a, axis: [0, 0, 1]},"
-    ...     " {name: j2, type: continuous, parent: a, child: b, xyz: [1, 0, 0], axis: [0, 0, 1]}]}")
+    ...     " joints: [{name: j1, type: continuous, parent: base, child: a,"
+    ...     " axis: [0, 0, 1]},"
+    ...     " {name: j2, type: continuous, parent: a, child: b, xyz: [1, 0, 0],"
+    ...     " axis: [0, 0, 1]}]}")
     >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", cc.ModelWarning)  # "M is singular: joint 'j2' moves no mass"
+    ...     # "M is singular: joint 'j2' moves no mass"
+    ...     warnings.simplefilter("ignore", cc.ModelWarning)
     ...     robot = cc.load_robot("arm.yaml")
     >>> try:
     ...     cc.forward_dynamics(robot, [0.0, 0.0], [0.0, 0.0], [1.0, 0.0])
@@ -265,7 +269,8 @@ class CheckFailed(CoriolisError):
     --------
     >>> import coriolis_cli as cc
     >>> try:
-    ...     raise cc.CheckFailed("the generated code differs from the engine by more than 1e-12")
+    ...     raise cc.CheckFailed(
+    ...         "the generated code differs from the engine by more than 1e-12")
     ... except cc.CoriolisError as e:
     ...     print(e.exit_code, isinstance(e, cc.InputError))
     1 False
@@ -301,13 +306,14 @@ class RecordingNote(Note):
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("planar_2link")
     >>> t = np.linspace(0.0, 2.0, 201)  # 2 s at 100 Hz of positions, no velocities
-    >>> np.savez("run.npz", t=t, q=np.stack([np.sin(t), np.cos(t)], axis=1), dof_names=robot.dof_names,
-    ...          config_names=robot.config_names)
+    >>> np.savez("run.npz", t=t, q=np.stack([np.sin(t), np.cos(t)], axis=1),
+    ...          dof_names=robot.dof_names, config_names=robot.config_names)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     rec = cc.load_recording("run.npz", robot)
     >>> print(caught[0].category.__name__, caught[0].message)
-    RecordingNote run.npz: q̇ fitted on the stamps: cubic over 11 samples (0.11 s at 100 Hz; −3 dB at 9.88 Hz; window= sets it)
+    RecordingNote run.npz: q̇ fitted on the stamps: cubic over 11 samples
+    (0.11 s at 100 Hz; −3 dB at 9.88 Hz; window= sets it)
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore", cc.RecordingNote)  # nothing is said
     ...     rec = cc.load_recording("run.npz", robot, window="50ms")
@@ -333,11 +339,14 @@ class ModelWarning(UserWarning):
     >>> import coriolis_cli as cc
     >>> from pathlib import Path
     >>> _ = Path("rod.yaml").write_text(
-    ...     "{name: rod, links: [{name: base}, {name: rod, mass: 1.0, inertia: [0.001, 0, 0, 0.001, 0, 0.01]}],"
-    ...     " joints: [{name: hinge, type: continuous, parent: base, child: rod, axis: [0, 1, 0]}]}")
+    ...     "{name: rod, links: [{name: base},"
+    ...     " {name: rod, mass: 1.0, inertia: [0.001, 0, 0, 0.001, 0, 0.01]}],"
+    ...     " joints: [{name: hinge, type: continuous, parent: base, child: rod,"
+    ...     " axis: [0, 1, 0]}]}")
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     robot = cc.load_robot("rod.yaml")  # principal moments 0.001, 0.001, 0.01: a + b < c
+    ...     # principal moments 0.001, 0.001, 0.01: a + b < c
+    ...     robot = cc.load_robot("rod.yaml")
     >>> [w.category.__name__ for w in caught]
     ['ModelWarning']
     """

@@ -221,7 +221,8 @@ def gravity_vector(robot: RobotModel, q: jax.Array, gravity: bool | ArrayLike = 
     >>> import coriolis_cli as cc, coriolis_cli.jax as cj
     >>> robot = cc.load_robot("panda")
     >>> Q = jnp.linspace(-1.0, 1.0, 35).reshape(5, 7)
-    >>> cj.gravity_vector(robot, Q).shape, jax.vmap(lambda q: cj.gravity_vector(robot, q))(Q).shape
+    >>> (cj.gravity_vector(robot, Q).shape,
+    ...  jax.vmap(lambda q: cj.gravity_vector(robot, q))(Q).shape)
     ((5, 7), (5, 7))
     >>> float(jnp.abs(cj.gravity_vector(robot, Q, gravity=False)).max())
     0.0

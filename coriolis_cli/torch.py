@@ -166,7 +166,8 @@ def inverse_dynamics(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor, qdd: 
     >>> q = torch.zeros(7, dtype=torch.float64, requires_grad=True)
     >>> qd, qdd = torch.ones(7, dtype=torch.float64), torch.zeros(7, dtype=torch.float64)
     >>> ct.inverse_dynamics(robot, q, qd, qdd).sum().backward()  # q.grad = (∂τ/∂q)ᵀ 1
-    >>> dtau_dq = cc.inverse_dynamics_derivatives(robot, q.detach().numpy(), qd.numpy(), qdd.numpy())[0]
+    >>> dtau_dq = cc.inverse_dynamics_derivatives(
+    ...     robot, q.detach().numpy(), qd.numpy(), qdd.numpy())[0]
     >>> bool(torch.allclose(q.grad, torch.from_numpy(dtau_dq.sum(0))))
     True
     """
@@ -227,7 +228,8 @@ def gravity_vector(robot: RobotModel, q: torch.Tensor, gravity: bool | ArrayLike
     >>> import coriolis_cli as cc, coriolis_cli.torch as ct
     >>> robot = cc.load_robot("panda")
     >>> Q = torch.linspace(-1.0, 1.0, 35, dtype=torch.float64).reshape(5, 7)
-    >>> ct.gravity_vector(robot, Q).shape, torch.vmap(lambda q: ct.gravity_vector(robot, q))(Q).shape
+    >>> (ct.gravity_vector(robot, Q).shape,
+    ...  torch.vmap(lambda q: ct.gravity_vector(robot, q))(Q).shape)
     (torch.Size([5, 7]), torch.Size([5, 7]))
     >>> float(ct.gravity_vector(robot, Q, gravity=False).abs().max())
     0.0
@@ -301,8 +303,10 @@ def forward_dynamics(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor, tau: 
     >>> robot = cc.load_robot("panda")
     >>> q = torch.linspace(-1.0, 1.0, 7, dtype=torch.float64)
     >>> qd = tau = torch.ones_like(q)
-    >>> dqdd_dtau = torch.func.jacrev(lambda tau: ct.forward_dynamics(robot, q, qd, tau))(tau)
-    >>> bool(torch.allclose(dqdd_dtau @ ct.mass_matrix(robot, q), torch.eye(7, dtype=torch.float64)))
+    >>> dqdd_dtau = torch.func.jacrev(
+    ...     lambda tau: ct.forward_dynamics(robot, q, qd, tau))(tau)
+    >>> bool(torch.allclose(dqdd_dtau @ ct.mass_matrix(robot, q),
+    ...                     torch.eye(7, dtype=torch.float64)))
     True
     """
     return torch_ops.forward_dynamics(robot_id(robot, gravity), q, qd, tau)
@@ -695,7 +699,8 @@ def regressor(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor, qd_r: torch.
     >>> import coriolis_cli as cc, coriolis_cli.torch as ct
     >>> robot = cc.load_robot("panda")
     >>> q = torch.linspace(-1.0, 1.0, 7, dtype=torch.float64)
-    >>> qd, qdd, theta = torch.ones_like(q), torch.zeros_like(q), torch.from_numpy(cc.inertial_parameters(robot))
+    >>> qd, qdd = torch.ones_like(q), torch.zeros_like(q)
+    >>> theta = torch.from_numpy(cc.inertial_parameters(robot))
     >>> Y = ct.regressor(robot, q, qd, qd, qdd)
     >>> Y.shape, bool(torch.allclose(Y @ theta, ct.inverse_dynamics(robot, q, qd, qdd)))
     (torch.Size([7, 70]), True)

@@ -140,7 +140,8 @@ def coriolis_matrix(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLik
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, qd = cc.random_configuration(robot, np.random.default_rng(0)), np.full(robot.nv, 0.5)
+    >>> q = cc.random_configuration(robot, np.random.default_rng(0))
+    >>> qd = np.full(robot.nv, 0.5)
     >>> M, Mdot, C = cc.coriolis_matrix(robot, q, qd)
     >>> bool(np.allclose(Mdot, C + C.T))
     True
@@ -205,11 +206,13 @@ def christoffel(robot: RobotModel | ReducedRobot, q: ArrayLike, force: bool = Fa
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, qd = cc.random_configuration(robot, np.random.default_rng(0)), np.full(robot.nv, 0.5)
+    >>> q = cc.random_configuration(robot, np.random.default_rng(0))
+    >>> qd = np.full(robot.nv, 0.5)
     >>> Gamma = cc.christoffel(robot, q)
     >>> Gamma.shape
     (7, 7, 7)
-    >>> bool(np.allclose(np.einsum("ijk,k->ij", Gamma, qd), cc.coriolis_matrix(robot, q, qd)[2]))
+    >>> bool(np.allclose(np.einsum("ijk,k->ij", Gamma, qd),
+    ...                  cc.coriolis_matrix(robot, q, qd)[2]))
     True
     """
 
@@ -254,7 +257,8 @@ def christoffel_slices(robot: RobotModel | ReducedRobot, q: ArrayLike) -> Iterat
     >>> robot = cc.load_robot("panda")
     >>> q = cc.random_configuration(robot, np.random.default_rng(0))
     >>> Gamma = cc.christoffel(robot, q)
-    >>> all(np.allclose(Gamma_k, Gamma[:, :, k]) for k, Gamma_k in cc.christoffel_slices(robot, q))
+    >>> all(np.allclose(Gamma_k, Gamma[:, :, k])
+    ...     for k, Gamma_k in cc.christoffel_slices(robot, q))
     True
     """
     (q,) = single_state("christoffel_slices", robot, q)  # here, not when the iteration starts
@@ -444,7 +448,8 @@ def inverse_dynamics(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLi
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, zero = cc.random_configuration(robot, np.random.default_rng(0)), np.zeros(robot.nv)
+    >>> q = cc.random_configuration(robot, np.random.default_rng(0))
+    >>> zero = np.zeros(robot.nv)
     >>> tau = cc.inverse_dynamics(robot, q, zero, zero)
     >>> bool(np.allclose(tau, cc.gravity_vector(robot, q)))
     True
@@ -583,7 +588,8 @@ def inverse_dynamics_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike,
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, qdd = cc.random_configuration(robot, rng), rng.standard_normal(7), rng.standard_normal(7)
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, qdd = rng.standard_normal(7), rng.standard_normal(7)
     >>> dtau_dq, dtau_dqd, M = cc.inverse_dynamics_derivatives(robot, q, qd, qdd)
     >>> dtau_dq.shape, bool(np.allclose(M, cc.mass_matrix(robot, q)))
     ((7, 7), True)
@@ -668,7 +674,8 @@ def forward_dynamics_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike,
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, tau = cc.random_configuration(robot, rng), rng.standard_normal(7), rng.standard_normal(7)
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, tau = rng.standard_normal(7), rng.standard_normal(7)
     >>> dqdd_dq, dqdd_dqd, Minv = cc.forward_dynamics_derivatives(robot, q, qd, tau)
     >>> bool(np.allclose(Minv @ cc.mass_matrix(robot, q), np.eye(7)))
     True
@@ -842,9 +849,11 @@ def slotine_li_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: A
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, qd_r, qdd_r = cc.random_configuration(robot, rng), *rng.standard_normal((3, 7))
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, qd_r, qdd_r = rng.standard_normal((3, 7))
     >>> dq, dqd, C, M = cc.slotine_li_derivatives(robot, q, qd, qd_r, qdd_r)
-    >>> bool(np.allclose(C, cc.coriolis_matrix(robot, q, qd)[2])), bool(np.allclose(M, cc.mass_matrix(robot, q)))
+    >>> (bool(np.allclose(C, cc.coriolis_matrix(robot, q, qd)[2])),
+    ...  bool(np.allclose(M, cc.mass_matrix(robot, q))))
     (True, True)
     """
 
@@ -971,9 +980,11 @@ def coriolis_transpose_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLik
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, qd, e = cc.random_configuration(robot, np.random.default_rng(0)), np.full(7, 0.5), np.eye(7)[2]
+    >>> q = cc.random_configuration(robot, np.random.default_rng(0))
+    >>> qd, e = np.full(7, 0.5), np.eye(7)[2]
     >>> dCTqd_dqd = cc.coriolis_transpose_derivatives(robot, q, qd)[1]
-    >>> f = lambda v: cc.coriolis_transpose_velocity(robot, q, v)  # quadratic in q̇: exact central differences
+    >>> # quadratic in q̇: exact central differences
+    >>> f = lambda v: cc.coriolis_transpose_velocity(robot, q, v)
     >>> bool(np.allclose((f(qd + e) - f(qd - e)) / 2, dCTqd_dqd[:, 2]))
     True
     """
@@ -1161,9 +1172,11 @@ def inverse_dynamics_second_derivatives_contracted(robot: RobotModel | ReducedRo
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
     >>> q, qd, qdd, lam = cc.random_configuration(robot, rng), *rng.standard_normal((3, 7))
-    >>> contracted = cc.inverse_dynamics_second_derivatives_contracted(robot, q, qd, qdd, lam)
+    >>> contracted = cc.inverse_dynamics_second_derivatives_contracted(
+    ...     robot, q, qd, qdd, lam)
     >>> tensors = cc.inverse_dynamics_second_derivatives(robot, q, qd, qdd)
-    >>> all(np.allclose(c, np.einsum("i,ijk->jk", lam, T)) for c, T in zip(contracted, tensors))
+    >>> all(np.allclose(c, np.einsum("i,ijk->jk", lam, T))
+    ...     for c, T in zip(contracted, tensors))
     True
     """
 
@@ -1287,7 +1300,8 @@ def coriolis_matrix_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, 
     >>> dC_dq = cc.coriolis_matrix_derivatives(robot, q, qd)
     >>> dC_dq.shape
     (7, 7, 7)
-    >>> bool(np.allclose(np.einsum("ijk,j->ik", dC_dq, v), cc.coriolis_product_derivatives(robot, q, qd, v)[0]))
+    >>> bool(np.allclose(np.einsum("ijk,j->ik", dC_dq, v),
+    ...                  cc.coriolis_product_derivatives(robot, q, qd, v)[0]))
     True
     """
     n = robot.nv
@@ -1400,7 +1414,8 @@ def forward_dynamics_second_derivatives(robot: RobotModel | ReducedRobot, q: Arr
     >>> q, qd, tau = cc.random_configuration(robot, rng), *rng.standard_normal((2, 7))
     >>> F = cc.forward_dynamics_second_derivatives(robot, q, qd, tau)
     >>> Gamma, Minv = cc.christoffel(robot, q), np.linalg.inv(cc.mass_matrix(robot, q))
-    >>> F[1].shape, bool(np.allclose(F[1], -np.einsum("il,ljk->ijk", Minv, Gamma + Gamma.transpose(0, 2, 1))))
+    >>> F[1].shape, bool(np.allclose(
+    ...     F[1], -np.einsum("il,ljk->ijk", Minv, Gamma + Gamma.transpose(0, 2, 1))))
     ((7, 7, 7), True)
     """
     n = robot.nv
@@ -1493,9 +1508,11 @@ def forward_dynamics_second_derivatives_contracted(robot: RobotModel | ReducedRo
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
     >>> q, qd, tau, lam = cc.random_configuration(robot, rng), *rng.standard_normal((3, 7))
-    >>> contracted = cc.forward_dynamics_second_derivatives_contracted(robot, q, qd, tau, lam)
+    >>> contracted = cc.forward_dynamics_second_derivatives_contracted(
+    ...     robot, q, qd, tau, lam)
     >>> tensors = cc.forward_dynamics_second_derivatives(robot, q, qd, tau)
-    >>> all(np.allclose(c, np.einsum("i,ijk->jk", lam, F)) for c, F in zip(contracted, tensors))
+    >>> all(np.allclose(c, np.einsum("i,ijk->jk", lam, F))
+    ...     for c, F in zip(contracted, tensors))
     True
     """
 
@@ -1553,7 +1570,8 @@ def generalized_momentum(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: Arr
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, qd = cc.random_configuration(robot, np.random.default_rng(0)), np.full(robot.nv, 0.5)
+    >>> q = cc.random_configuration(robot, np.random.default_rng(0))
+    >>> qd = np.full(robot.nv, 0.5)
     >>> p = cc.generalized_momentum(robot, q, qd)
     >>> bool(np.allclose(p, cc.mass_matrix(robot, q) @ qd))
     True
@@ -1612,7 +1630,8 @@ def coriolis_transpose_velocity(robot: RobotModel | ReducedRobot, q: ArrayLike, 
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, qd = cc.random_configuration(robot, np.random.default_rng(0)), np.full(robot.nv, 0.5)
+    >>> q = cc.random_configuration(robot, np.random.default_rng(0))
+    >>> qd = np.full(robot.nv, 0.5)
     >>> M, Mdot, C = cc.coriolis_matrix(robot, q, qd)
     >>> bool(np.allclose(cc.coriolis_transpose_velocity(robot, q, qd), C.T @ qd))
     True
@@ -1739,7 +1758,8 @@ def momentum_regressors(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: Arra
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, qd = cc.random_configuration(robot, np.random.default_rng(0)), np.full(robot.nv, 0.5)
+    >>> q = cc.random_configuration(robot, np.random.default_rng(0))
+    >>> qd = np.full(robot.nv, 0.5)
     >>> Y, theta = cc.momentum_regressors(robot, q, qd), cc.inertial_parameters(robot)
     >>> Y.p.shape, Y.T.shape
     ((7, 70), (70,))
@@ -1889,7 +1909,8 @@ def forward_dynamics(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLi
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, qdd = cc.random_configuration(robot, rng), rng.standard_normal(7), rng.standard_normal(7)
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, qdd = rng.standard_normal(7), rng.standard_normal(7)
     >>> tau = cc.inverse_dynamics(robot, q, qd, qdd)
     >>> bool(np.allclose(cc.forward_dynamics(robot, q, qd, tau), qdd))
     True
@@ -1957,8 +1978,10 @@ def slotine_li(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qd
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, qdd = cc.random_configuration(robot, rng), rng.standard_normal(7), rng.standard_normal(7)
-    >>> tau = cc.slotine_li(robot, q, qd, qd, qdd)  # q̇_r = q̇, q̈_r = q̈: the inverse dynamics
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, qdd = rng.standard_normal(7), rng.standard_normal(7)
+    >>> # q̇_r = q̇, q̈_r = q̈: the inverse dynamics
+    >>> tau = cc.slotine_li(robot, q, qd, qd, qdd)
     >>> bool(np.allclose(tau, cc.inverse_dynamics(robot, q, qd, qdd)))
     True
     """
@@ -2028,7 +2051,8 @@ def regressor(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qd_
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, qd_r, qdd_r = cc.random_configuration(robot, rng), *rng.standard_normal((3, 7))
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, qd_r, qdd_r = rng.standard_normal((3, 7))
     >>> Y, theta = cc.regressor(robot, q, qd, qd_r, qdd_r), cc.inertial_parameters(robot)
     >>> Y.shape, bool(np.allclose(Y @ theta, cc.slotine_li(robot, q, qd, qd_r, qdd_r)))
     ((7, 70), True)
@@ -2087,7 +2111,8 @@ def adaptation_gradient(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: Arra
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, qd_r, qdd_r = cc.random_configuration(robot, rng), *rng.standard_normal((3, 7))
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, qd_r, qdd_r = rng.standard_normal((3, 7))
     >>> YTs = cc.adaptation_gradient(robot, q, qd, qd_r, qdd_r)
     >>> bool(np.allclose(YTs, cc.regressor(robot, q, qd, qd_r, qdd_r).T @ (qd - qd_r)))
     True

@@ -136,9 +136,11 @@ def random_configuration(robot: RobotModel | ReducedRobot, rng: np.random.Genera
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> q = cc.random_configuration(robot, 0)
-    >>> q.shape, bool(np.allclose(q, cc.random_configuration(robot, np.random.default_rng(0))))
+    >>> rng = np.random.default_rng(0)
+    >>> q.shape, bool(np.allclose(q, cc.random_configuration(robot, rng)))
     ((7,), True)
-    >>> cc.random_configuration(cc.load_robot("fourbar"), 1).shape  # a closed loop: one independent angle
+    >>> # a closed loop: one independent angle
+    >>> cc.random_configuration(cc.load_robot("fourbar"), 1).shape
     (1,)
     """
     if not getattr(robot, "is_reduced", False):
@@ -188,13 +190,15 @@ def integrate(robot: RobotModel | ReducedRobot, q: ArrayLike, v: ArrayLike, t: f
     --------
     >>> import numpy as np
     >>> import coriolis_cli as cc
-    >>> robot = cc.load_robot("serial:3", floating_base=True)  # a free joint, then three revolute joints
+    >>> # a free joint, then three revolute joints
+    >>> robot = cc.load_robot("serial:3", floating_base=True)
     >>> robot.nq, robot.nv
     (10, 9)
     >>> v = np.zeros(robot.nv)
     >>> v[0], v[5] = 1.0, np.pi / 2  # 1 m/s forward while turning about z at π/2 rad/s
     >>> q = cc.integrate(robot, robot.neutral_configuration(), v, 1.0)
-    >>> [round(float(x), 6) for x in q[:7]]  # on a quarter circle: x = y = 2/π, quaternion (x, y, z, w)
+    >>> # on a quarter circle: x = y = 2/π, quaternion (x, y, z, w)
+    >>> [round(float(x), 6) for x in q[:7]]
     [0.63662, 0.63662, 0.0, 0.0, 0.0, 0.707107, 0.707107]
     """
     q, v = calls.single_state("integrate", robot, q, ("v", v))

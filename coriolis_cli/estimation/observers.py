@@ -126,7 +126,8 @@ class MomentumObserver:
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, qd, dt, push = robot.neutral_configuration(), np.zeros(7), 0.001, np.array([0, 0, 0, 5.0, 0, 0, 0])
+    >>> q, qd = robot.neutral_configuration(), np.zeros(7)
+    >>> dt, push = 0.001, np.array([0, 0, 0, 5.0, 0, 0, 0])
     >>> observer = cc.MomentumObserver(robot, bandwidth=50.0)
     >>> for _ in range(300):  # 0.3 s: the drives give g(q), the push moves the arm
     ...     tau = cc.gravity_vector(robot, q)
@@ -289,7 +290,8 @@ class EnergyObserver:
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, qd, dt, push = robot.neutral_configuration(), np.zeros(7), 0.001, np.array([0, 0, 0, 5.0, 0, 0, 0])
+    >>> q, qd = robot.neutral_configuration(), np.zeros(7)
+    >>> dt, push = 0.001, np.array([0, 0, 0, 5.0, 0, 0, 0])
     >>> observer = cc.EnergyObserver(robot, bandwidth=50.0)
     >>> for _ in range(300):  # 0.3 s: the drives give g(q), the push moves the arm
     ...     tau = cc.gravity_vector(robot, q)

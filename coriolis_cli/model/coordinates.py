@@ -147,7 +147,8 @@ class ReducedRobot(Caches):
     --------
     >>> import numpy as np
     >>> import coriolis_cli as cc
-    >>> robot = cc.load_robot("fourbar")  # a four-bar linkage: three joints, one independent
+    >>> # a four-bar linkage: three joints, one independent
+    >>> robot = cc.load_robot("fourbar")
     >>> type(robot).__name__, robot.nv, robot.full.nv, robot.dof_names
     ('ReducedRobot', 1, 3, ('crank_joint',))
     >>> M, Mdot, C = cc.coriolis_matrix(robot, [0.3], [1.0])

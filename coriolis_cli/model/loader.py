@@ -343,7 +343,8 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     (27, 26)
     >>> cc.load_robot("panda", lock={"panda_joint7": 0.0}).nv
     6
-    >>> gripper = cc.load_robot("gripper", mimic="enforce")  # the right finger follows the left
+    >>> # the right finger follows the left
+    >>> gripper = cc.load_robot("gripper", mimic="enforce")
     >>> type(gripper).__name__, gripper.nv, gripper.full.nv
     ('ReducedRobot', 3, 4)
 
@@ -351,11 +352,14 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
 
     >>> from pathlib import Path
     >>> _ = Path("pendulum.yaml").write_text(
-    ...     "{name: pendulum, links: [{name: base}, {name: rod, mass: 1.0, com: [0, 0, -0.5],"
+    ...     "{name: pendulum, links: [{name: base},"
+    ...     " {name: rod, mass: 1.0, com: [0, 0, -0.5],"
     ...     " inertia: [0.01, 0, 0, 0.01, 0, 0.001]}],"
-    ...     " joints: [{name: hinge, type: continuous, parent: base, child: rod, axis: [0, 1, 0]}]}")
+    ...     " joints: [{name: hinge, type: continuous, parent: base, child: rod,"
+    ...     " axis: [0, 1, 0]}]}")
     >>> pendulum = cc.load_robot("pendulum.yaml")
-    >>> pendulum.dof_names, round(float(cc.gravity_vector(pendulum, [1.5707963267948966])[0]), 6)
+    >>> g = cc.gravity_vector(pendulum, [1.5707963267948966])
+    >>> pendulum.dof_names, round(float(g[0]), 6)
     (('hinge',), 4.905)
     """
     from .coordinates import BASE_VELOCITIES, MIMIC_MODES, enforce_mimic, with_base_velocity

@@ -62,7 +62,8 @@ def inertial_parameters(robot: RobotModel) -> np.ndarray:
     >>> theta = cc.inertial_parameters(robot)
     >>> theta.shape
     (20,)
-    >>> [round(float(x), 6) for x in theta[:4]]  # the upper arm: m = 1 kg, its COM 0.5 m along x
+    >>> # the upper arm: m = 1 kg, its COM 0.5 m along x
+    >>> [round(float(x), 6) for x in theta[:4]]
     [1.0, 0.5, 0.0, 0.0]
     """
     theta = np.zeros(N_PARAMETERS * robot.n_bodies)

@@ -187,8 +187,10 @@ class RobotModel(Caches):
     >>> robot = cc.load_robot("humanoid", floating_base=True)
     >>> robot.nq, robot.nv, robot.n_bodies
     (27, 26, 21)
-    >>> robot.config_names[:4], robot.dof_names[:4]
-    (('base_x', 'base_y', 'base_z', 'base_qx'), ('base_vx', 'base_vy', 'base_vz', 'base_wx'))
+    >>> robot.config_names[:4]
+    ('base_x', 'base_y', 'base_z', 'base_qx')
+    >>> robot.dof_names[:4]
+    ('base_vx', 'base_vy', 'base_vz', 'base_wx')
     >>> round(robot.total_mass, 6), robot.gravity
     (56.4, (0.0, 0.0, -9.81))
     """
@@ -373,7 +375,8 @@ class RobotModel(Caches):
         --------
         >>> import coriolis_cli as cc
         >>> robot = cc.load_robot("panda")
-        >>> [round(float(x), 6) for x in robot.neutral_configuration()]  # joint 4's limits exclude 0
+        >>> # joint 4's limits exclude 0
+        >>> [round(float(x), 6) for x in robot.neutral_configuration()]
         [0.0, 0.0, 0.0, -0.0698, 0.0, 0.0, 0.0]
         """
         q = np.zeros(self.nq)

@@ -84,10 +84,13 @@ def to_mujoco(robot: RobotModel | ReducedRobot, q: ArrayLike, v: ArrayLike | Non
     >>> from pathlib import Path
     >>> import coriolis_cli as cc
     >>> _ = Path("box.xml").write_text(  # a free box with a hinged arm whose ref is 0.5 rad
-    ...     '<mujoco><compiler angle="radian"/><worldbody><body name="box"><freejoint name="base"/>'
-    ...     '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/><body name="arm" pos="0 0 0.2">'
+    ...     '<mujoco><compiler angle="radian"/><worldbody>'
+    ...     '<body name="box"><freejoint name="base"/>'
+    ...     '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>'
+    ...     '<body name="arm" pos="0 0 0.2">'
     ...     '<joint name="hinge" axis="0 1 0" ref="0.5"/>'
-    ...     '<inertial pos="0 0 0.1" mass="0.5" diaginertia="0.001 0.001 0.001"/></body></body></worldbody></mujoco>')
+    ...     '<inertial pos="0 0 0.1" mass="0.5" diaginertia="0.001 0.001 0.001"/>'
+    ...     '</body></body></worldbody></mujoco>')
     >>> robot = cc.load_robot("box.xml")
     >>> q = robot.neutral_configuration()
     >>> q[7] = 0.2  # the hinge, from its ref
@@ -147,12 +150,16 @@ def from_mujoco(robot: RobotModel | ReducedRobot, qpos: ArrayLike, qvel: ArrayLi
     >>> from pathlib import Path
     >>> import coriolis_cli as cc
     >>> _ = Path("box.xml").write_text(  # a free box with a hinged arm whose ref is 0.5 rad
-    ...     '<mujoco><compiler angle="radian"/><worldbody><body name="box"><freejoint name="base"/>'
-    ...     '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/><body name="arm" pos="0 0 0.2">'
+    ...     '<mujoco><compiler angle="radian"/><worldbody>'
+    ...     '<body name="box"><freejoint name="base"/>'
+    ...     '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>'
+    ...     '<body name="arm" pos="0 0 0.2">'
     ...     '<joint name="hinge" axis="0 1 0" ref="0.5"/>'
-    ...     '<inertial pos="0 0 0.1" mass="0.5" diaginertia="0.001 0.001 0.001"/></body></body></worldbody></mujoco>')
+    ...     '<inertial pos="0 0 0.1" mass="0.5" diaginertia="0.001 0.001 0.001"/>'
+    ...     '</body></body></worldbody></mujoco>')
     >>> robot = cc.load_robot("box.xml")
-    >>> qpos = [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.5]  # 1 m up, quaternion w first, the hinge at its ref
+    >>> # 1 m up, quaternion w first, the hinge at its ref
+    >>> qpos = [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.5]
     >>> q, v = cc.from_mujoco(robot, qpos)
     >>> [round(float(x), 6) for x in q]
     [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]

@@ -55,10 +55,12 @@ class Recording:
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("planar_2link")
-    >>> t = np.linspace(0.0, 2.0, 201)  # 2 s at 100 Hz, in the format of `coriolis simulate -o run.npz`
-    >>> q, qd = np.stack([np.sin(t), np.cos(t)], axis=1), np.stack([np.cos(t), -np.sin(t)], axis=1)
-    >>> np.savez("run.npz", t=t, q=q, qd=qd, tau=np.zeros_like(q), dof_names=robot.dof_names,
-    ...          config_names=robot.config_names)
+    >>> # 2 s at 100 Hz, in the format of `coriolis simulate -o run.npz`
+    >>> t = np.linspace(0.0, 2.0, 201)
+    >>> q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    >>> qd = np.stack([np.cos(t), -np.sin(t)], axis=1)
+    >>> np.savez("run.npz", t=t, q=q, qd=qd, tau=np.zeros_like(q),
+    ...          dof_names=robot.dof_names, config_names=robot.config_names)
     >>> rec = cc.load_recording("run.npz", robot)
     >>> rec.t.shape, rec.q.shape, rec.qd.shape, rec.effort.shape, rec.qdd is None
     ((201,), (201, 2), (201, 2), (201, 2), True)
@@ -160,10 +162,12 @@ def stream_recording(path: str, robot, topic: str | None = None, base_topic: str
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("planar_2link")
-    >>> t = np.linspace(0.0, 2.0, 201)  # 2 s at 100 Hz, in the format of `coriolis simulate -o run.npz`
-    >>> q, qd = np.stack([np.sin(t), np.cos(t)], axis=1), np.stack([np.cos(t), -np.sin(t)], axis=1)
-    >>> np.savez("run.npz", t=t, q=q, qd=qd, tau=np.zeros_like(q), dof_names=robot.dof_names,
-    ...          config_names=robot.config_names)
+    >>> # 2 s at 100 Hz, in the format of `coriolis simulate -o run.npz`
+    >>> t = np.linspace(0.0, 2.0, 201)
+    >>> q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    >>> qd = np.stack([np.cos(t), -np.sin(t)], axis=1)
+    >>> np.savez("run.npz", t=t, q=q, qd=qd, tau=np.zeros_like(q),
+    ...          dof_names=robot.dof_names, config_names=robot.config_names)
     >>> [len(chunk.t) for chunk in cc.stream_recording("run.npz", robot, rows=50)]
     [50, 50, 50, 50, 1]
     """
@@ -287,10 +291,12 @@ def load_recording(path: str, robot, topic: str | None = None, base_topic: str |
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("planar_2link")
-    >>> t = np.linspace(0.0, 2.0, 201)  # 2 s at 100 Hz, in the format of `coriolis simulate -o run.npz`
-    >>> q, qd = np.stack([np.sin(t), np.cos(t)], axis=1), np.stack([np.cos(t), -np.sin(t)], axis=1)
-    >>> np.savez("run.npz", t=t, q=q, qd=qd, tau=np.zeros_like(q), dof_names=robot.dof_names,
-    ...          config_names=robot.config_names)
+    >>> # 2 s at 100 Hz, in the format of `coriolis simulate -o run.npz`
+    >>> t = np.linspace(0.0, 2.0, 201)
+    >>> q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    >>> qd = np.stack([np.cos(t), -np.sin(t)], axis=1)
+    >>> np.savez("run.npz", t=t, q=q, qd=qd, tau=np.zeros_like(q),
+    ...          dof_names=robot.dof_names, config_names=robot.config_names)
     >>> rec = cc.load_recording("run.npz", robot)
     >>> rec.q.shape, rec.effort.shape, rec.dof_names
     ((201, 2), (201, 2), ('joint1', 'joint2'))
