@@ -186,14 +186,16 @@ class SizeError(InputError):
 
     Examples
     --------
+    >>> import textwrap
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("serial:400")
     >>> try:
     ...     cc.christoffel(robot, np.zeros(robot.nq))
     ... except cc.SizeError as e:
-    ...     print(e)
-    Γ of this robot holds nv³ = 400³ = 64,000,000 doubles (488 MiB), above the 256 MiB limit
+    ...     print(textwrap.fill(str(e)))
+    Γ of this robot holds nv³ = 400³ = 64,000,000 doubles (488 MiB), above
+    the 256 MiB limit
     """
 
 
@@ -230,7 +232,8 @@ class SingularMassMatrixError(InputError):
     >>> import coriolis_cli as cc
     >>> from pathlib import Path
     >>> _ = Path("arm.yaml").write_text(  # link b, carried by joint j2, has no mass
-    ...     "{name: arm, links: [{name: base}, {name: a, mass: 1.0, com: [0.5, 0, 0],"
+    ...     "{name: arm, links: [{name: base},"
+    ...     " {name: a, mass: 1.0, com: [0.5, 0, 0],"
     ...     " inertia: [0.01, 0, 0, 0.1, 0, 0.1]}, {name: b}],"
     ...     " joints: [{name: j1, type: continuous, parent: base, child: a,"
     ...     " axis: [0, 0, 1]},"

@@ -163,8 +163,10 @@ def inverse_dynamics(robot: RobotModel, q: jax.Array, qd: jax.Array, qdd: jax.Ar
     >>> import coriolis_cli as cc, coriolis_cli.jax as cj
     >>> robot = cc.load_robot("panda")
     >>> q, qd, qdd = jnp.zeros(7), jnp.ones(7), jnp.zeros(7)
-    >>> dtau_dq = jax.jit(jax.jacrev(lambda q: cj.inverse_dynamics(robot, q, qd, qdd)))(q)
-    >>> bool(jnp.allclose(dtau_dq, cc.inverse_dynamics_derivatives(robot, q, qd, qdd)[0]))
+    >>> dtau_dq = jax.jit(jax.jacrev(
+    ...     lambda q: cj.inverse_dynamics(robot, q, qd, qdd)))(q)
+    >>> bool(jnp.allclose(
+    ...     dtau_dq, cc.inverse_dynamics_derivatives(robot, q, qd, qdd)[0]))
     True
     """
     return xla.inverse_dynamics(robot, q, qd, qdd, gravity)
@@ -355,7 +357,8 @@ def coriolis_matrix(robot: RobotModel, q: jax.Array, qd: jax.Array) -> tuple[jax
     >>> jax.config.update("jax_enable_x64", True)
     >>> import coriolis_cli as cc, coriolis_cli.jax as cj
     >>> robot = cc.load_robot("panda")
-    >>> M, Mdot, C = cj.coriolis_matrix(robot, jnp.linspace(-1.0, 1.0, 7), jnp.ones(7))
+    >>> M, Mdot, C = cj.coriolis_matrix(
+    ...     robot, jnp.linspace(-1.0, 1.0, 7), jnp.ones(7))
     >>> N = Mdot - 2 * C
     >>> bool(jnp.allclose(N, -N.T))  # Ṁ − 2C is skew-symmetric
     True
@@ -411,7 +414,8 @@ def christoffel(robot: RobotModel, q: jax.Array) -> jax.Array:
     >>> robot = cc.load_robot("panda")
     >>> q, qd = jnp.linspace(-1.0, 1.0, 7), jnp.ones(7)
     >>> Gamma = cj.christoffel(robot, q)
-    >>> Gamma.shape, bool(jnp.allclose(Gamma @ qd, cj.coriolis_matrix(robot, q, qd)[2]))
+    >>> C = cj.coriolis_matrix(robot, q, qd)[2]
+    >>> Gamma.shape, bool(jnp.allclose(Gamma @ qd, C))
     ((7, 7, 7), True)
     """
     return xla.christoffel(robot, q)

@@ -164,8 +164,10 @@ def inverse_dynamics(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor, qdd: 
     >>> import coriolis_cli as cc, coriolis_cli.torch as ct
     >>> robot = cc.load_robot("panda")
     >>> q = torch.zeros(7, dtype=torch.float64, requires_grad=True)
-    >>> qd, qdd = torch.ones(7, dtype=torch.float64), torch.zeros(7, dtype=torch.float64)
-    >>> ct.inverse_dynamics(robot, q, qd, qdd).sum().backward()  # q.grad = (∂τ/∂q)ᵀ 1
+    >>> qd = torch.ones(7, dtype=torch.float64)
+    >>> qdd = torch.zeros(7, dtype=torch.float64)
+    >>> # q.grad = (∂τ/∂q)ᵀ 1
+    >>> ct.inverse_dynamics(robot, q, qd, qdd).sum().backward()
     >>> dtau_dq = cc.inverse_dynamics_derivatives(
     ...     robot, q.detach().numpy(), qd.numpy(), qdd.numpy())[0]
     >>> bool(torch.allclose(q.grad, torch.from_numpy(dtau_dq.sum(0))))
@@ -433,7 +435,8 @@ def christoffel(robot: RobotModel, q: torch.Tensor) -> torch.Tensor:
     >>> robot = cc.load_robot("panda")
     >>> q = torch.linspace(-1.0, 1.0, 7, dtype=torch.float64)
     >>> qd, Gamma = torch.ones_like(q), ct.christoffel(robot, q)
-    >>> Gamma.shape, bool(torch.allclose(Gamma @ qd, ct.coriolis_matrix(robot, q, qd)[2]))
+    >>> C = ct.coriolis_matrix(robot, q, qd)[2]
+    >>> Gamma.shape, bool(torch.allclose(Gamma @ qd, C))
     (torch.Size([7, 7, 7]), True)
     """
     return torch_ops.christoffel(robot_id(robot), q)
@@ -564,7 +567,8 @@ def coriolis_transpose_velocity(robot: RobotModel, q: torch.Tensor, qd: torch.Te
     >>> q = torch.linspace(-1.0, 1.0, 7, dtype=torch.float64)
     >>> qd = torch.ones_like(q)
     >>> C = ct.coriolis_matrix(robot, q, qd)[2]
-    >>> bool(torch.allclose(ct.coriolis_transpose_velocity(robot, q, qd), C.mT @ qd))
+    >>> bool(torch.allclose(
+    ...     ct.coriolis_transpose_velocity(robot, q, qd), C.mT @ qd))
     True
     """
     return torch_ops.coriolis_transpose_velocity(robot_id(robot), q, qd)
@@ -628,7 +632,8 @@ def generalized_momentum(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor) -
     >>> robot = cc.load_robot("panda")
     >>> q = torch.linspace(-1.0, 1.0, 7, dtype=torch.float64)
     >>> qd = torch.ones_like(q)
-    >>> dp_dqd = torch.func.jacrev(lambda qd: ct.generalized_momentum(robot, q, qd))(qd)
+    >>> dp_dqd = torch.func.jacrev(
+    ...     lambda qd: ct.generalized_momentum(robot, q, qd))(qd)
     >>> bool(torch.allclose(dp_dqd, ct.mass_matrix(robot, q)))  # ∂p/∂q̇ = M
     True
     """
@@ -702,7 +707,8 @@ def regressor(robot: RobotModel, q: torch.Tensor, qd: torch.Tensor, qd_r: torch.
     >>> qd, qdd = torch.ones_like(q), torch.zeros_like(q)
     >>> theta = torch.from_numpy(cc.inertial_parameters(robot))
     >>> Y = ct.regressor(robot, q, qd, qd, qdd)
-    >>> Y.shape, bool(torch.allclose(Y @ theta, ct.inverse_dynamics(robot, q, qd, qdd)))
+    >>> Y.shape, bool(torch.allclose(
+    ...     Y @ theta, ct.inverse_dynamics(robot, q, qd, qdd)))
     (torch.Size([7, 70]), True)
     """
     return torch_ops.regressor(robot_id(robot, gravity), q, qd, qd_r, qdd_r)

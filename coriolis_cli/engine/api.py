@@ -453,7 +453,8 @@ def inverse_dynamics(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLi
     >>> tau = cc.inverse_dynamics(robot, q, zero, zero)
     >>> bool(np.allclose(tau, cc.gravity_vector(robot, q)))
     True
-    >>> bool(np.allclose(cc.inverse_dynamics(robot, q, zero, zero, gravity=False), 0.0))
+    >>> bool(np.allclose(
+    ...     cc.inverse_dynamics(robot, q, zero, zero, gravity=False), 0.0))
     True
     """
 
@@ -511,7 +512,8 @@ def gravity_vector(robot: RobotModel | ReducedRobot, q: ArrayLike, gravity: bool
     >>> robot = cc.load_robot("panda")
     >>> q = cc.random_configuration(robot, np.random.default_rng(0))
     >>> g = cc.gravity_vector(robot, q)
-    >>> bool(np.allclose(cc.gravity_vector(robot, q, gravity=[0.0, 0.0, -9.81 / 6]), g / 6))
+    >>> bool(np.allclose(
+    ...     cc.gravity_vector(robot, q, gravity=[0.0, 0.0, -9.81 / 6]), g / 6))
     True
     >>> cc.gravity_vector(robot, np.stack([q, q])).shape
     (2, 7)
@@ -766,7 +768,8 @@ def coriolis_product_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike,
     >>> rng = np.random.default_rng(0)
     >>> q, qd, v = cc.random_configuration(robot, rng), *rng.standard_normal((2, 7))
     >>> dCv_dq, dCv_dqd = cc.coriolis_product_derivatives(robot, q, qd, v)
-    >>> bool(np.allclose(dCv_dqd, np.einsum("ijk,j->ik", cc.christoffel(robot, q), v)))
+    >>> bool(np.allclose(
+    ...     dCv_dqd, np.einsum("ijk,j->ik", cc.christoffel(robot, q), v)))
     True
     """
 
@@ -913,9 +916,11 @@ def gravity_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, gravity:
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, zero = cc.random_configuration(robot, np.random.default_rng(0)), np.zeros(7)
+    >>> q = cc.random_configuration(robot, np.random.default_rng(0))
+    >>> zero = np.zeros(7)
     >>> dg_dq = cc.gravity_derivatives(robot, q)
-    >>> bool(np.allclose(dg_dq, cc.inverse_dynamics_derivatives(robot, q, zero, zero)[0]))
+    >>> bool(np.allclose(
+    ...     dg_dq, cc.inverse_dynamics_derivatives(robot, q, zero, zero)[0]))
     True
     """
 
@@ -1089,8 +1094,10 @@ def inverse_dynamics_second_derivatives(robot: RobotModel | ReducedRobot, q: Arr
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, qdd = cc.random_configuration(robot, rng), *rng.standard_normal((2, 7))
-    >>> d2q, d2qd, dqdqd, dqdqdd = cc.inverse_dynamics_second_derivatives(robot, q, qd, qdd)
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, qdd = rng.standard_normal((2, 7))
+    >>> d2q, d2qd, dqdqd, dqdqdd = cc.inverse_dynamics_second_derivatives(
+    ...     robot, q, qd, qdd)
     >>> Gamma = cc.christoffel(robot, q)
     >>> d2q.shape, bool(np.allclose(d2qd, Gamma + Gamma.transpose(0, 2, 1)))
     ((7, 7, 7), True)
@@ -1171,7 +1178,8 @@ def inverse_dynamics_second_derivatives_contracted(robot: RobotModel | ReducedRo
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, qdd, lam = cc.random_configuration(robot, rng), *rng.standard_normal((3, 7))
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, qdd, lam = rng.standard_normal((3, 7))
     >>> contracted = cc.inverse_dynamics_second_derivatives_contracted(
     ...     robot, q, qd, qdd, lam)
     >>> tensors = cc.inverse_dynamics_second_derivatives(robot, q, qd, qdd)
@@ -1411,11 +1419,14 @@ def forward_dynamics_second_derivatives(robot: RobotModel | ReducedRobot, q: Arr
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, tau = cc.random_configuration(robot, rng), *rng.standard_normal((2, 7))
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, tau = rng.standard_normal((2, 7))
     >>> F = cc.forward_dynamics_second_derivatives(robot, q, qd, tau)
-    >>> Gamma, Minv = cc.christoffel(robot, q), np.linalg.inv(cc.mass_matrix(robot, q))
+    >>> Gamma = cc.christoffel(robot, q)
+    >>> Minv = np.linalg.inv(cc.mass_matrix(robot, q))
     >>> F[1].shape, bool(np.allclose(
-    ...     F[1], -np.einsum("il,ljk->ijk", Minv, Gamma + Gamma.transpose(0, 2, 1))))
+    ...     F[1],
+    ...     -np.einsum("il,ljk->ijk", Minv, Gamma + Gamma.transpose(0, 2, 1))))
     ((7, 7, 7), True)
     """
     n = robot.nv
@@ -1507,7 +1518,8 @@ def forward_dynamics_second_derivatives_contracted(robot: RobotModel | ReducedRo
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
     >>> rng = np.random.default_rng(0)
-    >>> q, qd, tau, lam = cc.random_configuration(robot, rng), *rng.standard_normal((3, 7))
+    >>> q = cc.random_configuration(robot, rng)
+    >>> qd, tau, lam = rng.standard_normal((3, 7))
     >>> contracted = cc.forward_dynamics_second_derivatives_contracted(
     ...     robot, q, qd, tau, lam)
     >>> tensors = cc.forward_dynamics_second_derivatives(robot, q, qd, tau)
@@ -1693,7 +1705,8 @@ def momentum_derivatives(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: Arr
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("panda")
-    >>> q, qd = cc.random_configuration(robot, np.random.default_rng(0)), np.full(7, 0.5)
+    >>> q = cc.random_configuration(robot, np.random.default_rng(0))
+    >>> qd = np.full(7, 0.5)
     >>> dp_dq = cc.momentum_derivatives(robot, q, qd)
     >>> bool(np.allclose(dp_dq @ qd, cc.coriolis_matrix(robot, q, qd)[1] @ qd))
     True
@@ -1760,7 +1773,8 @@ def momentum_regressors(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: Arra
     >>> robot = cc.load_robot("panda")
     >>> q = cc.random_configuration(robot, np.random.default_rng(0))
     >>> qd = np.full(robot.nv, 0.5)
-    >>> Y, theta = cc.momentum_regressors(robot, q, qd), cc.inertial_parameters(robot)
+    >>> Y = cc.momentum_regressors(robot, q, qd)
+    >>> theta = cc.inertial_parameters(robot)
     >>> Y.p.shape, Y.T.shape
     ((7, 70), (70,))
     >>> bool(np.allclose(Y.p @ theta, cc.generalized_momentum(robot, q, qd)))
@@ -1842,7 +1856,8 @@ def trajectory_dynamics(robot: RobotModel | ReducedRobot, Q: ArrayLike, QD: Arra
     >>> Q = np.array([cc.random_configuration(robot, rng) for _ in range(4)])
     >>> QD, QDD = rng.standard_normal((2, 4, 7))
     >>> out = cc.trajectory_dynamics(robot, Q, QD, QDD)
-    >>> out.shape, bool(np.allclose(out[:, 28:35], cc.inverse_dynamics(robot, Q, QD, QDD)))
+    >>> out.shape, bool(np.allclose(
+    ...     out[:, 28:35], cc.inverse_dynamics(robot, Q, QD, QDD)))
     ((4, 37), True)
     """
 
@@ -2053,8 +2068,10 @@ def regressor(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: ArrayLike, qd_
     >>> rng = np.random.default_rng(0)
     >>> q = cc.random_configuration(robot, rng)
     >>> qd, qd_r, qdd_r = rng.standard_normal((3, 7))
-    >>> Y, theta = cc.regressor(robot, q, qd, qd_r, qdd_r), cc.inertial_parameters(robot)
-    >>> Y.shape, bool(np.allclose(Y @ theta, cc.slotine_li(robot, q, qd, qd_r, qdd_r)))
+    >>> Y = cc.regressor(robot, q, qd, qd_r, qdd_r)
+    >>> theta = cc.inertial_parameters(robot)
+    >>> Y.shape, bool(np.allclose(
+    ...     Y @ theta, cc.slotine_li(robot, q, qd, qd_r, qdd_r)))
     ((7, 70), True)
     """
 
@@ -2114,7 +2131,8 @@ def adaptation_gradient(robot: RobotModel | ReducedRobot, q: ArrayLike, qd: Arra
     >>> q = cc.random_configuration(robot, rng)
     >>> qd, qd_r, qdd_r = rng.standard_normal((3, 7))
     >>> YTs = cc.adaptation_gradient(robot, q, qd, qd_r, qdd_r)
-    >>> bool(np.allclose(YTs, cc.regressor(robot, q, qd, qd_r, qdd_r).T @ (qd - qd_r)))
+    >>> bool(np.allclose(
+    ...     YTs, cc.regressor(robot, q, qd, qd_r, qdd_r).T @ (qd - qd_r)))
     True
     """
 

@@ -47,7 +47,8 @@ class QuaternionWarning(UserWarning):
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("serial:3", floating_base=True)
     >>> q = robot.neutral_configuration()
-    >>> q[3:7] = [0.0, 0.0, 0.0, 2.0]  # the base's quaternion (x, y, z, w), of norm 2
+    >>> # the base's quaternion (x, y, z, w), of norm 2
+    >>> q[3:7] = [0.0, 0.0, 0.0, 2.0]
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     M = cc.mass_matrix(robot, q)

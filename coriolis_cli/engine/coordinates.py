@@ -195,7 +195,8 @@ def integrate(robot: RobotModel | ReducedRobot, q: ArrayLike, v: ArrayLike, t: f
     >>> robot.nq, robot.nv
     (10, 9)
     >>> v = np.zeros(robot.nv)
-    >>> v[0], v[5] = 1.0, np.pi / 2  # 1 m/s forward while turning about z at π/2 rad/s
+    >>> # 1 m/s forward while turning about z at π/2 rad/s
+    >>> v[0], v[5] = 1.0, np.pi / 2
     >>> q = cc.integrate(robot, robot.neutral_configuration(), v, 1.0)
     >>> # on a quarter circle: x = y = 2/π, quaternion (x, y, z, w)
     >>> [round(float(x), 6) for x in q[:7]]

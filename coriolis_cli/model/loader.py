@@ -339,7 +339,8 @@ def load_robot(path_or_spec: str, floating_base: bool = False, strict: bool = Fa
     >>> cc.load_robot("quadruped:20").nv  # a generated 20-DoF quadruped
     20
     >>> humanoid = cc.load_robot("humanoid", floating_base=True)
-    >>> humanoid.nq, humanoid.nv  # 20 joints, and the base's 7 coordinates and 6 velocities
+    >>> # 20 joints, and the base's 7 coordinates and 6 velocities
+    >>> humanoid.nq, humanoid.nv
     (27, 26)
     >>> cc.load_robot("panda", lock={"panda_joint7": 0.0}).nv
     6

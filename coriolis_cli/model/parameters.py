@@ -136,9 +136,11 @@ def with_inertial_parameters(robot: RobotModel, theta: ArrayLike) -> RobotModel:
     >>> import numpy as np
     >>> import coriolis_cli as cc
     >>> robot = cc.load_robot("planar_2link")
-    >>> heavier = cc.with_inertial_parameters(robot, 1.5 * cc.inertial_parameters(robot))
+    >>> heavier = cc.with_inertial_parameters(
+    ...     robot, 1.5 * cc.inertial_parameters(robot))
     >>> q = [0.3, -0.5]
-    >>> bool(np.allclose(cc.mass_matrix(heavier, q), 1.5 * cc.mass_matrix(robot, q)))
+    >>> bool(np.allclose(
+    ...     cc.mass_matrix(heavier, q), 1.5 * cc.mass_matrix(robot, q)))
     True
     """
     if getattr(robot, "is_reduced", False):

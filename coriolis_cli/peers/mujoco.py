@@ -83,7 +83,8 @@ def to_mujoco(robot: RobotModel | ReducedRobot, q: ArrayLike, v: ArrayLike | Non
     --------
     >>> from pathlib import Path
     >>> import coriolis_cli as cc
-    >>> _ = Path("box.xml").write_text(  # a free box with a hinged arm whose ref is 0.5 rad
+    >>> # a free box with a hinged arm whose ref is 0.5 rad
+    >>> _ = Path("box.xml").write_text(
     ...     '<mujoco><compiler angle="radian"/><worldbody>'
     ...     '<body name="box"><freejoint name="base"/>'
     ...     '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>'
@@ -95,7 +96,8 @@ def to_mujoco(robot: RobotModel | ReducedRobot, q: ArrayLike, v: ArrayLike | Non
     >>> q = robot.neutral_configuration()
     >>> q[7] = 0.2  # the hinge, from its ref
     >>> qpos, qvel = cc.to_mujoco(robot, q)
-    >>> [round(float(x), 6) for x in qpos]  # the quaternion w first, the hinge at ref + 0.2
+    >>> # the quaternion w first, the hinge at ref + 0.2
+    >>> [round(float(x), 6) for x in qpos]
     [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.7]
     """
     nq, nv, lay = _mujoco_model(robot)
@@ -149,7 +151,8 @@ def from_mujoco(robot: RobotModel | ReducedRobot, qpos: ArrayLike, qvel: ArrayLi
     --------
     >>> from pathlib import Path
     >>> import coriolis_cli as cc
-    >>> _ = Path("box.xml").write_text(  # a free box with a hinged arm whose ref is 0.5 rad
+    >>> # a free box with a hinged arm whose ref is 0.5 rad
+    >>> _ = Path("box.xml").write_text(
     ...     '<mujoco><compiler angle="radian"/><worldbody>'
     ...     '<body name="box"><freejoint name="base"/>'
     ...     '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>'
