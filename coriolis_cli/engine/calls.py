@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from ..errors import SingularMassMatrixError, StateError
+from ..model.description import listed
 from ..model.joints import PLANAR_ANGLE_OFFSET, QUATERNION_OFFSET, joint_type
 from ..model.tree import RobotModel
 from .conventions import FACTORIZATIONS, OVERFLOW, PIVOT_SHARE, RECHECK, SINGULAR, STANDARD_GRAVITY
@@ -192,7 +193,7 @@ def singular_mass_matrix(robot, joints) -> SingularMassMatrixError:
     structural = set(joints) <= set(robot.singular_joints)
     names = tuple(dict.fromkeys([*robot.singular_joints, *joints])) if structural else tuple(dict.fromkeys(joints))
     movable = [b.joint.name for b in robot.bodies]
-    shown = ", ".join(f"'{n}'" for n in names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    shown = listed((f"'{n}'" for n in names), 4)
     one = len(names) == 1
     patterns = lock_patterns(names, movable)
     if structural:

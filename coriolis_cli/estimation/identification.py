@@ -31,6 +31,7 @@ import numpy as np
 from .. import engine
 from ..engine.compiled import low_pass
 from ..errors import StateError
+from ..model.description import listed
 from ..model.parameters import N_PARAMETERS, inertial_parameters, parameter_names
 
 FORMS = ("torque", "momentum", "energy")
@@ -495,7 +496,7 @@ def inconsistent_bodies(robot, theta) -> str:
     tree = _tree(robot)
     bad = [f"{tree.bodies[k // N_PARAMETERS].name}: mass {theta[k]:.3g} kg" for k in range(0, len(theta), N_PARAMETERS)
            if not physically_consistent(theta[k : k + N_PARAMETERS])]
-    return ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+    return listed(bad, 3)
 
 
 def fitted_dof_names(robot) -> tuple:

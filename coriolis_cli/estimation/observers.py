@@ -58,6 +58,13 @@ def _torque(robot, tau, what="tau") -> np.ndarray:
     return arr
 
 
+def _takes_friction(robot, friction: bool) -> bool:
+    """Whether an observer takes the joints' friction (model.friction) off the drives' torque: asked
+    for, given by the robot file, and on a tree (a tree's joint friction is not carried to other
+    coordinates)."""
+    return friction and not getattr(robot, "is_reduced", False) and has_friction(robot)
+
+
 def _step_length(dt) -> float:
     if type(dt) is float and 0.0 <= dt < math.inf:
         return dt
@@ -143,8 +150,7 @@ class MomentumObserver:
         self.robot, self.K, self.gravity = robot, _gains(robot, bandwidth), gravity
         n = robot.nv
         # the joints' friction (model.friction) the drive's τ spends before it reaches the links
-        self.friction = robot.joint_friction if friction and not getattr(robot, "is_reduced", False) \
-            and has_friction(robot) else None
+        self.friction = robot.joint_friction if _takes_friction(robot, friction) else None
         self._f = np.zeros(n)
         self.tree = not getattr(robot, "is_reduced", False)
         self.data = engine.create_data(robot) if self.tree else None
@@ -305,8 +311,7 @@ class EnergyObserver:
     def __init__(self, robot: RobotModel | ReducedRobot, bandwidth: float = 50.0, gravity: bool | ArrayLike = True,
                  friction: bool = True):
         self.robot, self.gravity = robot, gravity
-        # as MomentumObserver: the friction of a tree's joints is not carried to other coordinates
-        self.friction = friction and has_friction(robot) and not getattr(robot, "is_reduced", False)
+        self.friction = _takes_friction(robot, friction)
         self.k = float(_gains(robot, bandwidth)[0]) if robot.nv else float(bandwidth)
         self.data = engine.create_data(robot) if not getattr(robot, "is_reduced", False) else None
         self.T0 = self.J = self.sigma = 0.0

@@ -249,12 +249,23 @@ def inertia_issues(links, scale: float) -> list[InertiaIssue]:
     return issues
 
 
+# A warning names this many links or joints in full, then counts the rest.
+NAMED_IN_WARNINGS = 3
+
+
+def listed(names, shown: int = NAMED_IN_WARNINGS) -> str:
+    """The first ``shown`` of ``names`` (text as it is to appear), then a count of the rest:
+    ``'a', 'b', 'c' and 2 more``."""
+    names = list(names)
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
 def pinned_limits_summary(pinned) -> str:
     """The warning for revolute and prismatic joints whose lower limit equals the upper, given as
     (name, value) pairs: what the commands that move joints then do with them."""
     n = len(pinned)
     it = "them" if n > 1 else "it"
-    shown = ", ".join(f"'{name}' ({value:g})" for name, value in pinned[:3]) + (f" and {n - 3} more" if n > 3 else "")
+    shown = listed(f"'{name}' ({value:g})" for name, value in pinned)
     cad = " (CAD exports write 0 and 0 for limits never entered)" if any(value == 0 for _, value in pinned) else ""
     return (f"{n} joint{'s' if n > 1 else ''} whose lower limit equals the upper, leaving {it} no range{cad}: {shown}; "
             f"kept as given: simulate keeps {it} at that value, excite refuses {it}, random configurations ignore "
@@ -332,8 +343,7 @@ def validate(desc: RobotDescription) -> RobotDescription:
         joints.append(j)
     if unordered:
         warnings.warn(ModelWarning(f"{len(unordered)} joint{'s' if len(unordered) > 1 else ''} with the lower limit above "
-                                   f"the upper, read as no limit: {', '.join(unordered[:3])}"
-                                   f"{f' and {len(unordered) - 3} more' if len(unordered) > 3 else ''}"), stacklevel=2)
+                                   f"the upper, read as no limit: {listed(unordered)}"), stacklevel=2)
     if pinned:
         warnings.warn(ModelWarning(pinned_limits_summary(pinned)), stacklevel=2)
     for k, j in enumerate(joints):

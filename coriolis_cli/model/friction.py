@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .description import listed
+
 STATIC_SPEED = 0.02  # rad/s or m/s: below it, the joint's dry friction is static
 
 
@@ -34,8 +36,7 @@ def friction_note(robot, what: str) -> str:
     F = tree.joint_friction
     joints = [tree.dof_names[k] for k in np.flatnonzero(np.any(F != 0, axis=1))]
     kinds = " and ".join(k for k, col in (("viscous", 0), ("Coulomb", 1)) if np.any(F[:, col]))
-    shown = ", ".join(joints[:4]) + (f" and {len(joints) - 4} more" if len(joints) > 4 else "")
-    return f"{what} the joints' {kinds} friction from the robot file ({shown}); --no-friction leaves it out"
+    return f"{what} the joints' {kinds} friction from the robot file ({listed(joints, 4)}); --no-friction leaves it out"
 
 
 def with_joint_friction(desc, friction: dict):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from .description import Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription
+from .description import Inertial, JointSpec, Limits, LinkSpec, LoopClosure, Mimic, RobotDescription, listed
 from .geometry import matrix_to_rpy, quat_to_matrix, rotation_tuple
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3  # mjtJoint
@@ -201,8 +201,7 @@ def _compile_without_missing_assets(mujoco, path: str, text: str | None):
     except Exception as e:  # noqa: BLE001 - MuJoCo's compiler errors are the file's
         raise ModelError(f"{path}: MuJoCo cannot compile it ({' '.join(str(e).split())})") from None
     files = sorted(set(lost_meshes.values()) | set(lost_textures.values()) | set(lost_hfields.values()))
-    shown = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
-    warnings.warn(ModelWarning(f"{path}: {len(files)} asset file{'s' if len(files) > 1 else ''} missing ({shown}): loaded "
+    warnings.warn(ModelWarning(f"{path}: {len(files)} asset file{'s' if len(files) > 1 else ''} missing ({listed(files, 4)}): loaded "
                                "without them, as every body whose geoms they shape has its <inertial> (the dynamics "
                                "reads no geometry)"), stacklevel=4)
     return m

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..errors import ModelError, ModelWarning
 from . import joints
-from .description import MASS_EPS, STANDARD_GRAVITY, InertiaIssue, Limits, Mimic, RobotDescription, inertia_issues, inertia_scale, validate
+from .description import (MASS_EPS, STANDARD_GRAVITY, InertiaIssue, Limits, Mimic, RobotDescription, inertia_issues, inertia_scale,
+                          listed, validate)
 from .joints import joint_type
 
 # Column offsets of ModelArrays.geom: joint rotation E (9), joint translation 3, axis a (3), mass 1,
@@ -613,22 +614,14 @@ def build_model(desc: RobotDescription, floating_base: bool = False, strict: boo
                    singular_joints=tuple(dict.fromkeys(name for name, _ in singular)))
 
 
-
-
-
-# A warning names this many links or joints in full, then counts the rest.
-NAMED_IN_WARNINGS = 3
-
-
 def inertia_summary(issues) -> str:
     """The links whose inertia no rigid body has, in one short sentence: a few names and the worst."""
     n = len(issues)
     if n == 1:
         return f"1 link with an inertia no rigid body has: {issues[0]}"
-    names = ", ".join(f"'{i.link}'" for i in issues[:NAMED_IN_WARNINGS])
-    more = f" and {n - NAMED_IN_WARNINGS} more" if n > NAMED_IN_WARNINGS else ""
+    names = listed(f"'{i.link}'" for i in issues)
     worst = max(issues, key=lambda i: i.shortfall)
-    return (f"{n} links with inertias no rigid body has ({names}{more}; worst: {worst}; listed by `coriolis info` "
+    return (f"{n} links with inertias no rigid body has ({names}; worst: {worst}; listed by `coriolis info` "
             "and robot.inertia_issues)")
 
 
@@ -640,10 +633,9 @@ def massless_summary(singular) -> str:
     names = [name for name, sentence in singular if "root link" not in sentence]
     parts = list(root)
     if names:
-        shown = ", ".join(f"'{n}'" for n in names[:NAMED_IN_WARNINGS])
-        more = f" and {len(names) - NAMED_IN_WARNINGS} more" if len(names) > NAMED_IN_WARNINGS else ""
+        shown = listed(f"'{n}'" for n in names)
         parts.append(f"{len(names)} joint{'s' if len(names) > 1 else ''} move{'s' if len(names) == 1 else ''} no mass "
-                     f"({shown}{more}: the links they carry have no mass or inertia about their axes; listed by "
+                     f"({shown}: the links they carry have no mass or inertia about their axes; listed by "
                      "`coriolis info` and robot.massless_joints)")
     return "M is singular: " + "; ".join(parts)
 

@@ -59,6 +59,10 @@ def _need(module: str, what: str):
         raise RecordingError(f"reading {what} needs the '{module.split('.')[0]}' package", hint=EXTRA) from None
 
 
+KINDS = {".mcap": "mcap", ".bag": "rosbag1", ".db3": "rosbag2", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
+         ".npz": "npz"}  # a recording's kind by its file's extension
+
+
 def kind_of(path: str) -> str:
     """mcap, rosbag2, rosbag1, csv, parquet or npz, from the path (a bag folder has metadata.yaml)."""
     if os.path.isdir(path):
@@ -66,15 +70,13 @@ def kind_of(path: str) -> str:
             return "rosbag2"
         raise RecordingError(f"{path}: a folder that is not a ROS 2 bag (no metadata.yaml); name a recording file")
     ext = os.path.splitext(path)[1].lower()
-    kinds = {".mcap": "mcap", ".bag": "rosbag1", ".db3": "rosbag2", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
-             ".npz": "npz"}
-    if ext not in kinds:
+    if ext not in KINDS:
         raise RecordingError(f"{path}: not a recording this tool reads (.mcap, ROS bag folder or .bag, .csv, .parquet, .npz)")
     if not os.path.exists(path):
         raise RecordingError(f"{path}: no such file")
     if os.path.isfile(path) and os.path.getsize(path) == 0:
         raise RecordingError(f"{path}: the file is empty")
-    return kinds[ext]
+    return KINDS[ext]
 
 
 TOPICS = ("topic=", "base_topic=")  # what the library's errors name; the CLI passes its options
@@ -93,7 +95,7 @@ def refuse_topics(path: str, topic: str | None, base_topic: str | None, options=
 
 def is_npz(path: str) -> bool:
     """Whether kind_of would take ``path`` for an NPZ, without looking at the file."""
-    return not os.path.isdir(path) and os.path.splitext(path)[1].lower() == ".npz"
+    return not os.path.isdir(path) and KINDS.get(os.path.splitext(path)[1].lower()) == "npz"
 
 
 def blocks(path: str, topic: str | None, base_topic: str | None, rows: int):
